@@ -1,0 +1,310 @@
+// Package proc starts the processes an experiment needs (probes, and later emulators and
+// databases) and makes sure they stop: on the test's cleanup, when the test fails or times out,
+// and when the test binary is interrupted.
+//
+// Every process starts in a process group of its own, with a clean environment, and its output
+// goes to a log that is written into the test's log only when the test fails. Stop ends the
+// whole group (a launcher and the server it started), SIGTERM first and SIGKILL after a grace
+// period. Three things make sure nothing outlives the test binary:
+//   - Start registers Stop with t.Cleanup;
+//   - SIGINT, SIGTERM or SIGHUP to the test binary (Ctrl-C) kills every live group before the
+//     binary dies of the signal, as it would have without this package;
+//   - the kernel sends SIGTERM to the process if the test binary dies any other way (a test
+//     timeout's panic, a crash): Linux's parent-death signal.
+package proc
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Spec says what to start and how to know it is ready.
+type Spec struct {
+	// Name labels the process in logs and errors ("node probe").
+	Name string
+	// Path and Args are the command.
+	Path string
+	Args []string
+	// Env is the whole environment of the process; see CleanEnv.
+	Env []string
+	// Dir is the working directory; empty means the test's.
+	Dir string
+	// Ready is called with each line the process prints on stdout until it returns true; an
+	// error stops the start. Nil means the process is ready once started.
+	Ready func(line string) (bool, error)
+	// ReadyTimeout bounds the wait for readiness; zero means 30 seconds. It never runs past the
+	// test's own deadline.
+	ReadyTimeout time.Duration
+	// Grace is how long Stop waits after SIGTERM before SIGKILL; zero means 3 seconds.
+	Grace time.Duration
+}
+
+// CleanEnv is the environment a process gets: PATH and HOME from the test's environment (a
+// launcher must find its runtime, npm its cache) and nothing else but extra, so that no setting
+// of the user's shell leaks into a measurement.
+func CleanEnv(extra ...string) []string {
+	env := []string{"PATH=" + os.Getenv("PATH")}
+	if h := os.Getenv("HOME"); h != "" {
+		env = append(env, "HOME="+h)
+	}
+	return append(env, extra...)
+}
+
+// Process is a started process group.
+type Process struct {
+	spec      Spec
+	cmd       *exec.Cmd
+	log       syncBuffer
+	readyLine string
+	readyDone bool
+	exited    chan struct{} // closed when the process has been waited for
+	waitErr   error
+	stopOnce  sync.Once
+}
+
+// Start starts spec's process, waits until it is ready, and registers its stop with t.Cleanup.
+// It fails the test (with the process's log) when the process cannot start, exits or says
+// something wrong before it is ready, or is not ready in time.
+func Start(t testing.TB, spec Spec) *Process {
+	t.Helper()
+	p, err := start(spec, deadline(t, spec.ReadyTimeout))
+	if p != nil {
+		t.Cleanup(func() {
+			if err := p.Stop(); err != nil {
+				t.Errorf("stop %s: %v", spec.Name, err)
+			}
+			if t.Failed() {
+				t.Logf("%s (pid %d) log:\n%s", spec.Name, p.Pid(), p.Log())
+			}
+		})
+	}
+	if err != nil {
+		t.Fatalf("start %s: %v", spec.Name, err)
+	}
+	return p
+}
+
+func deadline(t testing.TB, timeout time.Duration) time.Time {
+	if timeout <= 0 {
+		timeout = 30 * time.Second
+	}
+	d := time.Now().Add(timeout)
+	if td, ok := t.(interface{ Deadline() (time.Time, bool) }); ok {
+		if dl, ok := td.Deadline(); ok && dl.Before(d) {
+			d = dl
+		}
+	}
+	return d
+}
+
+func start(spec Spec, readyBy time.Time) (*Process, error) {
+	if spec.Path == "" {
+		return nil, errors.New("no command")
+	}
+	p := &Process{spec: spec, exited: make(chan struct{})}
+	cmd := exec.Command(spec.Path, spec.Args...)
+	cmd.Env = spec.Env
+	if cmd.Env == nil {
+		cmd.Env = CleanEnv()
+	}
+	cmd.Dir = spec.Dir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	ready := make(chan error, 1)
+	cmd.Stdout = &lineWriter{line: func(l string) { p.onStdout(l, ready) }}
+	cmd.Stderr = &lineWriter{line: func(l string) { p.log.WriteString("stderr: " + l + "\n") }}
+	// A child that outlives its parent keeps stdout open; do not let Wait hang on it.
+	cmd.WaitDelay = time.Second
+	p.cmd = cmd
+
+	live.Lock() // held across the fork so a signal cannot slip between start and tracking
+	watchSignals()
+	err := cmd.Start()
+	if err == nil {
+		live.groups[cmd.Process.Pid] = spec.Name
+	}
+	live.Unlock()
+	if err != nil {
+		return nil, err
+	}
+
+	if spec.Ready == nil {
+		ready <- nil
+	}
+	go func() {
+		p.waitErr = cmd.Wait()
+		close(p.exited)
+	}()
+
+	wait := time.Until(readyBy)
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	select {
+	case err := <-ready:
+		if err != nil {
+			return p, err
+		}
+		return p, nil
+	case <-p.exited:
+		return p, fmt.Errorf("exited before it was ready: %v", p.waitErr)
+	case <-timer.C:
+		return p, fmt.Errorf("not ready within %v", wait.Round(time.Millisecond))
+	}
+}
+
+// onStdout logs a stdout line and, until the process is ready, asks spec.Ready about it.
+// Lines come one at a time from exec's copying goroutine, so readiness needs no lock.
+func (p *Process) onStdout(line string, ready chan<- error) {
+	p.log.WriteString("stdout: " + line + "\n")
+	if p.readyDone || p.spec.Ready == nil {
+		return
+	}
+	ok, err := p.spec.Ready(line)
+	switch {
+	case err != nil:
+		p.readyDone = true
+		ready <- err
+	case ok:
+		p.readyDone = true
+		p.readyLine = line
+		ready <- nil
+	}
+}
+
+// ReadyLine is the stdout line that made the process ready.
+func (p *Process) ReadyLine() string { return p.readyLine }
+
+// Pid is the process's id, which is also its process group's id.
+func (p *Process) Pid() int { return p.cmd.Process.Pid }
+
+// Log is everything the process printed so far, each line marked stdout: or stderr:.
+func (p *Process) Log() string { return p.log.String() }
+
+// Exited reports whether the process has ended.
+func (p *Process) Exited() bool {
+	select {
+	case <-p.exited:
+		return true
+	default:
+		return false
+	}
+}
+
+// Stop ends the process's whole group: SIGTERM, then SIGKILL after the grace period, and a last
+// SIGKILL to the group for any child that outlived its parent. It is safe to call more than once.
+func (p *Process) Stop() error {
+	var err error
+	p.stopOnce.Do(func() {
+		pgid := p.cmd.Process.Pid
+		grace := p.spec.Grace
+		if grace <= 0 {
+			grace = 3 * time.Second
+		}
+		_ = syscall.Kill(-pgid, syscall.SIGTERM)
+		select {
+		case <-p.exited:
+		case <-time.After(grace):
+			err = fmt.Errorf("did not end within %v of SIGTERM; killed", grace)
+		}
+		// The group outlives its leader while any member is alive, so its id cannot have been
+		// reused: this reaches only what this Process started.
+		if kerr := syscall.Kill(-pgid, syscall.SIGKILL); kerr != nil && !errors.Is(kerr, syscall.ESRCH) && err == nil {
+			err = kerr
+		}
+		<-p.exited
+		live.Lock()
+		delete(live.groups, pgid)
+		live.Unlock()
+	})
+	return err
+}
+
+// live tracks the process groups started and not yet stopped, for the signal handler.
+var live = struct {
+	sync.Mutex
+	groups   map[int]string
+	watching bool
+}{groups: map[int]string{}}
+
+// watchSignals installs, once, a handler that kills every live group when the test binary gets
+// SIGINT, SIGTERM or SIGHUP, then lets the signal take its default course. live must be held.
+func watchSignals() {
+	if live.watching {
+		return
+	}
+	live.watching = true
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	go func() {
+		sig := <-ch
+		live.Lock()
+		for pgid := range live.groups {
+			_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		}
+		live.Unlock()
+		signal.Reset(syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+		_ = syscall.Kill(os.Getpid(), sig.(syscall.Signal))
+	}()
+}
+
+// LiveGroups returns the ids of the process groups started and not yet stopped, for tests that
+// check nothing is left behind.
+func LiveGroups() []int {
+	live.Lock()
+	defer live.Unlock()
+	ids := make([]int, 0, len(live.groups))
+	for id := range live.groups {
+		ids = append(ids, id)
+	}
+	return ids
+}
+
+// syncBuffer is a bytes.Buffer safe for the stdout and stderr goroutines at once.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) WriteString(str string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.b.WriteString(str)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// lineWriter calls line with each whole line written to it (without the newline).
+type lineWriter struct {
+	line    func(string)
+	partial []byte
+}
+
+func (lw *lineWriter) Write(b []byte) (int, error) {
+	lw.partial = append(lw.partial, b...)
+	for {
+		i := bytes.IndexByte(lw.partial, '\n')
+		if i < 0 {
+			break
+		}
+		lw.line(string(lw.partial[:i]))
+		lw.partial = lw.partial[i+1:]
+	}
+	return len(b), nil
+}

