@@ -28,18 +28,32 @@ import (
 	"runtime"
 	"strconv"
 	"time"
+	_ "unsafe" // for go:linkname
 )
 
 // maxSpinMs caps /cpu so that one request cannot hold the probe for more than a minute.
 const maxSpinMs = 60_000
 
 var (
-	start = time.Now()
+	start = nanotime()
 	envID = newEnvID()
 )
 
+// nanotime is the runtime's monotonic clock, the one time.Now reads. It is nosplit: calling it
+// gives the scheduler no preemption point.
+//
+//go:linkname nanotime runtime.nanotime
+func nanotime() int64
+
 // sinceStartMs is the process's monotonic clock in milliseconds; answers of one process compare.
-func sinceStartMs() float64 { return float64(time.Since(start).Nanoseconds()) / 1e6 }
+//
+// It is nosplit, like nanotime, so that the time a spin ended is read before anything can
+// preempt the goroutine: with GOMAXPROCS=1 a preemption request that waited out the spin takes
+// effect at the first function prologue after it, and a /ping handled then must still be seen to
+// start after the spin finished (claim W10).
+//
+//go:nosplit
+func sinceStartMs() float64 { return float64(nanotime()-start) / 1e6 }
 
 func newEnvID() string {
 	b := make([]byte, 8)
@@ -65,7 +79,7 @@ func main() {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /ping", func(w http.ResponseWriter, r *http.Request) {
 		receivedAt := sinceStartMs()
-		answer(w, http.StatusOK, map[string]any{"path": "/ping"}, receivedAt)
+		answer(w, http.StatusOK, map[string]any{"path": "/ping"}, receivedAt, sinceStartMs())
 	})
 	mux.HandleFunc("GET /cpu", func(w http.ResponseWriter, r *http.Request) {
 		receivedAt := sinceStartMs()
@@ -75,7 +89,8 @@ func main() {
 			return
 		}
 		sink += spin(uint64(ms) * itersPerMs)
-		answer(w, http.StatusOK, map[string]any{"path": "/cpu", "ms": ms, "mode": "spin"}, receivedAt)
+		finishedAt := sinceStartMs()
+		answer(w, http.StatusOK, map[string]any{"path": "/cpu", "ms": ms, "mode": "spin"}, receivedAt, finishedAt)
 	})
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		receivedAt := sinceStartMs()
@@ -131,12 +146,12 @@ func allDigits(s string) bool {
 	return s != ""
 }
 
-// answer writes the protocol's JSON answer; finishedAt is taken just before writing.
-func answer(w http.ResponseWriter, status int, body map[string]any, receivedAt float64) {
+// answer writes the protocol's JSON answer.
+func answer(w http.ResponseWriter, status int, body map[string]any, receivedAt, finishedAt float64) {
 	body["envId"] = envID
 	body["pid"] = os.Getpid()
 	body["receivedAt"] = receivedAt
-	body["finishedAt"] = sinceStartMs()
+	body["finishedAt"] = finishedAt
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	if err := json.NewEncoder(w).Encode(body); err != nil {
@@ -145,5 +160,5 @@ func answer(w http.ResponseWriter, status int, body map[string]any, receivedAt f
 }
 
 func answerError(w http.ResponseWriter, status int, msg string, receivedAt float64) {
-	answer(w, status, map[string]any{"error": msg}, receivedAt)
+	answer(w, status, map[string]any{"error": msg}, receivedAt, sinceStartMs())
 }

