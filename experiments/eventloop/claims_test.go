@@ -15,11 +15,15 @@ import (
 func pingOnly(settings.Settings) pattern.Pattern { return pattern.PingOnly() }
 
 func oneCPU(mode string) func(settings.Settings) pattern.Pattern {
-	return func(s settings.Settings) pattern.Pattern { return pattern.OneCPU(pattern.CPU{Ms: s.SpinMs, Mode: mode}) }
+	return func(s settings.Settings) pattern.Pattern {
+		return pattern.OneCPU(pattern.CPU{Ms: s.SpinMs, Mode: mode})
+	}
 }
 
 func twoCPU(mode string) func(settings.Settings) pattern.Pattern {
-	return func(s settings.Settings) pattern.Pattern { return pattern.TwoCPU(pattern.CPU{Ms: s.SpinMs, Mode: mode}) }
+	return func(s settings.Settings) pattern.Pattern {
+		return pattern.TwoCPU(pattern.CPU{Ms: s.SpinMs, Mode: mode})
+	}
 }
 
 // ms is a duration's milliseconds as a float.

@@ -45,6 +45,9 @@ type trialRecord struct {
 	Wait *verdict.Wait `json:"wait,omitempty"`
 }
 
+// warmupPings are sent before every experiment's first trial (see pattern.Schedule.Warmup).
+const warmupPings = 20
+
 // measure runs e's pattern against p and decides the claim; it fails the test only when the
 // measurement itself breaks (a request errs), never on the verdict.
 func (e experiment) measure(t *testing.T, p *probe.Probe, s settings.Settings) results.Result {
@@ -56,7 +59,8 @@ func (e experiment) measure(t *testing.T, p *probe.Probe, s settings.Settings) r
 	ctx, cancel := context.WithTimeout(context.Background(), budget(t, pat, s))
 	defer cancel()
 	started := time.Now()
-	trials, err := pattern.Run(ctx, tgt, pat, pattern.Schedule{Trials: s.Trials, Pause: s.Pause})
+	sched := pattern.Schedule{Trials: s.Trials, Pause: s.Pause, Warmup: warmupPings}
+	trials, err := pattern.Run(ctx, tgt, pat, sched)
 	require.NoError(t, err, "running pattern %s", pat.Name)
 
 	r := &run{settings: s, trials: trials}
@@ -86,6 +90,7 @@ func (e experiment) measure(t *testing.T, p *probe.Probe, s settings.Settings) r
 		FinishedAt: time.Now().UTC(),
 		Parameters: map[string]any{
 			"pattern": pat.Name, "steps": pat.Steps, "trials": s.Trials, "spinMs": s.SpinMs, "pauseMs": s.PauseMs(),
+			"warmupPings": sched.Warmup,
 		},
 		Target:      p.Info,
 		Summary:     r.summary(evidence),

@@ -85,6 +85,10 @@ func TwoCPU(c CPU) Pattern {
 type Schedule struct {
 	Trials int
 	Pause  time.Duration
+	// Warmup is how many /ping to send, one after another and unrecorded, before the first
+	// trial: they open the connection and let a JIT compile the request path, so the first
+	// trials measure the runtime and not its start.
+	Warmup int
 }
 
 // Request is one request of one trial as it happened. Client times are milliseconds from the
@@ -125,6 +129,11 @@ func (tr Trial) Of(kind string) []Request {
 func Run(ctx context.Context, tgt target.Target, p Pattern, s Schedule) ([]Trial, error) {
 	if s.Trials < 1 {
 		return nil, fmt.Errorf("pattern %s: trials = %d; want at least 1", p.Name, s.Trials)
+	}
+	for i := 0; i < s.Warmup; i++ {
+		if r := tgt.Get(ctx, "/ping"); r.Err != nil {
+			return nil, fmt.Errorf("pattern %s, warm-up /ping %d: %w", p.Name, i, r.Err)
+		}
 	}
 	var trials []Trial
 	for i := 0; i < s.Trials; i++ {

@@ -56,7 +56,9 @@ func NewLocal(addr string) *Local {
 }
 
 // Describe implements Target.
-func (l *Local) Describe() map[string]string { return map[string]string{"kind": "local", "url": l.base} }
+func (l *Local) Describe() map[string]string {
+	return map[string]string{"kind": "local", "url": l.base}
+}
 
 // Get implements Target. A status other than 200 is not an error here: the reply carries it, and
 // the caller decides (the protocol tests want their 400s).

@@ -1,0 +1,90 @@
+package pattern
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/serverless-claims/claims/harness/protocol"
+	"github.com/serverless-claims/claims/harness/target"
+)
+
+// fakeTarget answers at once and remembers when each path was asked for.
+type fakeTarget struct {
+	mu    sync.Mutex
+	start time.Time
+	seen  []string
+	at    map[string][]time.Duration
+	fail  string // a path that errs
+}
+
+func (f *fakeTarget) Get(_ context.Context, path string) target.Reply {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	now := time.Now()
+	f.seen = append(f.seen, path)
+	f.at[path] = append(f.at[path], now.Sub(f.start))
+	r := target.Reply{Path: path, SentAt: now, DoneAt: now, Status: 200,
+		Answer: protocol.Answer{EnvID: "e", PID: 1}}
+	if path == f.fail {
+		r.Err = errors.New("connection refused")
+	}
+	return r
+}
+
+func (f *fakeTarget) Describe() map[string]string { return map[string]string{"kind": "fake"} }
+
+func TestTwoCPUSendsAtTheArticlesOffsets(t *testing.T) {
+	f := &fakeTarget{start: time.Now(), at: map[string][]time.Duration{}}
+	p := TwoCPU(CPU{Ms: 500})
+	trials, err := Run(context.Background(), f, p, Schedule{Trials: 1, Warmup: 2})
+	require.NoError(t, err)
+	require.Len(t, trials, 1)
+
+	assert.Equal(t, []string{"/ping", "/ping"}, f.seen[:2], "warm-up pings come first")
+	byName := map[string]Request{}
+	for _, r := range trials[0].Requests {
+		byName[r.Name] = r
+	}
+	assert.Equal(t, "/cpu?ms=500", byName["cpu"].Path)
+	assert.Equal(t, 50.0, byName["cpu2"].OffsetMs)
+	assert.Equal(t, 65.0, byName["ping"].OffsetMs)
+	// Sleeping never wakes early, so each request goes at or after its offset; the upper margin
+	// only has to tell 15 ms apart from 50 ms on a busy machine.
+	for _, name := range []string{"cpu", "cpu2", "ping"} {
+		r := byName[name]
+		assert.GreaterOrEqual(t, r.SentMs, r.OffsetMs, "%s sent at %.2f ms; want at or after %.0f ms", name, r.SentMs, r.OffsetMs)
+		assert.Less(t, r.SentMs, r.OffsetMs+10, "%s sent at %.2f ms; want near %.0f ms", name, r.SentMs, r.OffsetMs)
+	}
+	assert.Len(t, trials[0].Of(KindCPU), 2)
+	assert.Len(t, trials[0].Of(KindPing), 1)
+}
+
+func TestRunPausesBetweenTrials(t *testing.T) {
+	f := &fakeTarget{start: time.Now(), at: map[string][]time.Duration{}}
+	trials, err := Run(context.Background(), f, PingOnly(), Schedule{Trials: 3, Pause: 30 * time.Millisecond})
+	require.NoError(t, err)
+	assert.Len(t, trials, 3)
+	pings := f.at["/ping"]
+	for i := 1; i < len(pings); i++ {
+		assert.GreaterOrEqual(t, pings[i]-pings[i-1], 30*time.Millisecond, "gap before trial %d", i)
+	}
+}
+
+func TestRunStopsAtAFailingRequest(t *testing.T) {
+	f := &fakeTarget{start: time.Now(), at: map[string][]time.Duration{}, fail: CPU{Ms: 100, Mode: "worker"}.Path()}
+	trials, err := Run(context.Background(), f, OneCPU(CPU{Ms: 100, Mode: "worker"}), Schedule{Trials: 5})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "connection refused")
+	assert.Len(t, trials, 1, "the failing trial is returned, and no more are run")
+}
+
+func TestRunRefusesNoTrials(t *testing.T) {
+	_, err := Run(context.Background(), &fakeTarget{at: map[string][]time.Duration{}}, PingOnly(), Schedule{})
+	assert.ErrorContains(t, err, "trials = 0")
+}
