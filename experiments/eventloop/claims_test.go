@@ -2,6 +2,7 @@ package eventloop
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/serverless-claims/claims/harness/pattern"
 	"github.com/serverless-claims/claims/harness/settings"
@@ -26,8 +27,8 @@ func twoCPU(mode string) func(settings.Settings) pattern.Pattern {
 	}
 }
 
-// ms is a duration's milliseconds as a float.
-func ms(d interface{ Milliseconds() int64 }) float64 { return float64(d.Milliseconds()) }
+// ms is a duration in milliseconds.
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 // baseline is W1: /ping alone answers within a millisecond on loopback.
 func baseline(published string) experiment {

@@ -1,6 +1,9 @@
 package eventloop
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+)
 
 // The W claims of shared/CLAIMS.md that one local process can settle. Each subtest starts its
 // own probe and writes results/eventloop/<test>.json.
@@ -38,7 +41,7 @@ func TestGoWaitsWithoutPreemption(t *testing.T) { // W10
 func TestOffloadedCPUDoesNotStallPing(t *testing.T) { // W11
 	for _, mode := range []string{"worker", "pbkdf2"} {
 		for _, cpus := range []int{1, 2} {
-			t.Run("mode="+mode+"/cpu="+string(rune('0'+cpus)), func(t *testing.T) {
+			t.Run(fmt.Sprintf("mode=%s/cpu=%d", mode, cpus), func(t *testing.T) {
 				check(t, offloaded(mode, cpus), startNode(t))
 			})
 		}

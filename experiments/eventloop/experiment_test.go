@@ -56,12 +56,13 @@ func (e experiment) measure(t *testing.T, p *probe.Probe, s settings.Settings) r
 	tgt := target.NewLocal(p.Ready.Addr)
 	t.Cleanup(tgt.Close)
 
-	ctx, cancel := context.WithTimeout(context.Background(), budget(t, pat, s))
+	limit := budget(t, pat, s)
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	started := time.Now()
 	sched := pattern.Schedule{Trials: s.Trials, Pause: s.Pause, Warmup: warmupPings}
 	trials, err := pattern.Run(ctx, tgt, pat, sched)
-	require.NoError(t, err, "running pattern %s", pat.Name)
+	require.NoError(t, err, "running pattern %s (allowed %v, within the test's deadline)", pat.Name, limit.Round(time.Second))
 
 	r := &run{settings: s, trials: trials}
 	records := make([]trialRecord, len(trials))

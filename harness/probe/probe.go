@@ -153,7 +153,13 @@ func start(t testing.TB, name string, node runtimes.Node, script string, env map
 	if info.Program == "" {
 		info.Program = rel(script)
 	}
-	info.Env = env
+	info.Env = make(map[string]string, len(env))
+	for k, v := range env {
+		info.Env[k] = v
+	}
+	if bin, ok := info.Env["GO_PROBE_BIN"]; ok {
+		info.Env["GO_PROBE_BIN"] = rel(bin)
+	}
 	info.Node = node
 	info.Ready = ready.Extra
 	return &Probe{Ready: ready, Info: info, proc: p}

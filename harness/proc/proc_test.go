@@ -35,7 +35,7 @@ func TestStartWaitsForReadyAndStopEndsTheGroup(t *testing.T) {
 	p := Start(t, Spec{
 		Name:  "sh",
 		Path:  "/bin/sh",
-		Args:  []string{"-c", `sleep 60 & echo "READY $!"; echo oops >&2; wait`},
+		Args:  []string{"-c", `echo oops >&2; sleep 60 & echo "READY $!"; wait`},
 		Ready: readyOn("READY"),
 	})
 	child, err := strconv.Atoi(strings.Fields(p.ReadyLine())[1])
