@@ -148,10 +148,7 @@ func start(spec Spec, readyBy time.Time) (*Process, error) {
 	defer timer.Stop()
 	select {
 	case err := <-ready:
-		if err != nil {
-			return p, err
-		}
-		return p, nil
+		return p, err
 	case <-p.exited:
 		return p, fmt.Errorf("exited before it was ready: %v", p.waitErr)
 	case <-timer.C:
