@@ -24,7 +24,7 @@ TEST_TRIALS ?= 8
 # Experiments load the CPU: run one package at a time (-p 1) so they never measure each other.
 GOTEST_FLAGS := -p 1 -count=1
 
-.PHONY: setup node24 gotools lint test experiments clean
+.PHONY: setup node24 gotools lint test experiments report clean
 
 setup: node24 gotools
 
@@ -66,6 +66,10 @@ experiments: setup
 	CLAIMS_TRIALS=$(TRIALS) CLAIMS_SPIN_MS=$(SPIN_MS) CLAIMS_PAUSE_MS=$(PAUSE_MS) \
 	  $(GOTESTSUM) --format standard-verbose -- $(GOTEST_FLAGS) -timeout 15m \
 	  -skip 'TestClaimTestsCatchBrokenProbes|TestProbesRejectBadInput' ./experiments/...
+
+# The results of the last runs as one Markdown table, results/report.md.
+report:
+	go run ./cmd/report -dir results -o results/report.md
 
 clean:
 	rm -rf .cache/bin results/*/ results/report.*

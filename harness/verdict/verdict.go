@@ -67,8 +67,12 @@ func Decide(evidential stats.Proportion, checks ...Check) Verdict {
 		v.Reason = strings.Join(failed, "; ")
 		return v
 	}
+	held := make([]string, len(checks))
+	for i, c := range checks {
+		held[i] = fmt.Sprintf("%s = %s (want %s)", c.Name, c.Got, c.Want)
+	}
 	v.Outcome = Pass
-	v.Reason = fmt.Sprintf("%d checks hold over %s evidential trials", len(checks), evidential)
+	v.Reason = fmt.Sprintf("over %s evidential trials: %s", evidential, strings.Join(held, "; "))
 	return v
 }
 

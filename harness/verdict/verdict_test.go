@@ -43,6 +43,7 @@ func TestDecide(t *testing.T) {
 
 	v := Decide(stats.Proportion{K: 20, N: 20}, ok)
 	assert.Equal(t, Pass, v.Outcome)
+	assert.Equal(t, "over 20/20 evidential trials: waited = 20/20 (want 20/20)", v.Reason)
 
 	v = Decide(stats.Proportion{K: 20, N: 20}, ok, bad)
 	assert.Equal(t, Fail, v.Outcome)

@@ -1,0 +1,93 @@
+// Command report renders the results a run wrote (results/**/*.json) as one Markdown table: each
+// claim, our verdict and figures, and the article's figure beside them.
+//
+//	go run ./cmd/report [-dir results] [-o results/report.md]
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"log"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/serverless-claims/claims/harness/results"
+)
+
+func main() {
+	dir := flag.String("dir", "results", "folder the results are under")
+	out := flag.String("o", "results/report.md", "the Markdown file to write; - for stdout")
+	flag.Parse()
+	log.SetFlags(0)
+
+	rs, err := load(*dir)
+	if err != nil {
+		log.Fatalf("report: %v", err)
+	}
+	if len(rs) == 0 {
+		log.Fatalf("report: no results under %s: run `make experiments` first", *dir)
+	}
+	if *out == "-" {
+		render(os.Stdout, rs)
+		return
+	}
+	var b strings.Builder
+	render(&b, rs)
+	if err := os.WriteFile(*out, []byte(b.String()), 0o644); err != nil {
+		log.Fatalf("report: %v", err)
+	}
+	fmt.Printf("report: %d results -> %s\n", len(rs), *out)
+}
+
+// load reads every result file under dir, in claim order.
+func load(dir string) ([]results.Result, error) {
+	var rs []results.Result
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || filepath.Ext(path) != ".json" || strings.HasPrefix(d.Name(), ".") {
+			return err
+		}
+		r, err := results.Read(path)
+		if err != nil {
+			return err
+		}
+		rs = append(rs, r)
+		return nil
+	})
+	sort.SliceStable(rs, func(i, j int) bool { return rs[i].Experiment < rs[j].Experiment })
+	return rs, err
+}
+
+// render writes the table. A cell's "|" is escaped so a reason cannot break the table.
+func render(w io.Writer, rs []results.Result) {
+	fmt.Fprintln(w, "# Claims report")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| claims | experiment | verdict | /ping (ours) | published | reason |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|")
+	for _, r := range rs {
+		fmt.Fprintf(w, "| %s | `%s` | **%s** | %s | %s | %s |\n",
+			cell(strings.Join(r.Claims, ", ")), r.Experiment, r.Verdict.Outcome,
+			cell(pingSummary(r)), cell(r.Published.Figure), cell(r.Verdict.Reason))
+	}
+	fmt.Fprintln(w)
+	if len(rs) > 0 {
+		e := rs[0].Environment
+		fmt.Fprintf(w, "Measured on %s, %d cores, kernel %s; Go %s, Node %s (first result's environment; each JSON file has its own).\n",
+			e.CPUModel, e.Cores, e.Kernel, e.Go, e.Node)
+	}
+}
+
+// pingSummary prints the summary's /ping latency as the article does.
+func pingSummary(r results.Result) string {
+	p, ok := r.Summary["ping"].(map[string]any)
+	if !ok {
+		return ""
+	}
+	num := func(k string) float64 { f, _ := p[k].(float64); return f }
+	return fmt.Sprintf("p50 %.1f ms, p95 %.1f, max %.1f (n=%.0f)", num("p50Ms"), num("p95Ms"), num("maxMs"), num("n"))
+}
+
+func cell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }

@@ -1,0 +1,39 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/serverless-claims/claims/harness/results"
+	"github.com/serverless-claims/claims/harness/verdict"
+)
+
+func TestReportRendersEveryResult(t *testing.T) {
+	dir := t.TempDir()
+	for name, r := range map[string]results.Result{
+		"b.json": {Experiment: "TestPingWaitsBehindCPU/cpu=1", Claims: []string{"W2"},
+			Summary:   map[string]any{"ping": map[string]any{"n": 20, "p50Ms": 486.2, "p95Ms": 486.8, "maxMs": 489.5}},
+			Verdict:   verdict.Verdict{Outcome: verdict.Pass, Reason: "2 checks hold"},
+			Published: results.Published{Figure: "waited 20/20; p50 490 ms"}},
+		"a.json": {Experiment: "TestGoPingDoesNotWait/cpu=2", Claims: []string{"W5"},
+			Verdict: verdict.Verdict{Outcome: verdict.Fail, Reason: "waited = 3/20 | want 0/20"}},
+	} {
+		_, err := results.Write(filepath.Join(dir, "eventloop"), name, r)
+		require.NoError(t, err)
+	}
+	rs, err := load(dir)
+	require.NoError(t, err)
+	require.Len(t, rs, 2)
+
+	var b strings.Builder
+	render(&b, rs)
+	out := b.String()
+	assert.Contains(t, out, "| W2 | `TestPingWaitsBehindCPU/cpu=1` | **pass** | p50 486.2 ms, p95 486.8, max 489.5 (n=20) | waited 20/20; p50 490 ms |")
+	assert.Contains(t, out, `**fail**`)
+	assert.Contains(t, out, `waited = 3/20 \| want 0/20`, "a | in a reason must not split the row")
+	assert.Less(t, strings.Index(out, "TestGoPing"), strings.Index(out, "TestPingWaits"), "rows in experiment order")
+}
