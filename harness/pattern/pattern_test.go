@@ -37,8 +37,6 @@ func (f *fakeTarget) Get(_ context.Context, path string) target.Reply {
 	return r
 }
 
-func (f *fakeTarget) Describe() map[string]string { return map[string]string{"kind": "fake"} }
-
 func TestTwoCPUSendsAtTheArticlesOffsets(t *testing.T) {
 	f := &fakeTarget{start: time.Now(), at: map[string][]time.Duration{}}
 	p := TwoCPU(CPU{Ms: 500})

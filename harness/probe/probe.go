@@ -181,6 +181,3 @@ func rel(path string) string {
 
 // Stop stops the probe now (it is also stopped when the test ends).
 func (p *Probe) Stop() error { return p.proc.Stop() }
-
-// Log is what the probe printed.
-func (p *Probe) Log() string { return p.proc.Log() }

@@ -86,20 +86,6 @@ func PathNode() (Node, error) {
 	return Describe(p, "PATH")
 }
 
-// NodeRuntimes lists the runtimes experiments compare side by side: the one FindNode picks and,
-// when its major version differs, the machine's own node on PATH.
-func NodeRuntimes() ([]Node, error) {
-	first, err := FindNode()
-	if err != nil {
-		return nil, err
-	}
-	all := []Node{first}
-	if own, err := PathNode(); err == nil && own.Major != first.Major {
-		all = append(all, own)
-	}
-	return all, nil
-}
-
 // Describe runs the node binary at path once to read its versions.
 func Describe(path, source string) (Node, error) {
 	abs, err := filepath.Abs(path)

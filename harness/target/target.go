@@ -18,8 +18,6 @@ import (
 type Target interface {
 	// Get sends GET path and returns the reply; a failure is in Reply.Err, never a panic.
 	Get(ctx context.Context, path string) Reply
-	// Describe says where requests go, for the result. It never holds a credential.
-	Describe() map[string]string
 }
 
 // Reply is one request's outcome.
@@ -53,11 +51,6 @@ func NewLocal(addr string) *Local {
 			DisableCompression:  true,
 		}},
 	}
-}
-
-// Describe implements Target.
-func (l *Local) Describe() map[string]string {
-	return map[string]string{"kind": "local", "url": l.base}
 }
 
 // Get implements Target. A status other than 200 is not an error here: the reply carries it, and

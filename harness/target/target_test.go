@@ -45,5 +45,4 @@ func TestLocalGet(t *testing.T) {
 	srv.Close()
 	r = tgt.Get(ctx, "/ping")
 	assert.Error(t, r.Err, "a closed server is an error in the reply")
-	assert.Equal(t, "local", tgt.Describe()["kind"])
 }
