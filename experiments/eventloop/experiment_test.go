@@ -12,7 +12,6 @@ import (
 	"github.com/serverless-claims/claims/harness/probe"
 	"github.com/serverless-claims/claims/harness/protocol"
 	"github.com/serverless-claims/claims/harness/results"
-	"github.com/serverless-claims/claims/harness/runtimes"
 	"github.com/serverless-claims/claims/harness/settings"
 	"github.com/serverless-claims/claims/harness/stats"
 	"github.com/serverless-claims/claims/harness/target"
@@ -210,14 +209,10 @@ func check(t *testing.T, e experiment, p *probe.Probe) {
 	assert.Equal(t, verdict.Pass, res.Verdict.Outcome, "verdict for %v: %s", res.Claims, res.Verdict.Reason)
 }
 
-// record writes the result under results/eventloop and logs where.
+// record writes the result under results/eventloop.
 func record(t *testing.T, res results.Result) {
 	t.Helper()
-	root, err := runtimes.RepoRoot()
-	require.NoError(t, err)
-	path, err := results.Write(results.Dir(root)+"/eventloop", results.FileName(res.Experiment), res)
-	require.NoError(t, err, "writing the result")
-	t.Logf("%v %s: %s (%s) -> %s", res.Claims, res.Verdict.Outcome, res.Summary["ping"], res.Verdict.Reason, path)
+	results.Record(t, "eventloop", res)
 }
 
 // startNode starts the Node.js probe (or CLAIMS_NODE_PROBE).

@@ -20,6 +20,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -63,6 +64,7 @@ type Process struct {
 	spec      Spec
 	cmd       *exec.Cmd
 	log       syncBuffer
+	stdout    []string // every stdout line, for Run; written only by exec's copying goroutine
 	readyLine string
 	readyDone bool
 	exited    chan struct{} // closed when the process has been waited for
@@ -90,6 +92,44 @@ func Start(t testing.TB, spec Spec) *Process {
 		t.Fatalf("start %s: %v", spec.Name, err)
 	}
 	return p
+}
+
+// Run starts spec's process under the same supervision as Start (its own group, stopped on
+// cleanup and on Ctrl-C), waits for it to exit, and returns the lines it printed on stdout. The
+// process is killed and an error returned when it runs longer than timeout (zero means 30
+// seconds, never past the test's deadline), or exits with an error; spec.Ready is not used.
+// Use it for programs that measure something and exit.
+func Run(t testing.TB, spec Spec, timeout time.Duration) ([]string, error) {
+	t.Helper()
+	spec.Ready = nil
+	p := Start(t, spec)
+	wait := time.Until(deadline(t, timeout))
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	select {
+	case <-p.exited:
+	case <-timer.C:
+		_ = p.Stop()
+		return p.stdout, fmt.Errorf("%s did not exit within %v; killed", spec.Name, wait.Round(time.Millisecond))
+	}
+	if p.waitErr != nil {
+		return p.stdout, fmt.Errorf("%s: %v; its stderr:\n%s", spec.Name, p.waitErr, p.stderrTail(20))
+	}
+	return p.stdout, nil
+}
+
+// stderrTail is the last n stderr lines of the log, for an error message.
+func (p *Process) stderrTail(n int) string {
+	var lines []string
+	for _, l := range strings.Split(p.Log(), "\n") {
+		if s, ok := strings.CutPrefix(l, "stderr: "); ok {
+			lines = append(lines, s)
+		}
+	}
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
 }
 
 func deadline(t testing.TB, timeout time.Duration) time.Time {
@@ -150,6 +190,13 @@ func start(spec Spec, readyBy time.Time) (*Process, error) {
 	case err := <-ready:
 		return p, err
 	case <-p.exited:
+		// Wait returns only after stdout is copied, so a ready line the process printed
+		// just before it exited is in the channel by now.
+		select {
+		case err := <-ready:
+			return p, err
+		default:
+		}
 		return p, fmt.Errorf("exited before it was ready: %v", p.waitErr)
 	case <-timer.C:
 		return p, fmt.Errorf("not ready within %v", wait.Round(time.Millisecond))
@@ -160,6 +207,7 @@ func start(spec Spec, readyBy time.Time) (*Process, error) {
 // Lines come one at a time from exec's copying goroutine, so readiness needs no lock.
 func (p *Process) onStdout(line string, ready chan<- error) {
 	p.log.WriteString("stdout: " + line + "\n")
+	p.stdout = append(p.stdout, line)
 	if p.readyDone || p.spec.Ready == nil {
 		return
 	}

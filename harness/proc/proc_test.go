@@ -137,3 +137,25 @@ func TestCleanEnv(t *testing.T) {
 		assert.NotContains(t, kv, "CLAIMS_SECRET_OF_THE_SHELL")
 	}
 }
+
+func TestRun(t *testing.T) {
+	t.Run("returns stdout of a program that exits", func(t *testing.T) {
+		out, err := Run(t, Spec{Name: "sh", Path: "/bin/sh", Args: []string{"-c", "echo one; echo two >&2; echo three"}}, 0)
+		require.NoError(t, err)
+		assert.Equal(t, []string{"one", "three"}, out)
+	})
+	t.Run("an exit status is an error carrying stderr", func(t *testing.T) {
+		_, err := Run(t, Spec{Name: "sh", Path: "/bin/sh", Args: []string{"-c", "echo why >&2; exit 3"}}, 0)
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "exit status 3")
+		assert.Contains(t, err.Error(), "why")
+	})
+	t.Run("a program that runs too long is killed", func(t *testing.T) {
+		started := time.Now()
+		_, err := Run(t, Spec{Name: "sleeper", Path: "/bin/sh", Args: []string{"-c", "sleep 60"}, Grace: 100 * time.Millisecond}, 200*time.Millisecond)
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "did not exit within")
+		assert.Less(t, time.Since(started), 10*time.Second, "Run returned only after the sleep")
+		assert.Empty(t, LiveGroups(), "the killed group is still tracked")
+	})
+}

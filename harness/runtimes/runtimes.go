@@ -107,21 +107,53 @@ func Describe(path, source string) (Node, error) {
 	return Node{Path: abs, Version: f[0], Major: major, OpenSSL: f[1], UV: f[2], Source: source}, nil
 }
 
-type buildKey struct{ pkg, tags string }
-
 var (
 	buildMu sync.Mutex
-	built   = map[buildKey]string{}
+	built   = map[string]string{} // build description -> the file it made
 )
 
 // BuildGo builds the Go main package in the repository folder pkg (slash-separated, e.g.
 // "testdata/probes/go") with the given build tags, once per test binary, into .cache/bin, and
 // returns the binary's path. It builds with the go command found on PATH, else in GOROOT.
 func BuildGo(pkg string, tags ...string) (string, error) {
-	key := buildKey{pkg, strings.Join(tags, ",")}
+	joined := strings.Join(tags, ",")
+	name := strings.ReplaceAll(pkg, "/", "_")
+	if joined != "" {
+		name += "-" + strings.ReplaceAll(joined, ",", "-")
+	}
+	return buildOnce(name, func(tmp string) *exec.Cmd {
+		args := []string{"build", "-o", tmp}
+		if joined != "" {
+			args = append(args, "-tags", joined)
+		}
+		return exec.Command(goTool(), append(args, "./"+pkg)...)
+	})
+}
+
+// BuildSharedC builds the C file src (repository-relative, e.g. "testdata/threadpool/slowdns/
+// slowgai.c") into a shared library for LD_PRELOAD, once per test binary, into .cache/bin, with
+// the C compiler named by CC, else gcc. An error names what is missing when there is no compiler.
+func BuildSharedC(src string) (string, error) {
+	cc := os.Getenv("CC")
+	if cc == "" {
+		cc = "gcc"
+	}
+	ccPath, err := exec.LookPath(cc)
+	if err != nil {
+		return "", fmt.Errorf("no C compiler to build %s: %s is not on PATH (set CC)", src, cc)
+	}
+	name := strings.TrimSuffix(strings.ReplaceAll(src, "/", "_"), ".c") + ".so"
+	return buildOnce(name, func(tmp string) *exec.Cmd {
+		return exec.Command(ccPath, "-shared", "-fPIC", "-O2", "-Wall", "-Werror", "-o", tmp, src, "-ldl")
+	})
+}
+
+// buildOnce runs the command build makes, in the repository root, to produce .cache/bin/name,
+// once per test binary.
+func buildOnce(name string, build func(tmp string) *exec.Cmd) (string, error) {
 	buildMu.Lock()
 	defer buildMu.Unlock()
-	if p, ok := built[key]; ok {
+	if p, ok := built[name]; ok {
 		return p, nil
 	}
 	r, err := RepoRoot()
@@ -132,30 +164,21 @@ func BuildGo(pkg string, tags ...string) (string, error) {
 	if err := os.MkdirAll(binDir, 0o755); err != nil {
 		return "", err
 	}
-	name := strings.ReplaceAll(pkg, "/", "_")
-	if key.tags != "" {
-		name += "-" + strings.ReplaceAll(key.tags, ",", "-")
-	}
 	out := filepath.Join(binDir, name)
 	// Build to a private name and rename, so that test binaries of other packages running at
 	// the same time never execute a half-written file.
 	tmp := fmt.Sprintf("%s.%d.tmp", out, os.Getpid())
-	args := []string{"build", "-o", tmp}
-	if key.tags != "" {
-		args = append(args, "-tags", key.tags)
-	}
-	args = append(args, "./"+pkg)
-	cmd := exec.Command(goTool(), args...)
+	cmd := build(tmp)
 	cmd.Dir = r
 	if msg, err := cmd.CombinedOutput(); err != nil {
 		os.Remove(tmp)
-		return "", fmt.Errorf("go build %s: %w\n%s", pkg, err, msg)
+		return "", fmt.Errorf("%s: %w\n%s", strings.Join(cmd.Args, " "), err, msg)
 	}
 	if err := os.Rename(tmp, out); err != nil {
 		os.Remove(tmp)
 		return "", err
 	}
-	built[key] = out
+	built[name] = out
 	return out, nil
 }
 
@@ -168,4 +191,19 @@ func goTool() string {
 		return filepath.Join(g, "bin", "go")
 	}
 	return "go"
+}
+
+// NodeRuntimes are the Node.js runtimes experiments compare side by side: FindNode's (Node 24
+// from `make setup`, or CLAIMS_NODE), and the machine's own node on PATH when its major version
+// differs. The first is always there or an error; the second only where the machine has one.
+func NodeRuntimes() ([]Node, error) {
+	first, err := FindNode()
+	if err != nil {
+		return nil, err
+	}
+	nodes := []Node{first}
+	if own, err := PathNode(); err == nil && own.Major != first.Major {
+		nodes = append(nodes, own)
+	}
+	return nodes, nil
 }

@@ -2,6 +2,7 @@ package runtimes
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -53,4 +54,44 @@ func TestBuildGoOncePerBinary(t *testing.T) {
 	v, err := BuildGo("testdata/probes/go", "brokenserialize")
 	require.NoError(t, err)
 	assert.NotEqual(t, a, v, "a variant must not overwrite the built-in probe")
+}
+
+func TestNodeRuntimesAddsTheMachinesNodeOnlyWhenItsMajorDiffers(t *testing.T) {
+	own, err := PathNode()
+	if err != nil {
+		t.Skip("no node on PATH: ", err)
+	}
+	t.Setenv("CLAIMS_NODE", own.Path) // the first runtime is then the machine's own
+	nodes, err := NodeRuntimes()
+	require.NoError(t, err)
+	assert.Len(t, nodes, 1, "the same major twice is no comparison")
+
+	// A fake node of another major version stands first; the machine's own must follow it.
+	fake := filepath.Join(t.TempDir(), "node")
+	require.NoError(t, os.WriteFile(fake, []byte("#!/bin/sh\necho v999.0.0 3.0.0 1.0.0\n"), 0o755))
+	t.Setenv("CLAIMS_NODE", fake)
+	nodes, err = NodeRuntimes()
+	require.NoError(t, err)
+	require.Len(t, nodes, 2)
+	assert.Equal(t, 999, nodes[0].Major)
+	assert.Equal(t, own.Version, nodes[1].Version)
+}
+
+func TestBuildSharedC(t *testing.T) {
+	t.Run("builds a preloadable library once", func(t *testing.T) {
+		if _, err := exec.LookPath("gcc"); err != nil {
+			t.Skip("gcc is not on PATH: the C stand-ins cannot be built here")
+		}
+		p, err := BuildSharedC("testdata/threadpool/slowdns/slowgai.c")
+		require.NoError(t, err)
+		assert.FileExists(t, p)
+		again, err := BuildSharedC("testdata/threadpool/slowdns/slowgai.c")
+		require.NoError(t, err)
+		assert.Equal(t, p, again)
+	})
+	t.Run("a missing compiler is named", func(t *testing.T) {
+		t.Setenv("CC", "no-such-cc")
+		_, err := BuildSharedC("testdata/threadpool/slowdns/other.c")
+		assert.ErrorContains(t, err, "no-such-cc")
+	})
 }
