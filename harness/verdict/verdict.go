@@ -99,15 +99,52 @@ func Within(name string, got, ref, lo, hi float64, refWhat string) Check {
 	}
 }
 
-// AtMost checks got <= limit, both in unit.
+// AtMost checks got <= limit, both in unit ("" for a ratio or a count).
 func AtMost(name string, got, limit float64, unit, note string) Check {
 	return Check{
 		Name: name,
-		Got:  fmt.Sprintf("%.2f %s", got, unit),
-		Want: fmt.Sprintf("at most %.2f %s", limit, unit),
+		Got:  withUnit(got, unit),
+		Want: "at most " + withUnit(limit, unit),
 		Pass: got <= limit,
 		Note: note,
 	}
+}
+
+// AtLeast checks got >= limit, both in unit ("" for a ratio or a count). NaN fails.
+func AtLeast(name string, got, limit float64, unit, note string) Check {
+	return Check{
+		Name: name,
+		Got:  withUnit(got, unit),
+		Want: "at least " + withUnit(limit, unit),
+		Pass: got >= limit,
+		Note: note,
+	}
+}
+
+// RatioAtLeast checks got/ref >= lo, two figures in ms of the same run; the note gives both and
+// refWhat, which says what ref is. A ref that is not positive fails: there is nothing to compare.
+func RatioAtLeast(name string, got, ref, lo float64, refWhat string) Check {
+	c := AtLeast(name, got/ref, lo, "", ratioNote(got, ref, refWhat))
+	c.Pass = c.Pass && ref > 0
+	return c
+}
+
+// RatioAtMost checks got/ref <= hi, as RatioAtLeast.
+func RatioAtMost(name string, got, ref, hi float64, refWhat string) Check {
+	c := AtMost(name, got/ref, hi, "", ratioNote(got, ref, refWhat))
+	c.Pass = c.Pass && ref > 0
+	return c
+}
+
+func ratioNote(got, ref float64, refWhat string) string {
+	return fmt.Sprintf("%.2f ms / %.2f ms, %s", got, ref, refWhat)
+}
+
+func withUnit(v float64, unit string) string {
+	if unit == "" {
+		return fmt.Sprintf("%.2f", v)
+	}
+	return fmt.Sprintf("%.2f %s", v, unit)
 }
 
 // Wait is the same-clock evidence of one trial: did the /ping's handler start only after a /cpu

@@ -69,3 +69,19 @@ func TestChecks(t *testing.T) {
 	assert.False(t, All("w", stats.Proportion{K: 19, N: 20}).Pass)
 	assert.False(t, None("w", stats.Proportion{K: 1, N: 20}).Pass)
 }
+
+func TestLimitsAndRatios(t *testing.T) {
+	assert.True(t, AtLeast("split", 2.0, 1.6, "", "").Pass)
+	assert.False(t, AtLeast("split", 1.2, 1.6, "", "").Pass)
+	assert.Equal(t, "1.20", AtLeast("split", 1.2, 1.6, "", "").Got, "a ratio has no unit")
+	assert.Equal(t, "at least 1.60", AtLeast("split", 1.2, 1.6, "", "").Want)
+
+	c := RatioAtLeast("read with load / alone", 40, 0.25, 10, "alone")
+	assert.True(t, c.Pass, c.String())
+	assert.Equal(t, "160.00", c.Got)
+	assert.Contains(t, c.Note, "40.00 ms / 0.25 ms, alone")
+	assert.False(t, RatioAtLeast("r", 40, 0, 10, "alone").Pass, "a zero reference must not pass as an infinite ratio")
+	assert.True(t, RatioAtMost("r", 1, 2, 3, "idle").Pass)
+	assert.False(t, RatioAtMost("r", 7, 2, 3, "idle").Pass)
+	assert.False(t, RatioAtMost("r", 0, 0, 3, "idle").Pass, "0/0 is no evidence")
+}
