@@ -4,7 +4,6 @@
 package eventloop
 
 import (
-	"fmt"
 	"os"
 	"testing"
 
@@ -15,11 +14,4 @@ import (
 // probe starts.
 var cfg settings.Settings
 
-func TestMain(m *testing.M) {
-	var err error
-	if cfg, err = settings.FromEnv(); err != nil {
-		fmt.Fprintln(os.Stderr, "eventloop experiments:", err)
-		os.Exit(2)
-	}
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { os.Exit(settings.RunTests(m, "eventloop experiments", &cfg)) }

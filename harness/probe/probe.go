@@ -6,7 +6,6 @@ package probe
 import (
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 
@@ -127,28 +126,12 @@ func choose(t testing.TB, o Options, envVar string, builtIn func() (string, erro
 func start(t testing.TB, name string, node runtimes.Node, script string, env map[string]string, info Info) *Probe {
 	t.Helper()
 	var ready protocol.Ready
-	var extra []string
-	keys := make([]string, 0, len(env))
-	for k := range env {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		extra = append(extra, k+"="+env[k])
-	}
 	p := proc.Start(t, proc.Spec{
-		Name: name,
-		Path: node.Path,
-		Args: []string{script},
-		Env:  proc.CleanEnv(extra...),
-		Ready: func(line string) (bool, error) {
-			if !strings.HasPrefix(line, protocol.ReadyPrefix) {
-				return false, nil
-			}
-			r, err := protocol.ParseReady(line)
-			ready = r
-			return err == nil, err
-		},
+		Name:  name,
+		Path:  node.Path,
+		Args:  []string{script},
+		Env:   proc.CleanEnv(proc.Vars(env)...),
+		Ready: protocol.AwaitReady(&ready),
 	})
 	if info.Program == "" {
 		info.Program = rel(script)

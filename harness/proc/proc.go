@@ -20,6 +20,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"sort"
 	"strings"
 	"sync"
 	"syscall"
@@ -57,6 +58,21 @@ func CleanEnv(extra ...string) []string {
 		env = append(env, "HOME="+h)
 	}
 	return append(env, extra...)
+}
+
+// Vars turns a map of variables into "KEY=value" entries for CleanEnv, sorted by key so that a
+// process's environment, and its log, read the same from run to run.
+func Vars(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		out[i] = k + "=" + m[k]
+	}
+	return out
 }
 
 // Process is a started process group.

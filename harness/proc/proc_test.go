@@ -159,3 +159,8 @@ func TestRun(t *testing.T) {
 		assert.Empty(t, LiveGroups(), "the killed group is still tracked")
 	})
 }
+
+func TestVarsAreSortedEntries(t *testing.T) {
+	assert.Equal(t, []string{"A=1", "B=two", "C="}, Vars(map[string]string{"C": "", "A": "1", "B": "two"}))
+	assert.Empty(t, Vars(nil))
+}

@@ -24,6 +24,19 @@ type Ready struct {
 	Extra map[string]any `json:"-"`
 }
 
+// AwaitReady is a readiness test for a process's stdout lines (proc.Spec.Ready): other lines are
+// skipped, the READY line is parsed into into, and a READY line that does not parse is an error.
+func AwaitReady(into *Ready) func(line string) (bool, error) {
+	return func(line string) (bool, error) {
+		if !strings.HasPrefix(line, ReadyPrefix) {
+			return false, nil
+		}
+		r, err := ParseReady(line)
+		*into = r
+		return err == nil, err
+	}
+}
+
 // ParseReady reads a READY line. It fails, naming the field, when a required field is missing.
 func ParseReady(line string) (Ready, error) {
 	body, ok := strings.CutPrefix(strings.TrimSpace(line), ReadyPrefix)

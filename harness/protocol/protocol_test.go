@@ -46,3 +46,17 @@ func TestParseAnswer(t *testing.T) {
 	_, err = ParseAnswer([]byte(`<html>`))
 	assert.ErrorContains(t, err, "not JSON")
 }
+
+func TestAwaitReadySkipsOtherLinesAndParsesReady(t *testing.T) {
+	var r Ready
+	ready := AwaitReady(&r)
+	ok, err := ready("listening soon")
+	assert.False(t, ok)
+	assert.NoError(t, err)
+	ok, err = ready(`READY {"addr":"127.0.0.1:1","envId":"e","pid":7,"runtime":"node","version":"v24"}`)
+	assert.True(t, ok)
+	assert.NoError(t, err)
+	assert.Equal(t, "127.0.0.1:1", r.Addr)
+	_, err = ready(`READY {"addr":""}`)
+	assert.Error(t, err, "a READY line without its fields is an error, not a wait")
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"testing"
 	"time"
 )
 
@@ -69,3 +70,15 @@ func intVar(name string, def, lo, hi int) (int, error) {
 
 // PauseMs is the pause in milliseconds, for results.
 func (s Settings) PauseMs() int { return int(s.Pause / time.Millisecond) }
+
+// RunTests is an experiment package's TestMain body: it reads the settings into s and runs the
+// tests, or, when a setting makes no sense, says so naming the variable and returns exit status
+// 2 before any test (and any process) starts. what names the package in that message.
+func RunTests(m *testing.M, what string, s *Settings) int {
+	var err error
+	if *s, err = FromEnv(); err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", what, err)
+		return 2
+	}
+	return m.Run()
+}
