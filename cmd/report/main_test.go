@@ -21,19 +21,23 @@ func TestReportRendersEveryResult(t *testing.T) {
 			Published: results.Published{Figure: "waited 20/20; p50 490 ms"}},
 		"a.json": {Experiment: "TestGoPingDoesNotWait/cpu=2", Claims: []string{"W5"},
 			Verdict: verdict.Verdict{Outcome: verdict.Fail, Reason: "waited = 3/20 | want 0/20"}},
+		"c.json": {Experiment: "TestPoolSlots/node24/default", Claims: []string{"P3"},
+			Summary: map[string]any{results.HeadlineKey: "4 slots in 3/3 counts"},
+			Verdict: verdict.Verdict{Outcome: verdict.Pass, Reason: "1 check holds"}},
 	} {
 		_, err := results.Write(filepath.Join(dir, "eventloop"), name, r)
 		require.NoError(t, err)
 	}
 	rs, err := load(dir)
 	require.NoError(t, err)
-	require.Len(t, rs, 2)
+	require.Len(t, rs, 3)
 
 	var b strings.Builder
 	render(&b, rs)
 	out := b.String()
 	assert.Contains(t, out, "| W2 | `TestPingWaitsBehindCPU/cpu=1` | **pass** | p50 486.2 ms, p95 486.8, max 489.5 (n=20) | waited 20/20; p50 490 ms |")
 	assert.Contains(t, out, `**fail**`)
+	assert.Contains(t, out, "| P3 | `TestPoolSlots/node24/default` | **pass** | 4 slots in 3/3 counts |", "a result without /ping shows its headline")
 	assert.Contains(t, out, `waited = 3/20 \| want 0/20`, "a | in a reason must not split the row")
 	assert.Less(t, strings.Index(out, "TestGoPing"), strings.Index(out, "TestPingWaits"), "rows in experiment order")
 }
