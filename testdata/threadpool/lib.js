@@ -100,9 +100,24 @@ function loopSampler(intervalMs = 1) {
   };
 }
 
+// logText is `bytes` of deterministic log-like text: it compresses about as much as real logs.
+function logText(bytes) {
+  const words = ['GET', 'POST', '/api/items', '/health', '200', '404', 'user', 'order', 'latency', 'ms', 'ok', 'retry'];
+  let seed = 42;
+  const parts = [];
+  let size = 0;
+  while (size < bytes) {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    const w = `${words[seed % words.length]}=${seed % 100000} `;
+    parts.push(w);
+    size += w.length;
+  }
+  return Buffer.from(parts.join('')).subarray(0, bytes);
+}
+
 // sleep resolves after ms on the loop's timers.
 function sleep(ms) {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-module.exports = { BadParam, intParam, now, pbkdf2, pbkdf2Sync, calibrate, threads, statOnce, loopSampler, sleep, PBKDF2 };
+module.exports = { BadParam, intParam, now, pbkdf2, pbkdf2Sync, calibrate, threads, statOnce, loopSampler, sleep, logText, PBKDF2 };

@@ -11,7 +11,7 @@
 // runtime where those calls did not block, which the claim tests must catch.
 const zlib = require('zlib');
 const { Worker } = require('worker_threads');
-const { BadParam, intParam, now, pbkdf2, pbkdf2Sync, loopSampler, sleep, PBKDF2 } = require('../lib');
+const { BadParam, intParam, now, pbkdf2, pbkdf2Sync, loopSampler, sleep, logText, PBKDF2 } = require('../lib');
 
 // settleMs lets the sampler tick before and after the work, so the gap around it is seen whole.
 const settleMs = 20;
@@ -24,21 +24,6 @@ async function measure(work) {
   const workMs = now() - t;
   await sleep(settleMs);
   return { workMs, ...sampler.stop() };
-}
-
-// logText is `bytes` of deterministic log-like text: it compresses about as much as real logs.
-function logText(bytes) {
-  const words = ['GET', 'POST', '/api/items', '/health', '200', '404', 'user', 'order', 'latency', 'ms', 'ok', 'retry'];
-  let seed = 42;
-  const parts = [];
-  let size = 0;
-  while (size < bytes) {
-    seed = (seed * 1103515245 + 12345) % 2147483648;
-    const w = `${words[seed % words.length]}=${seed % 100000} `;
-    parts.push(w);
-    size += w.length;
-  }
-  return Buffer.from(parts.join('')).subarray(0, bytes);
 }
 
 // jsonDocument is a JSON text of about `bytes`: an array of small records, like an API response.

@@ -12,7 +12,7 @@ const dns = require('dns');
 const fs = require('fs');
 const path = require('path');
 const zlib = require('zlib');
-const { BadParam, intParam, now, sleep } = require('../lib');
+const { BadParam, intParam, now, sleep, logText } = require('../lib');
 
 function readFile(file) {
   const t = now();
@@ -46,20 +46,23 @@ module.exports = async function (params) {
   const trials = intParam(params, 'trials', 1, 1000);
   const gzipJobs = intParam(params, 'gzipJobs', 1, 1024);
   const gzipBytes = intParam(params, 'gzipBytes', 1024, 64 << 20);
+  // 0 keeps zlib's default 16 KiB output chunks, each its own pool job; a chunk as large as the
+  // output makes each gzip one pool job that holds its slot from start to end.
+  const gzipChunkBytes = intParam(params, 'gzipChunkBytes', 0, 128 << 20, 0);
+  const gzipOptions = gzipChunkBytes > 0 ? { chunkSize: gzipChunkBytes } : {};
   const names = intParam(params, 'names', 1, 10000);
   const settleMs = intParam(params, 'settleMs', 0, 1000);
   checkDir(params);
   const file = path.join(params.dir, 'read-me.txt');
   fs.writeFileSync(file, 'x'.repeat(64 << 10));
-  const input = Buffer.alloc(gzipBytes);
-  for (let i = 0; i < input.length; i++) input[i] = (i * 31 + (i >> 7)) & 0xff;
+  const input = logText(gzipBytes);
   const resolver = new dns.Resolver({ timeout: 10000, tries: 1 });
   resolver.setServers([params.dnsServer]);
   const done = (resolve, reject) => (err) => (err ? reject(err) : resolve(now()));
 
   const conditions = {
     alone: () => underLoad(file, 0, null, settleMs),
-    gzip: () => underLoad(file, gzipJobs, () => new Promise((ok, no) => zlib.gzip(input, done(ok, no))), settleMs),
+    gzip: () => underLoad(file, gzipJobs, () => new Promise((ok, no) => zlib.gzip(input, gzipOptions, done(ok, no))), settleMs),
     lookup: () => underLoad(file, names, () => new Promise((ok, no) => dns.lookup('localhost', { family: 4 }, done(ok, no))), settleMs),
     resolve4: () => underLoad(file, names, () => new Promise((ok, no) => resolver.resolve4('svc.test', done(ok, no))), settleMs),
   };
@@ -73,5 +76,5 @@ module.exports = async function (params) {
     for (const [name, run] of Object.entries(conditions)) trial[name] = await run();
     out.push(trial);
   }
-  return { gzipJobs, gzipBytes, names, settleMs, oneLookupMs: lookupMs, trials: out };
+  return { gzipJobs, gzipBytes, gzipChunkBytes, names, settleMs, oneLookupMs: lookupMs, trials: out };
 };
