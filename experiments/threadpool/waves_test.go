@@ -17,7 +17,7 @@ import (
 const waveJobMs = 150
 
 // waveSplit divides one wave from two; see the checks in measurePoolWaves.
-const waveSplit = 1.6
+const waveSplit = 1.5
 
 // waveRun is one lab run of the waves scenario: when each job ended, in ms after the start.
 type waveRun struct {
@@ -127,12 +127,14 @@ func measurePoolWaves(t *testing.T, node runtimes.Node, fourSlots string) *resul
 			medianOf("8 jobs, 4 slots", waveRun.split), medianOf("8 jobs, 8 slots", waveRun.split)),
 	}
 	decide(t, res, stats.Proportion{K: len(trials), N: len(trials)},
-		// Waves, by the split (later half's median end / earlier half's). One wave reads 1.0,
-		// up to about 1.35 when the scheduler first places the threads unevenly over the cores
-		// and one job runs alone for a while; two waves read 2.0 (the article: 703/319 = 2.2),
-		// down to about 1.7 when the first wave ends staggered and the second starts early.
-		// waveSplit, 1.6, sits between. (On 2 cores the time to the last end cannot tell 2
-		// slots from 4; the shape can: 4 jobs in 2 slots end as two pairs, split 2.0.)
+		// Waves, by the split (later half's median end / earlier half's), median of the trials.
+		// One wave reads 1.0; single trials reach about 1.35 when the scheduler first places the
+		// threads unevenly over the cores and one job runs alone for a while, and the median of
+		// the trials stayed at or below 1.28. Two waves read 2.0 (the article: 703/319 = 2.2);
+		// here 1.94-1.97, down to 1.60 once when the machine was loaded 4 times over (so the
+		// first wave ended staggered and the second started early). waveSplit, 1.5, sits
+		// between. (On 2 cores the time to the last end cannot tell 2 slots from 4; the shape
+		// can: 4 jobs in 2 slots would end as two pairs, split 2.0.)
 		verdict.AtMost("4 jobs on 4 slots: later half's median end / earlier half's (median of trials)", medianOf("4 jobs, 4 slots", waveRun.split), waveSplit, "", ""),
 		verdict.AtLeast("8 jobs on 4 slots: later half's median end / earlier half's (median of trials)", medianOf("8 jobs, 4 slots", waveRun.split), waveSplit, "", ""),
 		verdict.AtMost("8 jobs on 8 slots: later half's median end / earlier half's (median of trials)", medianOf("8 jobs, 8 slots", waveRun.split), waveSplit, "", ""),
