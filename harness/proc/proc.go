@@ -19,13 +19,14 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"os/signal"
 	"sort"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/serverless-claims/claims/harness/interrupt"
 )
 
 // Spec says what to start and how to know it is ready.
@@ -294,25 +295,20 @@ var live = struct {
 	watching bool
 }{groups: map[int]string{}}
 
-// watchSignals installs, once, a handler that kills every live group when the test binary gets
-// SIGINT, SIGTERM or SIGHUP, then lets the signal take its default course. live must be held.
+// watchSignals registers, once, the interrupt hook that kills every live group when the test
+// binary gets SIGINT, SIGTERM or SIGHUP (see harness/interrupt). live must be held.
 func watchSignals() {
 	if live.watching {
 		return
 	}
 	live.watching = true
-	ch := make(chan os.Signal, 1)
-	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
-	go func() {
-		sig := <-ch
+	interrupt.OnSignal(func() {
 		live.Lock()
+		defer live.Unlock()
 		for pgid := range live.groups {
 			_ = syscall.Kill(-pgid, syscall.SIGKILL)
 		}
-		live.Unlock()
-		signal.Reset(syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
-		_ = syscall.Kill(os.Getpid(), sig.(syscall.Signal))
-	}()
+	})
 }
 
 // LiveGroups returns the ids of the process groups started and not yet stopped, for tests that

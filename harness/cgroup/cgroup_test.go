@@ -1,0 +1,449 @@
+package cgroup
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestShareForMemory(t *testing.T) {
+	good := []struct {
+		memoryMB int
+		want     float64
+	}{
+		{128, 0.07236}, // the article's function: "about 7% of a vCPU"
+		{1769, 1},
+		{3538, 2},
+		{10240, 5.79},
+	}
+	for _, c := range good {
+		got, err := ShareForMemory(c.memoryMB)
+		require.NoError(t, err, "memory = %d MB", c.memoryMB)
+		assert.InDelta(t, c.want, got, 0.005, "ShareForMemory(%d) = %g; want %g", c.memoryMB, got, c.want)
+	}
+	for _, bad := range []int{-1, 0, 64, 127, 10241, 1 << 20} {
+		got, err := ShareForMemory(bad)
+		assert.ErrorContains(t, err, fmt.Sprintf("memory = %d MB: want 128 to 10240", bad), "ShareForMemory(%d) = %g", bad, got)
+	}
+}
+
+func TestQuotaForMemory(t *testing.T) {
+	q, err := QuotaForMemory(128)
+	require.NoError(t, err)
+	assert.InDelta(t, 128.0/1769, q.Share, 1e-12, "Share = %g; want 128/1769", q.Share)
+	assert.Zero(t, q.Period, "Period = %v; want 0 (the default)", q.Period)
+	_, err = QuotaForMemory(64)
+	assert.ErrorContains(t, err, "memory = 64 MB")
+}
+
+// TestNewRefusesBadSettingsByName needs no cgroup: settings are checked before the machine is.
+func TestNewRefusesBadSettingsByName(t *testing.T) {
+	cpus := runtime.NumCPU()
+	cases := []struct {
+		name string
+		q    Quota
+		want string
+	}{
+		{"share 0", Quota{Share: 0}, "Quota.Share = 0: want more than 0"},
+		{"negative share", Quota{Share: -0.5}, "Quota.Share = -0.5"},
+		{"share NaN", Quota{Share: math.NaN()}, "Quota.Share = NaN"},
+		{"share above the cores", Quota{Share: float64(cpus) + 0.5}, fmt.Sprintf("Quota.Share = %g: want more than 0 and at most %d", float64(cpus)+0.5, cpus)},
+		{"negative period", Quota{Share: 0.1, Period: -time.Millisecond}, "Quota.Period = -1ms: want whole microseconds from 1ms to 1s"},
+		{"period below 1ms", Quota{Share: 0.1, Period: 500 * time.Microsecond}, "Quota.Period = 500µs"},
+		{"period above 1s", Quota{Share: 0.1, Period: 2 * time.Second}, "Quota.Period = 2s"},
+		{"period in nanoseconds", Quota{Share: 0.1, Period: 10*time.Millisecond + 1}, "Quota.Period = 10.000001ms"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			g, err := New(t, "bad", c.q)
+			assert.Nil(t, g)
+			assert.ErrorContains(t, err, c.want)
+		})
+	}
+	for _, name := range []string{"", "a/b", "../x", "with space", strings.Repeat("x", 65)} {
+		_, err := New(t, name, Quota{Share: 0.1})
+		assert.ErrorContains(t, err, fmt.Sprintf("name = %q: want", name))
+	}
+	assert.Empty(t, Live(), "a refused New left a group")
+}
+
+func TestQuotaSettings(t *testing.T) {
+	q128, err := (Quota{Share: 128.0 / 1769}).normalize()
+	require.NoError(t, err)
+	assert.Equal(t, DefaultPeriod, q128.Period, "a zero Period")
+	assert.Equal(t, []setting{{"cpu.cfs_period_us", "100000"}, {"cpu.cfs_quota_us", "7236"}, {"cpu.shares", "262144"}}, quotaSettings(1, q128))
+	assert.Equal(t, []setting{{"cpu.max", "7236 100000"}, {"cpu.weight", "10000"}}, quotaSettings(2, q128))
+
+	q := Quota{Share: 0.5, Period: 20 * time.Millisecond}
+	assert.Equal(t, []setting{{"cpu.cfs_period_us", "20000"}, {"cpu.cfs_quota_us", "10000"}, {"cpu.shares", "262144"}}, quotaSettings(1, q))
+	assert.Equal(t, []setting{{"cpu.max", "10000 20000"}, {"cpu.weight", "10000"}}, quotaSettings(2, q))
+}
+
+// TestDetect points fake mountinfo lines at temporary directories that stand for the
+// hierarchies, so that the choice between v1 and v2 is tested on any machine.
+func TestDetect(t *testing.T) {
+	dir := t.TempDir()
+	fake := func(name, controllers string) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.MkdirAll(p, 0o755))
+		if controllers != "" {
+			require.NoError(t, os.WriteFile(filepath.Join(p, "cgroup.controllers"), []byte(controllers+"\n"), 0o644))
+		}
+		return p
+	}
+	v2cpu := fake("v2cpu", "cpuset cpu io memory pids")
+	v2none := fake("v2none", "hugetlb")
+	v1 := fake("v1 cpu", "")
+	v2line := func(p string) string {
+		return "41 31 0:38 / " + p + " rw,nosuid,relatime shared:9 - cgroup2 cgroup2 rw,nsdelegate\n"
+	}
+	v1cpu := "32 31 0:29 / " + strings.ReplaceAll(v1, " ", `\040`) + " rw,relatime - cgroup cgroup rw,cpu,cpuacct\n"
+	v1mem := "35 31 0:32 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory\n"
+	tmpfs := "31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755\n"
+
+	cases := []struct {
+		name      string
+		mountinfo string
+		want      hierarchy
+		wantErr   []string
+	}{
+		{"v2 with cpu wins over v1", tmpfs + v1cpu + v2line(v2cpu), hierarchy{2, v2cpu}, nil},
+		{"v2 without cpu: v1", tmpfs + v1cpu + v1mem + v2line(v2none), hierarchy{1, v1}, nil},
+		{"no cpu anywhere", tmpfs + v1mem + v2line(v2none), hierarchy{},
+			[]string{"cgroup v2 at " + v2none + " has controllers [hugetlb], no cpu", "no cgroup v1 hierarchy is mounted with cpu"}},
+		{"no cgroup at all", tmpfs, hierarchy{}, []string{"no cgroup filesystem with the cpu controller is mounted"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			h, err := detect([]byte(c.mountinfo))
+			for _, w := range c.wantErr {
+				assert.ErrorContains(t, err, w)
+			}
+			if c.wantErr == nil {
+				assert.NoError(t, err)
+			}
+			assert.Equal(t, c.want, h, "hierarchy = %v; want %v", h, c.want)
+		})
+	}
+}
+
+func TestOwner(t *testing.T) {
+	cases := []struct {
+		base string
+		pid  int
+		ok   bool
+	}{
+		{"claims-probe-123-4", 123, true},
+		{"claims-go-probe-123-4", 123, true},
+		{"claims-123-4", 0, false}, // no name
+		{"claims-probe-x-4", 0, false},
+		{"claims-probe-123-", 0, false},
+		{"claims-probe-0-1", 0, false},
+	}
+	for _, c := range cases {
+		pid, ok := owner(c.base)
+		assert.Equal(t, c.ok, ok, "owner(%q) ok = %v; want %v", c.base, ok, c.ok)
+		assert.Equal(t, c.pid, pid, "owner(%q) = %d; want %d", c.base, pid, c.pid)
+	}
+}
+
+// needCgroup skips the test, with the reason Available gives, where no group can be made.
+func needCgroup(t *testing.T) string {
+	t.Helper()
+	where, err := Available()
+	if err != nil {
+		t.Skip(err.Error())
+	}
+	t.Logf("cgroup %s", where)
+	return where
+}
+
+// spin starts a shell that loops forever without starting anything (':' is a builtin), and
+// kills it by its pid when the test ends.
+func spin(t *testing.T) int {
+	t.Helper()
+	cmd := exec.Command("/bin/sh", "-c", "while :; do :; done")
+	// A test binary killed before its cleanup runs must not leave a shell spinning forever.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	require.NoError(t, cmd.Start())
+	pid := cmd.Process.Pid
+	t.Cleanup(func() {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+		_ = cmd.Wait()
+	})
+	return pid
+}
+
+// cpuTime is the CPU time pid has used (utime + stime in /proc/PID/stat). The kernel counts it
+// in clock ticks of 10ms: USER_HZ is 100 on every architecture Go runs Linux on.
+func cpuTime(t *testing.T, pid int) time.Duration {
+	t.Helper()
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	require.NoError(t, err)
+	// Fields after the command's ")": state is field 3, utime 14, stime 15.
+	fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+	require.Greater(t, len(fields), 12, "short /proc/%d/stat: %s", pid, stat)
+	utime, err1 := strconv.ParseInt(fields[11], 10, 64)
+	stime, err2 := strconv.ParseInt(fields[12], 10, 64)
+	require.NoError(t, err1)
+	require.NoError(t, err2)
+	return time.Duration(utime+stime) * 10 * time.Millisecond
+}
+
+// cpuShare is the CPU pid uses over the next d: CPU time over wall time, 1 for a process that
+// has a whole CPU to itself.
+func cpuShare(t *testing.T, pid int, d time.Duration) float64 {
+	t.Helper()
+	c0, w0 := cpuTime(t, pid), time.Now()
+	time.Sleep(d)
+	c1, w1 := cpuTime(t, pid), time.Now()
+	return float64(c1-c0) / float64(w1.Sub(w0))
+}
+
+// inGroup reports whether /proc/PID/cgroup puts pid in g.
+func inGroup(t *testing.T, pid int, g *Group) bool {
+	t.Helper()
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cgroup")
+	require.NoError(t, err)
+	return strings.Contains(string(b), "/"+filepath.Base(g.Path())+"\n")
+}
+
+// wantDescribe is what Describe says for a quota, by the cgroup version in Available's answer.
+func wantDescribe(where string, quota, period int) string {
+	if strings.HasPrefix(where, "v2") {
+		return fmt.Sprintf("cpu.max=%d %d cpu.weight=10000 (v2)", quota, period)
+	}
+	return fmt.Sprintf("cpu.cfs_quota_us=%d cpu.cfs_period_us=%d cpu.shares=262144 (v1)", quota, period)
+}
+
+// TestQuotaThrottlesAProcess is the package's point: a process given 0.1 of a CPU uses about
+// 0.1 of a CPU. The band [0.05, 0.2] is wide on purpose: CFS hands out the quota per 100ms
+// period, and a 1s window holds 10 periods, so the window's phase alone moves the result by up
+// to one period's quota (0.09 to 0.11); /proc/PID/stat counts in 10ms ticks, which moves it by
+// up to 0.02 more; and the kernel hands out quota in 5ms slices, so a period can overrun a
+// little. Outside the band something other than the quota decides.
+//
+// The control is the same process in a group that differs only in the quota, which is all the
+// CPUs there are: a one-thread loop then uses what one CPU gives, above 0.5. It is a group and
+// not the parent's because the group's weight keeps other work on the machine from taking the
+// loop's time; in the parent group the control measures the machine's load (0.06 with two
+// other test binaries busy on both cores).
+func TestQuotaThrottlesAProcess(t *testing.T) {
+	where := needCgroup(t)
+	pid := spin(t)
+
+	unlimited, err := New(t, "unlimited", Quota{Share: float64(runtime.NumCPU())})
+	require.NoError(t, err)
+	require.NoError(t, unlimited.Add(pid))
+	free := cpuShare(t, pid, time.Second)
+
+	g, err := New(t, "throttle", Quota{Share: 0.1})
+	require.NoError(t, err)
+	assert.Equal(t, wantDescribe(where, 10000, 100000), g.Describe())
+	require.NoError(t, g.Add(pid))
+	members, err := g.Procs()
+	require.NoError(t, err)
+	require.Equal(t, []int{pid}, members, "members of %s", g.Path())
+	capped := cpuShare(t, pid, time.Second)
+	stat, err := g.CPUStat()
+	require.NoError(t, err)
+
+	t.Logf("CPU share with quota %d CPUs %.3f, with quota 0.1 %.3f; cpu.stat %v", runtime.NumCPU(), free, capped, stat)
+	assert.Greater(t, free, 0.5, "CPU share with quota %d CPUs = %.3f; want > 0.5", runtime.NumCPU(), free)
+	assert.True(t, capped >= 0.05 && capped <= 0.2, "CPU share with quota 0.1 = %.3f; want 0.05 to 0.2", capped)
+	assert.Positive(t, stat["nr_throttled"], "cpu.stat nr_throttled = %d; want > 0: the quota never stopped the process", stat["nr_throttled"])
+}
+
+// TestLambda128MB gives a process the share of a 128 MB function, the article's, and checks it
+// gets about that: 0.0724, within the same allowances as TestQuotaThrottlesAProcess (a period's
+// phase, 10ms ticks), which are larger relative to this smaller quota.
+func TestLambda128MB(t *testing.T) {
+	where := needCgroup(t)
+	q, err := QuotaForMemory(128)
+	require.NoError(t, err)
+	g, err := New(t, "lambda128", q)
+	require.NoError(t, err)
+	assert.Equal(t, wantDescribe(where, 7236, 100000), g.Describe())
+	pid := spin(t)
+	require.NoError(t, g.Add(pid))
+	got := cpuShare(t, pid, time.Second)
+	t.Logf("CPU share at 128 MB (want %.4f): %.3f", q.Share, got)
+	assert.True(t, got >= 0.035 && got <= 0.145, "CPU share at 128 MB = %.3f; want 0.035 to 0.145 (0.0724 halved to doubled)", got)
+}
+
+// TestChildrenStayInside checks that a process started by a member after Add is born in the
+// group: a function's runtime starts its handler's process after the quota is on.
+func TestChildrenStayInside(t *testing.T) {
+	needCgroup(t)
+	cmd := exec.Command("/bin/sh", "-c", `read go; sleep 30 & echo "$!"; wait`)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	stdin, err := cmd.StdinPipe()
+	require.NoError(t, err)
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	pgid := cmd.Process.Pid
+	t.Cleanup(func() {
+		_ = syscall.Kill(-pgid, syscall.SIGKILL) // the shell and its sleep, by the group's id
+		_ = cmd.Wait()
+	})
+
+	g, err := New(t, "children", Quota{Share: 0.5})
+	require.NoError(t, err)
+	require.NoError(t, g.Add(pgid))
+	_, err = io.WriteString(stdin, "go\n")
+	require.NoError(t, err)
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	require.NoError(t, err)
+	child, err := strconv.Atoi(strings.TrimSpace(line))
+	require.NoError(t, err, "the shell printed %q; want its child's pid", line)
+
+	assert.True(t, inGroup(t, child, g), "child %d of member %d is not in %s", child, pgid, g.Path())
+	members, err := g.Procs()
+	require.NoError(t, err)
+	assert.ElementsMatch(t, []int{pgid, child}, members)
+}
+
+func TestRemove(t *testing.T) {
+	needCgroup(t)
+	t.Run("leaves nothing and is safe twice", func(t *testing.T) {
+		g, err := New(t, "remove", Quota{Share: 0.2})
+		require.NoError(t, err)
+		require.DirExists(t, g.Path())
+		assert.Contains(t, Live(), g.Path())
+
+		require.NoError(t, g.Remove())
+		assert.NoDirExists(t, g.Path())
+		assert.NotContains(t, Live(), g.Path())
+		stale, err := Stale()
+		require.NoError(t, err)
+		assert.Empty(t, stale, "stale groups")
+		assert.NoError(t, g.Remove(), "a second Remove is a no-op")
+		assert.ErrorContains(t, g.Add(os.Getpid()), "the group was removed")
+	})
+	t.Run("moves a live member out", func(t *testing.T) {
+		pid := spin(t)
+		g, err := New(t, "member", Quota{Share: 0.2})
+		require.NoError(t, err)
+		require.NoError(t, g.Add(pid))
+		require.True(t, inGroup(t, pid, g))
+
+		require.NoError(t, g.Remove())
+		assert.NoDirExists(t, g.Path())
+		assert.True(t, running(pid), "the member %d did not survive Remove", pid)
+		assert.False(t, inGroup(t, pid, g), "/proc/%d/cgroup still names the removed group", pid)
+	})
+}
+
+// TestKernelRefusal asks for a quota of 100µs per period, which the kernel refuses (it takes
+// no less than 1ms): the error must name the file and the value, and no group may be left.
+func TestKernelRefusal(t *testing.T) {
+	where := needCgroup(t)
+	g, err := New(t, "refused", Quota{Share: 0.001})
+	assert.Nil(t, g)
+	if strings.HasPrefix(where, "v2") {
+		assert.ErrorContains(t, err, `cpu.max = "100 100000"`)
+	} else {
+		assert.ErrorContains(t, err, `cpu.cfs_quota_us = "100"`)
+	}
+	assert.ErrorIs(t, err, syscall.EINVAL)
+	t.Logf("refused: %v", err)
+	assert.Empty(t, Live())
+	stale, err := Stale()
+	require.NoError(t, err)
+	assert.Empty(t, stale, "stale groups")
+}
+
+// helperEnv makes this test binary, run again, a helper that makes a group, adds the process
+// whose pid is the variable's value, prints the group's path, and waits to be signalled.
+const helperEnv = "CGROUP_TEST_HELPER_MEMBER"
+
+func TestHelperMakesAGroupAndWaits(t *testing.T) {
+	member := os.Getenv(helperEnv)
+	if member == "" {
+		t.Skip("runs only as the helper of TestInterruptRemovesLiveGroups and TestSIGKILLLeavesAGroupNewSweeps")
+	}
+	pid, err := strconv.Atoi(member)
+	require.NoError(t, err)
+	g, err := New(t, "helper", Quota{Share: 0.2})
+	require.NoError(t, err)
+	require.NoError(t, g.Add(pid))
+	fmt.Printf("GROUP %s\n", g.Path())
+	time.Sleep(time.Minute)
+}
+
+// startHelper runs the helper with member, and returns it and its group's path.
+func startHelper(t *testing.T, member int) (*exec.Cmd, string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperMakesAGroupAndWaits$", "-test.v")
+	cmd.Env = append(os.Environ(), helperEnv+"="+strconv.Itoa(member))
+	out, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	var path string
+	sc := bufio.NewScanner(out)
+	for path == "" && sc.Scan() {
+		path, _ = strings.CutPrefix(sc.Text(), "GROUP ")
+		if path == sc.Text() {
+			path = ""
+		}
+	}
+	require.NotEmpty(t, path, "the helper never printed its group")
+	go func() { _, _ = io.Copy(io.Discard, out) }()
+	require.DirExists(t, path)
+	return cmd, path
+}
+
+// TestInterruptRemovesLiveGroups: Ctrl-C (SIGINT) to a test binary removes its group, members
+// and all, and the binary still dies of the signal, as it would without this package.
+func TestInterruptRemovesLiveGroups(t *testing.T) {
+	needCgroup(t)
+	member := spin(t)
+	cmd, path := startHelper(t, member)
+
+	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
+	err := cmd.Wait()
+	var exit *exec.ExitError
+	require.ErrorAs(t, err, &exit)
+	ws := exit.Sys().(syscall.WaitStatus)
+	assert.True(t, ws.Signaled() && ws.Signal() == syscall.SIGINT, "helper ended with %v; want death by SIGINT", ws)
+	assert.NoDirExists(t, path, "the interrupted helper's group")
+	assert.True(t, running(member), "the member %d did not survive", member)
+}
+
+// TestSIGKILLLeavesAGroupNewSweeps: nothing runs in a SIGKILLed binary, so its group stays,
+// member and all; Stale finds it and the next New removes it, moving the member out.
+func TestSIGKILLLeavesAGroupNewSweeps(t *testing.T) {
+	needCgroup(t)
+	member := spin(t)
+	cmd, path := startHelper(t, member)
+
+	require.NoError(t, cmd.Process.Kill())
+	_ = cmd.Wait() // reaped: its pid no longer runs
+	require.DirExists(t, path, "the SIGKILLed helper's group")
+	stale, err := Stale()
+	require.NoError(t, err)
+	assert.Contains(t, stale, path)
+
+	_, err = New(t, "sweeper", Quota{Share: 0.2})
+	require.NoError(t, err)
+	assert.NoDirExists(t, path, "the stale group after New")
+	assert.True(t, running(member), "the member %d did not survive the sweep", member)
+	stale, err = Stale()
+	require.NoError(t, err)
+	assert.Empty(t, stale, "stale groups after New")
+}
