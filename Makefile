@@ -24,9 +24,9 @@ TEST_TRIALS ?= 8
 # Experiments load the CPU: run one package at a time (-p 1) so they never measure each other.
 GOTEST_FLAGS := -p 1 -count=1
 
-.PHONY: setup node24 gotools cc lint test experiments report clean
+.PHONY: setup node24 gotools cc dynalite lint test experiments report clean
 
-setup: node24 gotools cc
+setup: node24 gotools cc dynalite
 
 node24:
 	@have=$$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0); \
@@ -54,6 +54,18 @@ endif
 cc:
 	@command -v $(CC) >/dev/null || { echo "setup: $(CC) is not on PATH: install gcc (apt-get install gcc) or set CC"; exit 1; }
 	@echo "setup: C compiler $(CC) ready"
+
+# dynalite, the cold-start experiments' DynamoDB stand-in, pinned by tools/dynalite's lockfile.
+# `npm ci` runs again only when the lockfile changed since the last install.
+DYNALITE_DIR := tools/dynalite
+dynalite:
+	@if cmp -s $(DYNALITE_DIR)/package-lock.json $(DYNALITE_DIR)/node_modules/.claims-installed-lock 2>/dev/null; then \
+	  echo "setup: dynalite is installed in $(DYNALITE_DIR)"; \
+	else \
+	  echo "setup: installing dynalite into $(DYNALITE_DIR) (npm ci)"; \
+	  npm ci --no-audit --no-fund --prefix $(DYNALITE_DIR); \
+	  cp $(DYNALITE_DIR)/package-lock.json $(DYNALITE_DIR)/node_modules/.claims-installed-lock; \
+	fi
 
 # Formatting and vet, with and without the lambda build tag, and the Go probe (testdata is
 # outside ./...) in each of its builds.

@@ -1,0 +1,229 @@
+// Package dynalite starts the DynamoDB stand-in of the cold-start experiments: dynalite (from the
+// npm registry, pinned in tools/dynalite and installed by `make setup`), in memory, on loopback,
+// behind TLS with a CA and certificate made at run time. dynalite's own --ssl certificate expired
+// in 2018, and the claims are about the handshake a function pays, so the TLS in front of it is
+// ours: ECDSA P-256 by default, RSA-2048 on request (harness/tlsca).
+//
+// The TLS front is a small proxy in the test process: it terminates TLS and forwards the bytes to
+// dynalite's plain HTTP port. It can be taken down and brought back on the same address, which
+// is how an experiment makes DynamoDB unreachable for a while.
+package dynalite
+
+import (
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/serverless-claims/claims/harness/proc"
+	"github.com/serverless-claims/claims/harness/protocol"
+	"github.com/serverless-claims/claims/harness/runtimes"
+	"github.com/serverless-claims/claims/harness/tlsca"
+)
+
+// Script is the launcher that starts dynalite and prints its READY line, relative to the
+// repository root; Installed is the file `make setup` leaves when dynalite is installed.
+const (
+	Script    = "tools/dynalite/serve.js"
+	Installed = "tools/dynalite/node_modules/dynalite/package.json"
+)
+
+// Options say how to start the stand-in.
+type Options struct {
+	// Key is the kind of the server certificate's key; empty means tlsca.DefaultKeyKind.
+	Key tlsca.KeyKind
+}
+
+// Server is a started stand-in.
+type Server struct {
+	// Endpoint is the HTTPS URL clients use: https://127.0.0.1:PORT.
+	Endpoint string
+	// CAFile is a PEM file holding the CA that signed the server's certificate, for clients to
+	// trust (the function reads it from CLAIMS_CA_FILE).
+	CAFile string
+	// CA made the certificate; CA.Pool() is what a Go client trusts.
+	CA *tlsca.CA
+	// Key is the server certificate's key kind.
+	Key tlsca.KeyKind
+	// Version is dynalite's, from its READY line.
+	Version string
+
+	backend string // dynalite's plain HTTP address
+	addr    string // the TLS front's address, kept across Down and Up
+	config  *tls.Config
+
+	mu       sync.Mutex
+	listener net.Listener
+	conns    map[net.Conn]bool
+	wg       sync.WaitGroup
+}
+
+// Start starts dynalite and its TLS front, and stops both when the test ends. A dynalite that is
+// not installed or does not start fails the test at once, saying what to do.
+func Start(t testing.TB, o Options) *Server {
+	t.Helper()
+	if o.Key == "" {
+		o.Key = tlsca.DefaultKeyKind
+	}
+	if _, err := tlsca.ParseKeyKind(string(o.Key)); err != nil {
+		t.Fatalf("dynalite: %v", err)
+	}
+	script, err := runtimes.FromRoot(Script)
+	if err != nil {
+		t.Fatalf("dynalite: %v", err)
+	}
+	if err := installed(); err != nil {
+		t.Fatalf("dynalite: %v", err)
+	}
+	node, err := runtimes.FindNode()
+	if err != nil {
+		t.Fatalf("dynalite: %v", err)
+	}
+	var ready protocol.Ready
+	proc.Start(t, proc.Spec{
+		Name:  "dynalite",
+		Path:  node.Path,
+		Args:  []string{script},
+		Env:   proc.CleanEnv(),
+		Dir:   filepath.Dir(script),
+		Ready: protocol.AwaitReady(&ready),
+	})
+
+	ca, err := tlsca.New(o.Key)
+	if err != nil {
+		t.Fatalf("dynalite: CA: %v", err)
+	}
+	leaf, err := ca.Leaf(o.Key, "127.0.0.1", "localhost")
+	if err != nil {
+		t.Fatalf("dynalite: certificate: %v", err)
+	}
+	caFile := filepath.Join(t.TempDir(), "dynalite-ca.pem")
+	if err := os.WriteFile(caFile, ca.PEM(), 0o644); err != nil {
+		t.Fatalf("dynalite: %v", err)
+	}
+	s := &Server{
+		CAFile: caFile, CA: ca, Key: o.Key, Version: ready.Version,
+		backend: ready.Addr,
+		config:  &tls.Config{Certificates: []tls.Certificate{leaf}},
+		conns:   map[net.Conn]bool{},
+	}
+	if err := s.listen("127.0.0.1:0"); err != nil {
+		t.Fatalf("dynalite: TLS front: %v", err)
+	}
+	s.Endpoint = "https://" + s.addr
+	t.Cleanup(s.close)
+	return s
+}
+
+// installed says what is missing when `make setup` has not installed dynalite.
+func installed() error {
+	p, err := runtimes.FromRoot(Installed)
+	if err != nil {
+		return err
+	}
+	if _, err := os.Stat(p); err != nil {
+		return fmt.Errorf("not installed (%s is missing): run `make setup`", Installed)
+	}
+	return nil
+}
+
+// listen opens the TLS front on addr and serves it until Down or the end of the test.
+func (s *Server) listen(addr string) error {
+	l, err := tls.Listen("tcp", addr, s.config)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.listener, s.addr = l, l.Addr().String()
+	s.mu.Unlock()
+	s.wg.Add(1)
+	go s.serve(l)
+	return nil
+}
+
+func (s *Server) serve(l net.Listener) {
+	defer s.wg.Done()
+	for {
+		c, err := l.Accept()
+		if err != nil {
+			return // closed by Down or close
+		}
+		s.mu.Lock()
+		s.conns[c] = true
+		s.mu.Unlock()
+		s.wg.Add(1)
+		go s.forward(c)
+	}
+}
+
+// forward copies one client connection to dynalite and back. The TLS handshake happens on the
+// first read, so a client that fails it never reaches dynalite.
+func (s *Server) forward(c net.Conn) {
+	defer s.wg.Done()
+	defer s.drop(c)
+	b, err := net.Dial("tcp", s.backend)
+	if err != nil {
+		return
+	}
+	defer b.Close()
+	done := make(chan struct{})
+	go func() {
+		_, _ = io.Copy(b, c)
+		if tcp, ok := b.(*net.TCPConn); ok {
+			_ = tcp.CloseWrite()
+		}
+		close(done)
+	}()
+	_, _ = io.Copy(c, b)
+	_ = c.Close()
+	<-done
+}
+
+func (s *Server) drop(c net.Conn) {
+	_ = c.Close()
+	s.mu.Lock()
+	delete(s.conns, c)
+	s.mu.Unlock()
+}
+
+// Down makes the stand-in unreachable: new connections are refused and open ones are closed,
+// as when a network path goes away. Up brings it back on the same address.
+func (s *Server) Down() {
+	s.mu.Lock()
+	l := s.listener
+	s.listener = nil
+	conns := make([]net.Conn, 0, len(s.conns))
+	for c := range s.conns {
+		conns = append(conns, c)
+	}
+	s.mu.Unlock()
+	if l != nil {
+		_ = l.Close()
+	}
+	for _, c := range conns {
+		_ = c.Close()
+	}
+}
+
+// Up reopens the TLS front on the address it had. It fails when another process took the port
+// meanwhile, which on loopback within one test is not expected.
+func (s *Server) Up() error {
+	s.mu.Lock()
+	up := s.listener != nil
+	s.mu.Unlock()
+	if up {
+		return errors.New("dynalite: Up: already up")
+	}
+	return s.listen(s.addr)
+}
+
+// close ends the TLS front and waits for its goroutines; proc stops dynalite itself.
+func (s *Server) close() {
+	s.Down()
+	s.wg.Wait()
+}

@@ -1,0 +1,108 @@
+package dynalite
+
+import (
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/serverless-claims/claims/harness/tlsca"
+)
+
+// listTables sends DynamoDB's ListTables over the TLS front, as an SDK would (the stand-in checks
+// that a request is signed in form, not the signature).
+func listTables(t *testing.T, s *Server, client *http.Client) (*http.Response, error) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, s.Endpoint, strings.NewReader(`{}`))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/x-amz-json-1.0")
+	req.Header.Set("X-Amz-Target", "DynamoDB_20120810.ListTables")
+	req.Header.Set("X-Amz-Date", time.Now().UTC().Format("20060102T150405Z"))
+	req.Header.Set("Authorization", "AWS4-HMAC-SHA256 Credential=test/20240101/us-east-1/dynamodb/aws4_request, SignedHeaders=host;x-amz-date;x-amz-target, Signature=00")
+	return client.Do(req)
+}
+
+func trusting(s *Server) *http.Client {
+	return &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: s.CA.Pool()}}}
+}
+
+func TestStandInAnswersOverTLSWithTheRunTimeCA(t *testing.T) {
+	for _, key := range tlsca.KeyKinds() {
+		t.Run(string(key), func(t *testing.T) {
+			s := Start(t, Options{Key: key})
+			assert.True(t, strings.HasPrefix(s.Endpoint, "https://127.0.0.1:"), "endpoint = %s; want https on loopback", s.Endpoint)
+			resp, err := listTables(t, s, trusting(s))
+			require.NoError(t, err)
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			assert.Equal(t, http.StatusOK, resp.StatusCode, "ListTables status = %d; want 200 (%s)", resp.StatusCode, body)
+			assert.Contains(t, string(body), "TableNames")
+			require.NotEmpty(t, resp.TLS.PeerCertificates)
+			assert.Equal(t, keyAlgorithm(key), resp.TLS.PeerCertificates[0].PublicKeyAlgorithm.String())
+		})
+	}
+}
+
+func keyAlgorithm(k tlsca.KeyKind) string {
+	if k == tlsca.RSA2048 {
+		return "RSA"
+	}
+	return "ECDSA"
+}
+
+func TestAClientWithoutTheCAIsRefused(t *testing.T) {
+	s := Start(t, Options{})
+	_, err := listTables(t, s, &http.Client{Timeout: 10 * time.Second})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "certificate", "error = %v; want a certificate error", err)
+}
+
+func TestDownRefusesAndUpRestores(t *testing.T) {
+	s := Start(t, Options{})
+	client := trusting(s)
+	resp, err := listTables(t, s, client)
+	require.NoError(t, err)
+	resp.Body.Close()
+
+	s.Down()
+	_, err = net.DialTimeout("tcp", strings.TrimPrefix(s.Endpoint, "https://"), time.Second)
+	assert.True(t, errors.Is(err, syscall.ECONNREFUSED), "dial while down: %v; want connection refused", err)
+	client.CloseIdleConnections()
+	_, err = listTables(t, s, client)
+	assert.Error(t, err, "a request while down must fail")
+
+	require.NoError(t, s.Up())
+	resp, err = listTables(t, s, client)
+	require.NoError(t, err, "a request after Up")
+	resp.Body.Close()
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+}
+
+func TestABadKeyKindIsRefused(t *testing.T) {
+	ft := &fatalRecorder{TB: t}
+	func() {
+		defer func() { _ = recover() }()
+		Start(ft, Options{Key: "dsa"})
+	}()
+	assert.Contains(t, ft.msg, `key = "dsa"`, "the failure names the setting")
+}
+
+// fatalRecorder catches Fatalf, so a test can read the message of a start that must fail.
+type fatalRecorder struct {
+	testing.TB
+	msg string
+}
+
+func (f *fatalRecorder) Fatalf(format string, args ...any) {
+	f.msg = fmt.Sprintf(format, args...)
+	panic("fatal")
+}
