@@ -112,9 +112,11 @@ var (
 	built   = map[string]string{} // build description -> the file it made
 )
 
-// BuildGo builds the Go main package in the repository folder pkg (slash-separated, e.g.
-// "testdata/probes/go") with the given build tags, once per test binary, into .cache/bin, and
-// returns the binary's path. It builds with the go command found on PATH, else in GOROOT.
+// BuildGo builds the Go main package pkg with the given build tags, once per test binary, into
+// .cache/bin, and returns the binary's path. pkg is a repository folder (slash-separated, e.g.
+// "testdata/probes/go") or the import path of a command the module requires (a tool, such as
+// the Lambda Runtime Interface Emulator). It builds with the go command found on PATH, else in
+// GOROOT, with cgo off: a static binary, as Lambda's provided.al2023 runtime runs one.
 func BuildGo(pkg string, tags ...string) (string, error) {
 	joined := strings.Join(tags, ",")
 	name := strings.ReplaceAll(pkg, "/", "_")
@@ -126,7 +128,13 @@ func BuildGo(pkg string, tags ...string) (string, error) {
 		if joined != "" {
 			args = append(args, "-tags", joined)
 		}
-		return exec.Command(goTool(), append(args, "./"+pkg)...)
+		target := pkg
+		if first, _, _ := strings.Cut(pkg, "/"); !strings.Contains(first, ".") {
+			target = "./" + pkg // a folder of this repository, not a module's import path
+		}
+		cmd := exec.Command(goTool(), append(args, target)...)
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		return cmd
 	})
 }
 

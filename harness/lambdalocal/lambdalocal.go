@@ -1,0 +1,214 @@
+// Package lambdalocal runs a Lambda function locally the way Lambda runs it: its bootstrap under
+// the official Runtime Interface Emulator (RIE, a tool directive in go.mod, built once per test
+// binary), optionally inside a cgroup whose CPU quota is the share of a vCPU that the function's
+// memory size gets on Lambda (harness/cgroup).
+//
+// One Environment is one execution environment: RIE initialises the function on the first
+// invoke and never again, so every cold start is a fresh Environment. What the emulator cannot
+// show, and results must say: its REPORT line puts Init Duration first and fakes the memory
+// figures, and its Init Duration ends when the runtime asks for the first event, so work a
+// runtime does lazily on the first invoke lands in the first Duration. The function's own measure
+// of its Init is the better evidence.
+package lambdalocal
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/serverless-claims/claims/harness/cgroup"
+	"github.com/serverless-claims/claims/harness/lambdareport"
+	"github.com/serverless-claims/claims/harness/proc"
+	"github.com/serverless-claims/claims/harness/runtimes"
+)
+
+// EmulatorPackage is the emulator's command, required by go.mod's tool directive.
+const EmulatorPackage = "github.com/aws/aws-lambda-runtime-interface-emulator/cmd/aws-lambda-rie"
+
+// invocationsPath is where RIE takes invokes, as Lambda's Invoke API names it.
+const invocationsPath = "/2015-03-31/functions/function/invocations"
+
+// Options say how to run the function.
+type Options struct {
+	// Bootstrap is the function's executable.
+	Bootstrap string
+	// Env is the function's configuration; nothing else reaches it but PATH and HOME.
+	Env map[string]string
+	// MemoryMB is the function's memory size, 128 to 10240; it sets
+	// AWS_LAMBDA_FUNCTION_MEMORY_SIZE and, with Quota, the CPU share.
+	MemoryMB int
+	// Quota runs the emulator and the function in a cgroup with MemoryMB's CPU share.
+	Quota bool
+	// Period is the quota's CFS period; zero means cgroup.DefaultPeriod.
+	Period time.Duration
+}
+
+// Environment is one started execution environment.
+type Environment struct {
+	// Addr is the emulator's invoke address.
+	Addr string
+	// Group is the cgroup the environment runs in, or nil without a quota.
+	Group  *cgroup.Group
+	proc   *proc.Process
+	client *http.Client
+	seq    atomic.Int64
+}
+
+// Invocation is one invoke's outcome.
+type Invocation struct {
+	RequestID string
+	Status    int
+	Body      []byte
+	// ClientMs is the invoke's round trip as the caller saw it.
+	ClientMs float64
+	// Report is the emulator's REPORT line for this invoke.
+	Report lambdareport.Report
+}
+
+var started atomic.Int64
+
+// Start starts a fresh execution environment and stops it when the test ends. A bad setting (a
+// memory size out of range, a quota the kernel refuses) fails the test at once, naming it.
+func Start(t testing.TB, o Options) *Environment {
+	t.Helper()
+	if _, err := cgroup.ShareForMemory(o.MemoryMB); err != nil {
+		t.Fatalf("lambdalocal: %v", err)
+	}
+	rie, err := runtimes.BuildGo(EmulatorPackage)
+	if err != nil {
+		t.Fatalf("lambdalocal: building the emulator: %v", err)
+	}
+	apiAddr, err := freeAddr()
+	if err != nil {
+		t.Fatalf("lambdalocal: %v", err)
+	}
+	invokeAddr, err := freeAddr()
+	if err != nil {
+		t.Fatalf("lambdalocal: %v", err)
+	}
+	env := map[string]string{
+		"AWS_LAMBDA_FUNCTION_MEMORY_SIZE": strconv.Itoa(o.MemoryMB),
+		"AWS_LAMBDA_FUNCTION_NAME":        "claims-function",
+		"AWS_LAMBDA_FUNCTION_TIMEOUT":     "30",
+		"LOG_LEVEL":                       "info",
+	}
+	for k, v := range o.Env {
+		env[k] = v
+	}
+	path, args := rie, []string{
+		"--runtime-api-address", apiAddr,
+		"--runtime-interface-emulator-address", invokeAddr,
+		o.Bootstrap,
+	}
+	e := &Environment{Addr: invokeAddr, client: &http.Client{}}
+	if o.Quota {
+		q, err := cgroup.QuotaForMemory(o.MemoryMB)
+		if err != nil {
+			t.Fatalf("lambdalocal: %v", err)
+		}
+		q.Period = o.Period
+		g, err := cgroup.New(t, fmt.Sprintf("lambda-%dmb-%d", o.MemoryMB, started.Add(1)), q)
+		if err != nil {
+			t.Fatalf("lambdalocal: %v", err)
+		}
+		e.Group = g
+		// The shell joins the group first, then becomes the emulator: the emulator and the
+		// function it starts are born inside it, and not one instruction runs outside.
+		path, args = "/bin/sh", append([]string{"-c", `echo $$ > "$0" && exec "$@"`, g.Path() + "/cgroup.procs", rie}, args...)
+	}
+	e.proc = proc.Start(t, proc.Spec{
+		Name: "lambda emulator",
+		Path: path,
+		Args: args,
+		Env:  proc.CleanEnv(proc.Vars(env)...),
+		Dir:  t.TempDir(),
+		// The emulator logs to stderr and says nothing once it listens: waitListening decides.
+	})
+	if err := waitListening(invokeAddr, 30*time.Second); err != nil {
+		t.Fatalf("lambdalocal: the emulator %v", err)
+	}
+	return e
+}
+
+// freeAddr is a loopback address with a port nothing listens on at the moment.
+func freeAddr() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer l.Close()
+	return l.Addr().String(), nil
+}
+
+// waitListening polls addr until something accepts, because the emulator says nothing once it
+// listens.
+func waitListening(addr string, limit time.Duration) error {
+	deadline := time.Now().Add(limit)
+	for {
+		c, err := net.DialTimeout("tcp", addr, time.Second)
+		if err == nil {
+			return c.Close()
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("did not listen on %s within %v: %w", addr, limit, err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// Invoke sends one event and returns the answer with the emulator's REPORT for it.
+func (e *Environment) Invoke(ctx context.Context, payload []byte) (Invocation, error) {
+	id := fmt.Sprintf("claims-%d-%d", e.proc.Pid(), e.seq.Add(1))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+e.Addr+invocationsPath, bytes.NewReader(payload))
+	if err != nil {
+		return Invocation{}, err
+	}
+	// The emulator takes the request ID from this header, so the REPORT can be matched.
+	req.Header.Set("X-Amzn-RequestId", id)
+	start := time.Now()
+	resp, err := e.client.Do(req)
+	if err != nil {
+		return Invocation{RequestID: id}, fmt.Errorf("invoke %s: %w", id, err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	inv := Invocation{RequestID: id, Status: resp.StatusCode, Body: body, ClientMs: float64(time.Since(start)) / float64(time.Millisecond)}
+	if err != nil {
+		return inv, fmt.Errorf("invoke %s: reading the answer: %w", id, err)
+	}
+	inv.Report, err = e.report(ctx, id)
+	return inv, err
+}
+
+// report finds the REPORT for request id in the emulator's output. The emulator prints it before
+// it writes the answer, but the line may still be on its way through the pipe.
+func (e *Environment) report(ctx context.Context, id string) (lambdareport.Report, error) {
+	for {
+		for _, line := range strings.Split(e.proc.Log(), "\n") {
+			text, ok := strings.CutPrefix(line, "stdout: ")
+			if !ok || !strings.HasPrefix(text, "REPORT ") || !strings.Contains(text, id) {
+				continue
+			}
+			return lambdareport.Parse(text)
+		}
+		select {
+		case <-ctx.Done():
+			return lambdareport.Report{}, fmt.Errorf("no REPORT for %s in the emulator's output: %w", id, ctx.Err())
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}
+
+// Log is everything the emulator and the function printed so far.
+func (e *Environment) Log() string { return e.proc.Log() }
+
+// Stop ends the environment now (it is also stopped when the test ends).
+func (e *Environment) Stop() error { return e.proc.Stop() }

@@ -1,0 +1,95 @@
+package lambdalocal
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/serverless-claims/claims/harness/cgroup"
+	"github.com/serverless-claims/claims/harness/runtimes"
+)
+
+func echoBootstrap(t *testing.T) string {
+	t.Helper()
+	p, err := runtimes.BuildGo("testdata/lambdalocal/echo")
+	require.NoError(t, err)
+	return p
+}
+
+type echoAnswer struct {
+	Event    map[string]any `json:"event"`
+	PID      int            `json:"pid"`
+	MemoryMB string         `json:"memoryMB"`
+}
+
+func invoke(t *testing.T, e *Environment, event string) (Invocation, echoAnswer) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	inv, err := e.Invoke(ctx, []byte(event))
+	require.NoError(t, err)
+	require.Equal(t, 200, inv.Status, "invoke status = %d; want 200 (%s)", inv.Status, inv.Body)
+	var a echoAnswer
+	require.NoError(t, json.Unmarshal(inv.Body, &a), "answer %s", inv.Body)
+	return inv, a
+}
+
+func TestOneEnvironmentInitialisesOnce(t *testing.T) {
+	e := Start(t, Options{Bootstrap: echoBootstrap(t), MemoryMB: 256})
+
+	first, a1 := invoke(t, e, `{"n":1}`)
+	second, a2 := invoke(t, e, `{"n":2}`)
+
+	assert.Equal(t, float64(1), a1.Event["n"], "the event reaches the handler")
+	assert.Equal(t, "256", a1.MemoryMB, "the memory size reaches the function")
+	assert.Equal(t, a1.PID, a2.PID, "both invokes ran in one process")
+	assert.True(t, first.Report.Cold(), "first REPORT has no Init Duration: %v", first.Report.Fields)
+	assert.False(t, second.Report.Cold(), "second REPORT has an Init Duration: %v", second.Report.Fields)
+	require.NotNil(t, second.Report.Duration)
+	assert.Equal(t, first.RequestID, first.Report.RequestID, "the REPORT is the invoke's own")
+}
+
+func TestQuotaHoldsTheEmulatorAndTheFunction(t *testing.T) {
+	if where, err := cgroup.Available(); err != nil {
+		t.Skipf("no cgroup can be made here: %v", err)
+	} else {
+		t.Logf("cgroup: %s", where)
+	}
+	e := Start(t, Options{Bootstrap: echoBootstrap(t), MemoryMB: 128, Quota: true})
+	_, a := invoke(t, e, `{}`)
+
+	require.NotNil(t, e.Group)
+	members, err := e.Group.Procs()
+	require.NoError(t, err)
+	assert.Contains(t, members, a.PID, "function pid %d not in the group's members %v", a.PID, members)
+	assert.Contains(t, members, e.proc.Pid(), "emulator pid %d not in the group's members %v", e.proc.Pid(), members)
+	assert.Contains(t, e.Group.Describe(), strconv.Itoa(7236), "quota for 128 MB: %s", e.Group.Describe())
+}
+
+func TestABadMemorySizeIsRefused(t *testing.T) {
+	for _, mb := range []int{64, 10241} {
+		ft := &fatalRecorder{TB: t}
+		func() {
+			defer func() { _ = recover() }()
+			Start(ft, Options{Bootstrap: "/nonexistent", MemoryMB: mb})
+		}()
+		assert.Contains(t, ft.msg, "memory = "+strconv.Itoa(mb)+" MB", "the failure names the setting")
+	}
+}
+
+// fatalRecorder catches Fatalf, so a test can read the message of a start that must fail.
+type fatalRecorder struct {
+	testing.TB
+	msg string
+}
+
+func (f *fatalRecorder) Fatalf(format string, args ...any) {
+	f.msg = fmt.Sprintf(format, args...)
+	panic("fatal")
+}
