@@ -11,7 +11,6 @@ package dynalite
 
 import (
 	"crypto/tls"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -57,10 +56,11 @@ type Server struct {
 	addr    string // the TLS front's address, kept across Down and Up
 	config  *tls.Config
 
-	mu       sync.Mutex
-	listener net.Listener
-	conns    map[net.Conn]bool
-	wg       sync.WaitGroup
+	mu         sync.Mutex
+	listener   net.Listener
+	conns      map[net.Conn]bool
+	handshakes int
+	wg         sync.WaitGroup
 }
 
 // Start starts dynalite and its TLS front, and stops both when the test ends. A dynalite that is
@@ -161,11 +161,17 @@ func (s *Server) serve(l net.Listener) {
 	}
 }
 
-// forward copies one client connection to dynalite and back. The TLS handshake happens on the
-// first read, so a client that fails it never reaches dynalite.
+// forward completes one client's TLS handshake, counts it, and copies the connection to dynalite
+// and back. A client that fails the handshake never reaches dynalite.
 func (s *Server) forward(c net.Conn) {
 	defer s.wg.Done()
 	defer s.drop(c)
+	if err := c.(*tls.Conn).Handshake(); err != nil {
+		return
+	}
+	s.mu.Lock()
+	s.handshakes++
+	s.mu.Unlock()
 	b, err := net.Dial("tcp", s.backend)
 	if err != nil {
 		return
@@ -191,6 +197,21 @@ func (s *Server) drop(c net.Conn) {
 	s.mu.Unlock()
 }
 
+// Handshakes counts the TLS handshakes the stand-in completed: the server's side of the evidence
+// that a client made a new connection.
+func (s *Server) Handshakes() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.handshakes
+}
+
+// Addr is the TLS front's address, host:port.
+func (s *Server) Addr() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.addr
+}
+
 // Down makes the stand-in unreachable: new connections are refused and open ones are closed,
 // as when a network path goes away. Up brings it back on the same address.
 func (s *Server) Down() {
@@ -210,15 +231,38 @@ func (s *Server) Down() {
 	}
 }
 
-// Up reopens the TLS front on the address it had. It fails when another process took the port
-// meanwhile, which on loopback within one test is not expected.
-func (s *Server) Up() error {
-	s.mu.Lock()
-	up := s.listener != nil
-	s.mu.Unlock()
-	if up {
-		return errors.New("dynalite: Up: already up")
+// Stall makes the stand-in a black hole: connections are accepted and then never answered, not
+// even with a TLS handshake, as when packets to a service are dropped somewhere on the way. A
+// client waits until its own timeouts give up. Up ends the stall.
+func (s *Server) Stall() error {
+	s.Down()
+	l, err := net.Listen("tcp", s.addr)
+	if err != nil {
+		return fmt.Errorf("dynalite: Stall: %w", err)
 	}
+	s.mu.Lock()
+	s.listener = l
+	s.mu.Unlock()
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			s.mu.Lock()
+			s.conns[c] = true // held open, unread, until Down, Up or the end of the test
+			s.mu.Unlock()
+		}
+	}()
+	return nil
+}
+
+// Up reopens the TLS front on the address it had, after Down or Stall. It fails when another
+// process took the port meanwhile, which on loopback within one test is not expected.
+func (s *Server) Up() error {
+	s.Down()
 	return s.listen(s.addr)
 }
 

@@ -46,6 +46,7 @@ func TestStandInAnswersOverTLSWithTheRunTimeCA(t *testing.T) {
 			resp.Body.Close()
 			assert.Equal(t, http.StatusOK, resp.StatusCode, "ListTables status = %d; want 200 (%s)", resp.StatusCode, body)
 			assert.Contains(t, string(body), "TableNames")
+			assert.Equal(t, 1, s.Handshakes(), "handshakes the stand-in counted")
 			require.NotEmpty(t, resp.TLS.PeerCertificates)
 			assert.Equal(t, keyAlgorithm(key), resp.TLS.PeerCertificates[0].PublicKeyAlgorithm.String())
 		})
@@ -82,6 +83,25 @@ func TestDownRefusesAndUpRestores(t *testing.T) {
 
 	require.NoError(t, s.Up())
 	resp, err = listTables(t, s, client)
+	require.NoError(t, err, "a request after Up")
+	resp.Body.Close()
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+}
+
+func TestStallAcceptsAndNeverAnswers(t *testing.T) {
+	s := Start(t, Options{})
+	require.NoError(t, s.Stall())
+	c, err := net.DialTimeout("tcp", s.Addr(), time.Second)
+	require.NoError(t, err, "a stalled stand-in still accepts")
+	defer c.Close()
+	require.NoError(t, c.SetReadDeadline(time.Now().Add(300*time.Millisecond)))
+	tc := tls.Client(c, &tls.Config{RootCAs: s.CA.Pool(), ServerName: "127.0.0.1"})
+	err = tc.Handshake()
+	var ne net.Error
+	assert.True(t, errors.As(err, &ne) && ne.Timeout(), "handshake with a stalled stand-in: %v; want a timeout", err)
+
+	require.NoError(t, s.Up())
+	resp, err := listTables(t, s, trusting(s))
 	require.NoError(t, err, "a request after Up")
 	resp.Body.Close()
 	assert.Equal(t, http.StatusOK, resp.StatusCode)
