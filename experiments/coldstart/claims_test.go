@@ -1,0 +1,256 @@
+package coldstart
+
+import (
+	"fmt"
+	"maps"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/serverless-claims/claims/harness/results"
+	"github.com/serverless-claims/claims/harness/stats"
+	"github.com/serverless-claims/claims/harness/tlsca"
+	"github.com/serverless-claims/claims/harness/verdict"
+)
+
+// seed is the article these claims come from.
+const seed = "003_2a2a2cc8247e6142.txt"
+
+// memoryMB is the memory size the article's function had; without a quota it only sets
+// AWS_LAMBDA_FUNCTION_MEMORY_SIZE.
+const memoryMB = 128
+
+// claim is what a test decides.
+type claim struct {
+	ids       []string
+	text      string
+	published string
+}
+
+// target is what a cold-start result records as measured: the function, the stand-ins, and the
+// function's configuration without its (dummy) credentials.
+type target struct {
+	Function   string            `json:"function"`
+	Emulator   string            `json:"emulator"`
+	DynamoDB   string            `json:"dynamodb"`
+	Key        tlsca.KeyKind     `json:"certificateKey"`
+	Env        map[string]string `json:"env"`
+	MemoryMB   int               `json:"memoryMB"`
+	CPUQuota   string            `json:"cpuQuota"`
+	InitSource string            `json:"initSource"`
+}
+
+// start begins the result of measuring c on s with the function's configuration env.
+func (c claim) start(t *testing.T, s *stage, env map[string]string, params map[string]any) *results.Result {
+	t.Helper()
+	recorded := maps.Clone(env)
+	delete(recorded, "AWS_ACCESS_KEY_ID")
+	delete(recorded, "AWS_SECRET_ACCESS_KEY")
+	return &results.Result{
+		Experiment: t.Name(),
+		Claims:     c.ids,
+		Claim:      c.text,
+		Mode:       "local",
+		StartedAt:  time.Now().UTC(),
+		Parameters: params,
+		Target: target{
+			Function: functionPackage, Emulator: "aws-lambda-rie (go.mod tool)", DynamoDB: "dynalite " + s.db.Version + " behind TLS",
+			Key: s.db.Key, Env: recorded, MemoryMB: memoryMB, CPUQuota: "none",
+			// The emulator's Init Duration ends when the runtime first asks for an event, before
+			// work a runtime does lazily; the function's own measure is the Init evidence.
+			InitSource: "the function's own measure (initMs); the emulator's Init Duration is kept beside it",
+		},
+		Published:   results.Published{Source: seed, Figure: c.published},
+		Environment: results.Fingerprint(),
+	}
+}
+
+// decide gives res its verdict and writes it under results/coldstart.
+func decide(t *testing.T, res *results.Result, evidence stats.Proportion, checks ...verdict.Check) {
+	t.Helper()
+	res.FinishedAt = time.Now().UTC()
+	res.Verdict = verdict.Decide(evidence, checks...)
+	results.Record(t, "coldstart", *res)
+}
+
+// holds asserts the claim: each check, then the verdict.
+func holds(t *testing.T, res *results.Result) {
+	t.Helper()
+	for _, c := range res.Verdict.Checks {
+		assert.True(t, c.Pass, "%v: %s", res.Claims, c)
+	}
+	assert.Equal(t, verdict.Pass, res.Verdict.Outcome, "verdict for %v: %s", res.Claims, res.Verdict.Reason)
+}
+
+// ownConnection is one cold start's T6 evidence: what the function's trace of its SDK calls said,
+// and what the DynamoDB stand-in saw from its side.
+type ownConnection struct {
+	coldStart
+	ServerHandshakes int `json:"serverHandshakes"` // handshakes the stand-in completed during this cold start
+}
+
+func TestPhasesAreTheSDKsOwnConnection(t *testing.T) {
+	s := setUp(t, tlsca.DefaultKeyKind)
+	env := s.functionEnv("cold")
+	res := claim{
+		ids:       []string{"T6"},
+		text:      "the phases are observed on the SDK's own connection (net/http/httptrace inside the aws-sdk-go-v2 call), not on a separate one",
+		published: "(the article measured a separate connection by hand and could not do this)",
+	}.start(t, s, env, map[string]any{"coldStarts": cfg.Trials, "variant": "cold"})
+
+	trials := make([]ownConnection, cfg.Trials)
+	for i := range trials {
+		before := s.db.Handshakes()
+		trials[i].coldStart = s.startCold(t, "cold", memoryMB, false)
+		trials[i].ServerHandshakes = s.db.Handshakes() - before
+	}
+	res.Trials = trials
+
+	// Evidence: the call did what the function is for, one GetItem that found the item in one
+	// attempt; a trace of a failed or retried call would mix connections.
+	evidence := stats.Proportion{N: len(trials)}
+	var newWithHandshake, reusedWithout, serverAgrees stats.Proportion
+	var tls []float64
+	for _, tr := range trials {
+		f, g := tr.First.Answer, tr.Second.Answer
+		if !(f.Found && f.Attempts == 1 && g.Found && g.Attempts == 1) {
+			continue
+		}
+		evidence.K++
+		newWithHandshake.N++
+		reusedWithout.N++
+		serverAgrees.N++
+		if !f.Reused && f.TLSMs > 0 && f.ConnectMs > 0 {
+			newWithHandshake.K++
+		}
+		if g.Reused && g.TLSMs == 0 && g.ConnectMs == 0 {
+			reusedWithout.K++
+		}
+		// The stand-in's side: the only handshake of the cold start is the one the trace shows.
+		if tr.ServerHandshakes == 1 {
+			serverAgrees.K++
+		}
+		tls = append(tls, f.TLSMs)
+	}
+	res.Summary = map[string]any{
+		"firstCallTLSMs":    stats.Summarize(tls),
+		results.HeadlineKey: fmt.Sprintf("first call: new connection with a handshake in %s, second call reused it in %s; the stand-in saw 1 handshake per cold start in %s", newWithHandshake, reusedWithout, serverAgrees),
+	}
+	decide(t, res, evidence,
+		verdict.All("cold starts whose first GetItem's trace shows a new connection with a TLS handshake", newWithHandshake),
+		verdict.All("cold starts whose second GetItem's trace shows the same connection reused, no handshake", reusedWithout),
+		verdict.All("cold starts in which the DynamoDB stand-in completed exactly 1 handshake", serverAgrees),
+	)
+	holds(t, res)
+}
+
+// warmupTimeout bounds the warm variant's warm-up in TestWarmupFailureDoesNotFailInit.
+const warmupTimeout = 500 * time.Millisecond
+
+// initMargin is what Init may take beyond the warm-up's timeout: starting the process and
+// building the SDK's client, a few ms to tens of ms here; a second is far above that and far
+// below what an unbounded warm-up waits on a stalled endpoint (the SDK's 10 s TLS handshake
+// timeout, times its retries).
+const initMargin = time.Second
+
+// stallFor is how long a stalled DynamoDB stays stalled once the first invocation has started.
+const stallFor = 500 * time.Millisecond
+
+// unreachableStart is one cold start of TestWarmupFailureDoesNotFailInit.
+type unreachableStart struct {
+	How       string  `json:"how"` // refused (nothing listens) or stalled (a black hole)
+	WhileDown invoked `json:"whileDown"`
+	AfterUp   invoked `json:"afterUp"`
+}
+
+func TestWarmupFailureDoesNotFailInit(t *testing.T) {
+	holds(t, measureWarmupFailure(t, warmupTimeout, cfg.Trials))
+}
+
+// measureWarmupFailure runs trials cold starts of the warm variant, its warm-up bounded by
+// timeout, with DynamoDB unreachable: refused and stalled in turn. Each cold start's first
+// invocation comes while DynamoDB is still unreachable, its second after it is back.
+func measureWarmupFailure(t *testing.T, timeout time.Duration, trials int) *results.Result {
+	t.Helper()
+	s := setUp(t, tlsca.DefaultKeyKind)
+	env := s.functionEnv("warm")
+	env["CLAIMS_WARMUP_TIMEOUT_MS"] = strconv.Itoa(int(timeout.Milliseconds()))
+	res := claim{
+		ids:       []string{"T4"},
+		text:      "a warm-up that fails must not fail Init: the function ignores its error, Init ends within the warm-up's bound, and the function serves once DynamoDB is back",
+		published: "(design rule, no figure)",
+	}.start(t, s, env, map[string]any{"coldStarts": trials, "variant": "warm", "warmupTimeoutMs": timeout.Milliseconds(), "initMarginMs": initMargin.Milliseconds()})
+
+	runs := make([]unreachableStart, trials)
+	for i := range runs {
+		r := &runs[i]
+		r.How = "refused"
+		if i%2 == 1 {
+			r.How = "stalled"
+		}
+		if r.How == "stalled" {
+			require.NoError(t, s.db.Stall())
+		} else {
+			s.db.Down()
+		}
+		e := s.start(t, env, memoryMB, false)
+		if r.How == "refused" {
+			// Refused: the GetItem fails at once, and the function must answer with its error.
+			r.WhileDown = invoke(t, e)
+			require.NoError(t, s.db.Up(), "bringing the stand-in back")
+		} else {
+			// Stalled: the GetItem waits on a handshake that never comes; DynamoDB comes back
+			// (the stalled connections are closed) while it waits, and the SDK's retry must
+			// then succeed.
+			back := time.AfterFunc(stallFor, func() { _ = s.db.Up() })
+			r.WhileDown = invoke(t, e)
+			back.Stop()
+			require.NoError(t, s.db.Up(), "bringing the stand-in back")
+		}
+		r.AfterUp = invoke(t, e)
+		require.NoError(t, e.Stop())
+	}
+	res.Trials = runs
+
+	var warmupFailed, boundedInit, clearError, servedAfter, sameProcess stats.Proportion
+	var initMs []float64
+	for _, r := range runs {
+		d, u := r.WhileDown.Answer, r.AfterUp.Answer
+		for _, p := range []*stats.Proportion{&warmupFailed, &boundedInit, &clearError, &servedAfter, &sameProcess} {
+			p.N++
+		}
+		if d.Warmup != nil && d.Warmup.Error != "" {
+			warmupFailed.K++
+		}
+		initMs = append(initMs, d.InitMs)
+		if d.InitMs <= float64((warmupTimeout + initMargin).Milliseconds()) {
+			boundedInit.K++
+		}
+		// Refused: a clear error. Stalled: DynamoDB came back during the call, which succeeded.
+		if (r.How == "refused" && !d.Found && d.Error != "") || (r.How == "stalled" && d.Found && d.Error == "") {
+			clearError.K++
+		}
+		if u.Found && u.Error == "" {
+			servedAfter.K++
+		}
+		if d.Pid == u.Pid && u.Invocation == 2 {
+			sameProcess.K++
+		}
+	}
+	init := stats.Summarize(initMs)
+	res.Summary = map[string]any{
+		"initMs":            init,
+		results.HeadlineKey: fmt.Sprintf("warm-up failed in %s (refused and stalled), Init max %.0f ms (bound %v + %v), served after DynamoDB came back in %s", warmupFailed, init.MaxMs, warmupTimeout, initMargin, servedAfter),
+	}
+	// Evidence: the warm-up really failed; a warm-up that reached DynamoDB tests nothing here.
+	decide(t, res, warmupFailed,
+		verdict.All(fmt.Sprintf("cold starts whose Init ended within %v (the warm-up's bound) plus %v", warmupTimeout, initMargin), boundedInit),
+		verdict.All("first invocations, DynamoDB unreachable, that answered with the GetItem's error (refused) or found the item once it was back (stalled)", clearError),
+		verdict.All("second invocations, DynamoDB back, that found the item", servedAfter),
+		verdict.All("cold starts whose two invocations ran in the one process (nothing crashed)", sameProcess),
+	)
+	return res
+}
