@@ -62,6 +62,10 @@ func main() {
 		fmt.Fprintf(os.Stderr, "getitem: %v\n", err)
 		os.Exit(2)
 	}
+	if f.warmup != nil && f.warmup.err != "" && failInitOnWarmupError {
+		fmt.Fprintf(os.Stderr, "getitem: warm-up failed, failing Init (-tags brokenwarmup): %s\n", f.warmup.err)
+		os.Exit(1)
+	}
 	if f.warmup != nil && f.warmup.err != "" {
 		// Reported, not fatal: a warm-up is an optimisation, and a failed Init is retried by
 		// Lambda at the cost of a whole new Init (the article's point).

@@ -77,7 +77,7 @@ type tracer struct {
 // neither hides the other.
 func withTrace(ctx context.Context) (context.Context, *tracer) {
 	tr := &tracer{start: time.Now()}
-	return httptrace.WithClientTrace(ctx, tr.hooks()), tr
+	return attach(ctx, tr.hooks()), tr
 }
 
 // finish marks the call's end; call it as soon as the SDK returns.

@@ -71,6 +71,10 @@ type Invocation struct {
 	ClientMs float64
 	// Report is the emulator's REPORT line for this invoke.
 	Report lambdareport.Report
+	// Failure is the emulator's error line for this invoke when it failed it (an Init that
+	// failed, a runtime that exited); there is no REPORT then, and Status is 0 when the emulator
+	// held the request without answering, as it does after a failed Init.
+	Failure string
 }
 
 var started atomic.Int64
@@ -174,18 +178,60 @@ func (e *Environment) Invoke(ctx context.Context, payload []byte) (Invocation, e
 	// The emulator takes the request ID from this header, so the REPORT can be matched.
 	req.Header.Set("X-Amzn-RequestId", id)
 	start := time.Now()
-	resp, err := e.client.Do(req)
-	if err != nil {
-		return Invocation{RequestID: id}, fmt.Errorf("invoke %s: %w", id, err)
+	type reply struct {
+		resp *http.Response
+		err  error
 	}
-	body, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	inv := Invocation{RequestID: id, Status: resp.StatusCode, Body: body, ClientMs: float64(time.Since(start)) / float64(time.Millisecond)}
+	replies := make(chan reply, 1)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		resp, err := e.client.Do(req.WithContext(ctx))
+		replies <- reply{resp, err}
+	}()
+	var r reply
+	for waiting := true; waiting; {
+		select {
+		case r = <-replies:
+			waiting = false
+		case <-time.After(20 * time.Millisecond):
+			if line := e.failure(id); line != "" {
+				// The emulator gave up on this invoke; give its answer a moment, then stop waiting.
+				select {
+				case r = <-replies:
+				case <-time.After(200 * time.Millisecond):
+					cancel()
+					return Invocation{RequestID: id, Failure: line, ClientMs: float64(time.Since(start)) / float64(time.Millisecond)}, nil
+				}
+				waiting = false
+			}
+		}
+	}
+	if r.err != nil {
+		return Invocation{RequestID: id}, fmt.Errorf("invoke %s: %w", id, r.err)
+	}
+	body, err := io.ReadAll(r.resp.Body)
+	r.resp.Body.Close()
+	inv := Invocation{RequestID: id, Status: r.resp.StatusCode, Body: body, ClientMs: float64(time.Since(start)) / float64(time.Millisecond)}
 	if err != nil {
 		return inv, fmt.Errorf("invoke %s: reading the answer: %w", id, err)
 	}
+	if line := e.failure(id); line != "" {
+		inv.Failure = line // the emulator prints no REPORT for an invoke it failed
+		return inv, nil
+	}
 	inv.Report, err = e.report(ctx, id)
 	return inv, err
+}
+
+// failure is the emulator's error line for request id, if it logged one.
+func (e *Environment) failure(id string) string {
+	for _, line := range strings.Split(e.proc.Log(), "\n") {
+		if strings.Contains(line, "[ERROR]") && strings.Contains(line, "InvokeID="+id) {
+			return strings.TrimPrefix(line, "stderr: ")
+		}
+	}
+	return ""
 }
 
 // report finds the REPORT for request id in the emulator's output. The emulator prints it before
