@@ -24,7 +24,7 @@ TEST_TRIALS ?= 8
 # Experiments load the CPU: run one package at a time (-p 1) so they never measure each other.
 GOTEST_FLAGS := -p 1 -count=1
 
-.PHONY: setup node24 gotools cc dynalite lint test experiments report clean
+.PHONY: setup node24 gotools cc dynalite lint test experiments bench report clean
 
 setup: node24 gotools cc dynalite
 
@@ -89,6 +89,12 @@ experiments: setup
 	CLAIMS_TRIALS=$(TRIALS) CLAIMS_SPIN_MS=$(SPIN_MS) CLAIMS_PAUSE_MS=$(PAUSE_MS) \
 	  $(GOTESTSUM) --format standard-verbose -- $(GOTEST_FLAGS) -timeout 15m \
 	  -skip 'TestClaimTestsCatchBroken(Probes|Labs|Functions)|TestProbesRejectBadInput|TestLabsRejectBadInput' ./experiments/...
+
+# T7: TLS handshakes on loopback by key, version, key exchange and resumption, six times each, in
+# the form benchstat reads (results/bench-tls.txt).
+bench: setup
+	mkdir -p results
+	go test -run '^$$' -bench BenchmarkTLSHandshake -count 6 ./experiments/coldstart | tee results/bench-tls.txt
 
 # The results of the last runs as one Markdown table, results/report.md.
 report:
