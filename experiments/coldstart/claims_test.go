@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/serverless-claims/claims/harness/claimtest"
 	"github.com/serverless-claims/claims/harness/results"
 	"github.com/serverless-claims/claims/harness/stats"
 	"github.com/serverless-claims/claims/harness/tlsca"
@@ -68,21 +68,16 @@ func (c claim) start(t *testing.T, s *stage, env map[string]string, params map[s
 	}
 }
 
-// decide gives res its verdict and writes it under results/coldstart.
+// decide gives res its verdict and writes it under results/coldstart (claimtest.Decide).
 func decide(t *testing.T, res *results.Result, evidence stats.Proportion, checks ...verdict.Check) {
 	t.Helper()
-	res.FinishedAt = time.Now().UTC()
-	res.Verdict = verdict.Decide(evidence, checks...)
-	results.Record(t, "coldstart", *res)
+	claimtest.Decide(t, "coldstart", res, evidence, checks...)
 }
 
-// holds asserts the claim: each check, then the verdict.
+// holds asserts the claim (claimtest.Holds).
 func holds(t *testing.T, res *results.Result) {
 	t.Helper()
-	for _, c := range res.Verdict.Checks {
-		assert.True(t, c.Pass, "%v: %s", res.Claims, c)
-	}
-	assert.Equal(t, verdict.Pass, res.Verdict.Outcome, "verdict for %v: %s", res.Claims, res.Verdict.Reason)
+	claimtest.Holds(t, *res)
 }
 
 // ownConnection is one cold start's T6 evidence: what the function's trace of its SDK calls said,

@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/serverless-claims/claims/harness/claimtest"
 	"github.com/serverless-claims/claims/harness/pattern"
 	"github.com/serverless-claims/claims/harness/probe"
 	"github.com/serverless-claims/claims/harness/protocol"
@@ -203,10 +203,7 @@ func check(t *testing.T, e experiment, p *probe.Probe) {
 	t.Helper()
 	res := e.measure(t, p, cfg)
 	record(t, res)
-	for _, c := range res.Verdict.Checks {
-		assert.True(t, c.Pass, "%s: %s", res.Claims, c)
-	}
-	assert.Equal(t, verdict.Pass, res.Verdict.Outcome, "verdict for %v: %s", res.Claims, res.Verdict.Reason)
+	claimtest.Holds(t, res)
 }
 
 // record writes the result under results/eventloop.

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/serverless-claims/claims/harness/claimtest"
 	"github.com/serverless-claims/claims/harness/proc"
 	"github.com/serverless-claims/claims/harness/results"
 	"github.com/serverless-claims/claims/harness/runtimes"
@@ -151,22 +152,16 @@ func (c claim) start(t *testing.T, l lab, params map[string]any) *results.Result
 	}
 }
 
-// decide gives res its verdict from the evidence and checks and writes it under
-// results/threadpool; it does not assert, so the sensitivity tests can read a failing verdict.
+// decide gives res its verdict and writes it under results/threadpool (claimtest.Decide).
 func decide(t *testing.T, res *results.Result, evidence stats.Proportion, checks ...verdict.Check) {
 	t.Helper()
-	res.FinishedAt = time.Now().UTC()
-	res.Verdict = verdict.Decide(evidence, checks...)
-	results.Record(t, "threadpool", *res)
+	claimtest.Decide(t, "threadpool", res, evidence, checks...)
 }
 
-// holds asserts the claim: each check, then the verdict.
+// holds asserts the claim (claimtest.Holds).
 func holds(t *testing.T, res *results.Result) {
 	t.Helper()
-	for _, c := range res.Verdict.Checks {
-		assert.True(t, c.Pass, "%v: %s", res.Claims, c)
-	}
-	assert.Equal(t, verdict.Pass, res.Verdict.Outcome, "verdict for %v: %s", res.Claims, res.Verdict.Reason)
+	claimtest.Holds(t, *res)
 }
 
 // sizeEnv is the lab environment for a pool size; "" leaves UV_THREADPOOL_SIZE unset, libuv's
