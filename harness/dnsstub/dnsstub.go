@@ -126,8 +126,10 @@ func (s *Server) serve() {
 // send writes one reply. A client that has gone away, or a reply due after Close, is not a reason
 // to stop serving.
 func (s *Server) send(resp []byte, to *net.UDPAddr) {
-	if _, err := s.conn.WriteToUDP(resp, to); err == nil {
-		s.queries.Add(1)
+	// Counted before the write, so that a client holding the reply always finds it counted.
+	s.queries.Add(1)
+	if _, err := s.conn.WriteToUDP(resp, to); err != nil {
+		s.queries.Add(-1)
 	}
 }
 
