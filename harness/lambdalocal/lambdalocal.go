@@ -216,11 +216,7 @@ func (e *Environment) Invoke(ctx context.Context, payload []byte) (Invocation, e
 	if err != nil {
 		return inv, fmt.Errorf("invoke %s: reading the answer: %w", id, err)
 	}
-	if line := e.failure(id); line != "" {
-		inv.Failure = line // the emulator prints no REPORT for an invoke it failed
-		return inv, nil
-	}
-	inv.Report, err = e.report(ctx, id)
+	inv.Report, inv.Failure, err = e.report(ctx, id)
 	return inv, err
 }
 
@@ -234,20 +230,25 @@ func (e *Environment) failure(id string) string {
 	return ""
 }
 
-// report finds the REPORT for request id in the emulator's output. The emulator prints it before
-// it writes the answer, but the line may still be on its way through the pipe.
-func (e *Environment) report(ctx context.Context, id string) (lambdareport.Report, error) {
+// report finds the REPORT for request id in the emulator's output, or the error line of an
+// invoke the emulator failed, which gets no REPORT. The emulator prints either before it writes
+// the answer, but the line may still be on its way through the pipe.
+func (e *Environment) report(ctx context.Context, id string) (lambdareport.Report, string, error) {
 	for {
 		for _, line := range strings.Split(e.proc.Log(), "\n") {
 			text, ok := strings.CutPrefix(line, "stdout: ")
 			if !ok || !strings.HasPrefix(text, "REPORT ") || !strings.Contains(text, id) {
 				continue
 			}
-			return lambdareport.Parse(text)
+			r, err := lambdareport.Parse(text)
+			return r, "", err
+		}
+		if line := e.failure(id); line != "" {
+			return lambdareport.Report{}, line, nil
 		}
 		select {
 		case <-ctx.Done():
-			return lambdareport.Report{}, fmt.Errorf("no REPORT for %s in the emulator's output: %w", id, ctx.Err())
+			return lambdareport.Report{}, "", fmt.Errorf("no REPORT for %s in the emulator's output: %w", id, ctx.Err())
 		case <-time.After(5 * time.Millisecond):
 		}
 	}
