@@ -114,7 +114,7 @@ func measureOwnConnection(t *testing.T, s *stage, trials int) *results.Result {
 	runs := make([]ownConnection, trials)
 	for i := range runs {
 		before := s.db.Handshakes()
-		runs[i].coldStart = s.startCold(t, "cold", memoryMB, false)
+		runs[i].coldStart = s.startCold(t, "cold")
 		runs[i].ServerHandshakes = s.db.Handshakes() - before
 	}
 	res.Trials = runs
@@ -209,7 +209,7 @@ func measureWarmupFailure(t *testing.T, s *stage, timeout time.Duration, trials 
 		} else {
 			s.db.Down()
 		}
-		e := s.start(t, env, memoryMB, false)
+		e := s.start(t, env)
 		if r.How == "refused" { // (the stall below outlasts Init, which runs inside the first invoke)
 			// Refused: the GetItem fails at once, and the function must answer with its error.
 			r.WhileDown = invoke(t, e)

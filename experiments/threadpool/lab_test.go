@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/serverless-claims/claims/harness/claimtest"
@@ -175,15 +174,3 @@ func sizeEnv(size string) map[string]string {
 
 // ms rounds milliseconds for results and messages.
 func ms(v float64) float64 { return float64(int64(v*10+0.5)) / 10 }
-
-// expectRefuted asserts that our measurement refutes res's claim: its verdict is fail, for the
-// reason given. A claim the article states and these runtimes do not bear out is a finding, and
-// the result file says `fail` with its evidence; the test passes while that stays so, and fails,
-// asking for the claim to be looked at again, the day a runtime makes the claim hold.
-func expectRefuted(t *testing.T, res *results.Result, why string) {
-	t.Helper()
-	if assert.Equal(t, verdict.Fail, res.Verdict.Outcome,
-		"verdict for %v = %s; want fail, the claim refuted here because %s (%s)", res.Claims, res.Verdict.Outcome, why, res.Verdict.Reason) {
-		t.Logf("%v refuted, as measured before: %s; evidence: %s", res.Claims, why, res.Verdict.Reason)
-	}
-}

@@ -32,3 +32,15 @@ func Holds(t testing.TB, res results.Result) {
 	}
 	assert.Equal(t, verdict.Pass, res.Verdict.Outcome, "verdict for %v: %s", res.Claims, res.Verdict.Reason)
 }
+
+// Refuted asserts that the measurement refutes res's claim: its verdict is fail, for the reason
+// why. A claim an article states and these runtimes do not bear out is a finding: the result file
+// says fail with its evidence, the test passes while that stays so, and fails, asking for the
+// claim to be looked at again, the day a runtime makes the claim hold.
+func Refuted(t testing.TB, res results.Result, why string) {
+	t.Helper()
+	if assert.Equal(t, verdict.Fail, res.Verdict.Outcome,
+		"verdict for %v = %s; want fail, the claim refuted here because %s (%s)", res.Claims, res.Verdict.Outcome, why, res.Verdict.Reason) {
+		t.Logf("%v refuted, as measured before: %s; evidence: %s", res.Claims, why, res.Verdict.Reason)
+	}
+}

@@ -42,3 +42,15 @@ type recorder struct {
 }
 
 func (r *recorder) Errorf(string, ...any) { r.failed = true }
+
+func TestRefutedFailsWhenTheClaimHolds(t *testing.T) {
+	holds := results.Result{Claims: []string{"X1"}, Verdict: verdict.Decide(stats.Proportion{K: 1, N: 1}, verdict.None("waited", stats.Proportion{N: 1}))}
+	fake := &recorder{TB: t}
+	Refuted(fake, holds, "a reason")
+	assert.True(t, fake.failed, "Refuted passed a claim that holds")
+
+	refuted := results.Result{Claims: []string{"X1"}, Verdict: verdict.Decide(stats.Proportion{K: 1, N: 1}, verdict.None("waited", stats.Proportion{K: 1, N: 1}))}
+	ok := &recorder{TB: t}
+	Refuted(ok, refuted, "a reason")
+	assert.False(t, ok.failed, "Refuted failed a refuted claim")
+}

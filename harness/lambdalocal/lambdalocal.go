@@ -254,8 +254,5 @@ func (e *Environment) report(ctx context.Context, id string) (lambdareport.Repor
 	}
 }
 
-// Log is everything the emulator and the function printed so far.
-func (e *Environment) Log() string { return e.proc.Log() }
-
 // Stop ends the environment now (it is also stopped when the test ends).
 func (e *Environment) Stop() error { return e.proc.Stop() }
