@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"golang.org/x/perf/benchmath"
 )
 
 // Quantile returns the q-quantile (0 <= q <= 1) of xs by linear interpolation between closest
@@ -32,6 +34,9 @@ type Summary struct {
 	P95Ms float64 `json:"p95Ms"`
 	MaxMs float64 `json:"maxMs"`
 	MinMs float64 `json:"minMs"`
+	// MeanMs is the mean: the expected time where a sample is bimodal, as phases under a CPU
+	// quota are (a throttle falls inside a phase or it does not), and a quantile picks a mode.
+	MeanMs float64 `json:"meanMs"`
 }
 
 // Summarize returns the summary of a sample of milliseconds. An empty sample gives the zero
@@ -41,12 +46,25 @@ func Summarize(ms []float64) Summary {
 		return Summary{}
 	}
 	return Summary{
-		N:     len(ms),
-		P50Ms: Quantile(ms, 0.50),
-		P95Ms: Quantile(ms, 0.95),
-		MaxMs: slices.Max(ms),
-		MinMs: slices.Min(ms),
+		N:      len(ms),
+		P50Ms:  Quantile(ms, 0.50),
+		P95Ms:  Quantile(ms, 0.95),
+		MaxMs:  slices.Max(ms),
+		MinMs:  slices.Min(ms),
+		MeanMs: Mean(ms),
 	}
+}
+
+// Mean is the arithmetic mean of xs, NaN for no samples.
+func Mean(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	sum := 0.0
+	for _, x := range xs {
+		sum += x
+	}
+	return sum / float64(len(xs))
 }
 
 // String prints the summary as the article does: "p50 4.0 ms, p95 12.0, max 37.0 (n=20)".
@@ -68,3 +86,47 @@ func (p Proportion) All() bool { return p.N > 0 && p.K == p.N }
 
 // None reports whether at least one trial was seen and none counted.
 func (p Proportion) None() bool { return p.N > 0 && p.K == 0 }
+
+// Confidence is the confidence level of every interval these experiments report.
+const Confidence = 0.95
+
+// Interval is a sample's median with its distribution-free confidence interval: the order
+// statistics that bracket the median with at least Confidence, as x/perf's benchmath computes it
+// (AssumeNothing), so that no distribution is assumed of times that are bimodal, as phases under a
+// CPU quota are. Too few samples leave the interval open: Finite is false, and Warning says how
+// many it needs.
+type Interval struct {
+	N          int     `json:"n"`
+	Median     float64 `json:"median"`
+	Lo         float64 `json:"lo"`
+	Hi         float64 `json:"hi"`
+	Confidence float64 `json:"confidence"`
+	Finite     bool    `json:"finite"`
+	Warning    string  `json:"warning,omitempty"`
+}
+
+// MedianCI is the median of xs with its interval at level confidence; xs is not modified. An
+// interval that is not finite is written with Lo and Hi at 0 (JSON has no infinity).
+func MedianCI(xs []float64, confidence float64) Interval {
+	if len(xs) == 0 {
+		return Interval{Confidence: confidence, Warning: "no samples"}
+	}
+	s := benchmath.AssumeNothing.Summary(benchmath.NewSample(slices.Clone(xs), &benchmath.DefaultThresholds), confidence)
+	iv := Interval{N: len(xs), Median: s.Center, Lo: s.Lo, Hi: s.Hi, Confidence: s.Confidence}
+	iv.Finite = !math.IsInf(s.Lo, 0) && !math.IsInf(s.Hi, 0)
+	if !iv.Finite {
+		iv.Lo, iv.Hi = 0, 0
+	}
+	for _, w := range s.Warnings {
+		iv.Warning = w.Error()
+	}
+	return iv
+}
+
+// String prints "5.30 [4.90, 6.10]", or "5.30 [open: need >= 6 samples ...]".
+func (iv Interval) String() string {
+	if !iv.Finite {
+		return fmt.Sprintf("%.2f [open: %s]", iv.Median, iv.Warning)
+	}
+	return fmt.Sprintf("%.2f [%.2f, %.2f]", iv.Median, iv.Lo, iv.Hi)
+}

@@ -27,10 +27,19 @@ func TestSummarize(t *testing.T) {
 	assert.Equal(t, 495.0, s.P50Ms)
 	assert.Equal(t, 591.0, s.MaxMs)
 	assert.Equal(t, 480.0, s.MinMs)
+	assert.Equal(t, 515.25, s.MeanMs)
 	assert.Equal(t, "p50 495.0 ms, p95 577.3, max 591.0 (n=4)", s.String())
 
 	empty := Summarize(nil)
 	assert.Equal(t, Summary{}, empty)
+}
+
+func TestMean(t *testing.T) {
+	// Bimodal, as a phase under a CPU quota is: the mean weighs both modes, the median picks one.
+	xs := []float64{3, 3, 3, 95, 95}
+	assert.Equal(t, 39.8, Mean(xs))
+	assert.Equal(t, 3.0, Quantile(xs, 0.5))
+	assert.True(t, math.IsNaN(Mean(nil)), "Mean(nil) = %v; want NaN", Mean(nil))
 }
 
 func TestProportion(t *testing.T) {
@@ -40,4 +49,25 @@ func TestProportion(t *testing.T) {
 	assert.True(t, Proportion{0, 20}.None())
 	assert.False(t, Proportion{0, 0}.All(), "no trials is no evidence")
 	assert.False(t, Proportion{0, 0}.None(), "no trials is no evidence")
+}
+
+func TestMedianCI(t *testing.T) {
+	xs := []float64{9, 1, 8, 2, 7, 3, 6, 4, 5, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20}
+	iv := MedianCI(xs, Confidence)
+	assert.Equal(t, 20, iv.N)
+	assert.Equal(t, 10.5, iv.Median)
+	// For 20 samples the distribution-free 95% interval of the median is the 6th to the 15th
+	// smallest (P = 0.959).
+	assert.Equal(t, 6.0, iv.Lo)
+	assert.Equal(t, 15.0, iv.Hi)
+	assert.True(t, iv.Finite)
+	assert.GreaterOrEqual(t, iv.Confidence, Confidence)
+	assert.Equal(t, 9.0, xs[0], "MedianCI sorted its argument")
+	assert.Equal(t, "10.50 [6.00, 15.00]", iv.String())
+
+	few := MedianCI([]float64{1, 2, 3}, Confidence)
+	assert.False(t, few.Finite, "3 samples give a finite 95%% interval: %v", few)
+	assert.Contains(t, few.Warning, "need")
+	assert.Zero(t, few.Lo, "an open interval is written with Lo 0")
+	assert.False(t, MedianCI(nil, Confidence).Finite)
 }
