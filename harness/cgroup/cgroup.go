@@ -288,11 +288,12 @@ func Available() (string, error) {
 
 // Group is a cgroup with a CPU quota, made by New.
 type Group struct {
-	h    hierarchy
-	path string
-	desc string
-	mu   sync.Mutex // orders Add and Remove
-	gone bool       // removed; guarded by mu
+	h      hierarchy
+	path   string
+	period time.Duration
+	desc   string
+	mu     sync.Mutex // orders Add, SetShare and Remove
+	gone   bool       // removed; guarded by mu
 }
 
 // New makes a group with quota q named claims-<name>-<pid>-<n> (name: letters, digits, '-',
@@ -324,7 +325,7 @@ func New(t testing.TB, name string, q Quota) (*Group, error) {
 		}
 	}
 
-	g := &Group{h: h}
+	g := &Group{h: h, period: q.Period}
 	live.Lock() // held from mkdir to registration so that an interrupt cannot miss the group
 	watchSignals()
 	live.next++
@@ -343,25 +344,55 @@ func New(t testing.TB, name string, q Quota) (*Group, error) {
 		}
 	})
 
-	for _, s := range quotaSettings(h.version, q) {
+	if err := g.apply(q, quotaSettings(h.version, q)); err != nil {
+		return nil, errors.Join(err, g.Remove())
+	}
+	return g, nil
+}
+
+// apply writes settings, which set q, and reads back what the kernel holds for Describe.
+func (g *Group) apply(q Quota, settings []setting) error {
+	for _, s := range settings {
 		if err := writeFile(filepath.Join(g.path, s.file), s.value); err != nil {
 			quota, period := q.micros()
-			err = fmt.Errorf("cgroup: the kernel refused %s = %q (for a quota of %dµs per %dµs period, share %g): %w",
+			return fmt.Errorf("cgroup: the kernel refused %s = %q (for a quota of %dµs per %dµs period, share %g): %w",
 				s.file, s.value, quota, period, q.Share, err)
-			return nil, errors.Join(err, g.Remove())
 		}
 	}
 	// Describe reports what the kernel holds, read back, not what was written.
 	var parts []string
-	for _, f := range describedFiles(h.version) {
+	for _, f := range describedFiles(g.h.version) {
 		b, err := os.ReadFile(filepath.Join(g.path, f))
 		if err != nil {
-			return nil, errors.Join(fmt.Errorf("cgroup: %w", err), g.Remove())
+			return fmt.Errorf("cgroup: %w", err)
 		}
 		parts = append(parts, f+"="+strings.TrimSpace(string(b)))
 	}
-	g.desc = fmt.Sprintf("%s (v%d)", strings.Join(parts, " "), h.version)
-	return g, nil
+	g.desc = fmt.Sprintf("%s (v%d)", strings.Join(parts, " "), g.h.version)
+	return nil
+}
+
+// SetShare changes the group's quota to share CPUs per period, the period staying as it was,
+// while its processes run: the emulated Lambda's Init runs with a burst of CPU, its invocations
+// with the memory size's share. The kernel applies it from the current period on.
+func (g *Group) SetShare(share float64) error {
+	q, err := Quota{Share: share, Period: g.period}.normalize()
+	if err != nil {
+		return err
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.gone {
+		return fmt.Errorf("cgroup: %s was removed", g.path)
+	}
+	var settings []setting
+	for _, s := range quotaSettings(g.h.version, q) {
+		// The period is unchanged; the quota is the one file to write (v2's cpu.max holds both).
+		if s.file == "cpu.cfs_quota_us" || s.file == "cpu.max" {
+			settings = append(settings, s)
+		}
+	}
+	return g.apply(q, settings)
 }
 
 // checkName keeps name to characters that are safe in a directory name and cannot be confused

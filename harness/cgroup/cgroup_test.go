@@ -284,6 +284,35 @@ func TestLambda128MB(t *testing.T) {
 	assert.True(t, got >= 0.035 && got <= 0.145, "CPU share at 128 MB = %.3f; want 0.035 to 0.145 (0.0724 halved to doubled)", got)
 }
 
+// TestSetShareChangesTheQuotaOfARunningGroup is the Init burst's mechanism: a group made with
+// one CPU's quota, with a process in it, is set to 128 MB's share, and the process then gets
+// about that share (the same band as TestLambda128MB); a share the kernel refuses is an error
+// naming the file, and the group keeps its quota.
+func TestSetShareChangesTheQuotaOfARunningGroup(t *testing.T) {
+	where := needCgroup(t)
+	g, err := New(t, "setshare", Quota{Share: 1})
+	require.NoError(t, err)
+	pid := spin(t)
+	require.NoError(t, g.Add(pid))
+	burst := cpuShare(t, pid, 500*time.Millisecond)
+
+	q, err := QuotaForMemory(128)
+	require.NoError(t, err)
+	require.NoError(t, g.SetShare(q.Share))
+	assert.Equal(t, wantDescribe(where, 7236, 100000), g.Describe())
+	got := cpuShare(t, pid, time.Second)
+	t.Logf("CPU share at one CPU %.3f, then at 128 MB %.3f", burst, got)
+	assert.Greater(t, burst, 0.5, "CPU share with one CPU's quota = %.3f; want > 0.5", burst)
+	assert.True(t, got >= 0.035 && got <= 0.145, "CPU share after SetShare(128 MB) = %.3f; want 0.035 to 0.145 (0.0724 halved to doubled)", got)
+
+	err = g.SetShare(0.001)
+	assert.ErrorIs(t, err, syscall.EINVAL, "SetShare(0.001) = %v; want the kernel's refusal", err)
+	assert.Equal(t, wantDescribe(where, 7236, 100000), g.Describe(), "a refused share changed the group")
+	assert.ErrorContains(t, g.SetShare(0), "Quota.Share = 0", "SetShare(0) is refused by name")
+	require.NoError(t, g.Remove())
+	assert.ErrorContains(t, g.SetShare(0.5), "was removed")
+}
+
 // TestChildrenStayInside checks that a process started by a member after Add is born in the
 // group: a function's runtime starts its handler's process after the quota is on.
 func TestChildrenStayInside(t *testing.T) {

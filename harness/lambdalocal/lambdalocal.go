@@ -1,7 +1,7 @@
 // Package lambdalocal runs a Lambda function locally the way Lambda runs it: its bootstrap under
 // the official Runtime Interface Emulator (RIE, a tool directive in go.mod, built once per test
 // binary), optionally inside a cgroup whose CPU quota is the share of a vCPU that the function's
-// memory size gets on Lambda (harness/cgroup).
+// memory size gets on Lambda (harness/cgroup), with Init's burst of CPU (initburst.go).
 //
 // One Environment is one execution environment: RIE initialises the function on the first
 // invoke and never again, so every cold start is a fresh Environment. What the emulator cannot
@@ -14,6 +14,7 @@ package lambdalocal
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -49,6 +50,10 @@ type Options struct {
 	Quota bool
 	// Period is the quota's CFS period; zero means cgroup.DefaultPeriod.
 	Period time.Duration
+	// InitShare, with Quota, is the CPU share Init runs with, in CPUs (1 is one whole CPU);
+	// MemoryMB's share applies from the runtime's first request for an event, when Init is over
+	// (initburst.go says why and how). Zero means no burst: MemoryMB's share from the start.
+	InitShare float64
 }
 
 // Environment is one started execution environment.
@@ -56,10 +61,12 @@ type Environment struct {
 	// Addr is the emulator's invoke address.
 	Addr string
 	// Group is the cgroup the environment runs in, or nil without a quota.
-	Group  *cgroup.Group
-	proc   *proc.Process
-	client *http.Client
-	seq    atomic.Int64
+	Group *cgroup.Group
+	// runtime is the proxy that ends the Init burst; nil without one.
+	runtime *runtimeProxy
+	proc    *proc.Process
+	client  *http.Client
+	seq     atomic.Int64
 }
 
 // Invocation is one invoke's outcome.
@@ -107,11 +114,10 @@ func Start(t testing.TB, o Options) *Environment {
 	for k, v := range o.Env {
 		env[k] = v
 	}
-	path, args := rie, []string{
-		"--runtime-api-address", apiAddr,
-		"--runtime-interface-emulator-address", invokeAddr,
-		o.Bootstrap,
+	if o.InitShare < 0 || (o.InitShare > 0 && !o.Quota) {
+		t.Fatalf("lambdalocal: InitShare = %g; want 0, or more than 0 with Quota", o.InitShare)
 	}
+	bootstrap := o.Bootstrap
 	e := &Environment{Addr: invokeAddr, client: &http.Client{}}
 	if o.Quota {
 		q, err := cgroup.QuotaForMemory(o.MemoryMB)
@@ -119,11 +125,31 @@ func Start(t testing.TB, o Options) *Environment {
 			t.Fatalf("lambdalocal: %v", err)
 		}
 		q.Period = o.Period
+		share := q.Share
+		if o.InitShare > 0 {
+			q.Share = o.InitShare
+		}
 		g, err := cgroup.New(t, fmt.Sprintf("lambda-%dmb-%d", o.MemoryMB, started.Add(1)), q)
 		if err != nil {
 			t.Fatalf("lambdalocal: %v", err)
 		}
 		e.Group = g
+		if o.InitShare > 0 {
+			if e.runtime, err = startRuntimeProxy(t, apiAddr, func() error { return g.SetShare(share) }); err != nil {
+				t.Fatalf("lambdalocal: the Runtime API proxy: %v", err)
+			}
+			if bootstrap, err = writeWrapper(t.TempDir(), o.Bootstrap, e.runtime.addr); err != nil {
+				t.Fatalf("lambdalocal: the bootstrap wrapper: %v", err)
+			}
+		}
+	}
+	path, args := rie, []string{
+		"--runtime-api-address", apiAddr,
+		"--runtime-interface-emulator-address", invokeAddr,
+		bootstrap,
+	}
+	if e.Group != nil {
+		g := e.Group
 		// The shell joins the group first, then becomes the emulator: the emulator and the
 		// function it starts are born inside it, and not one instruction runs outside.
 		path, args = "/bin/sh", append([]string{"-c", `echo $$ > "$0" && exec "$@"`, g.Path() + "/cgroup.procs", rie}, args...)
@@ -217,7 +243,24 @@ func (e *Environment) Invoke(ctx context.Context, payload []byte) (Invocation, e
 		return inv, fmt.Errorf("invoke %s: reading the answer: %w", id, err)
 	}
 	inv.Report, inv.Failure, err = e.report(ctx, id)
+	if e.runtime != nil {
+		// The function answered, so its runtime asked for an event first, and the Init burst
+		// ended then, unless Init failed; a share that could not be set is no measurement.
+		if ended, qerr := e.runtime.state(); ended && qerr != nil {
+			return inv, fmt.Errorf("invoke %s: setting the memory size's share when Init ended: %w", id, qerr)
+		}
+	}
 	return inv, err
+}
+
+// InitEnded says whether the runtime has asked for an event, which ends the Init burst; it is
+// false without one (Options.InitShare).
+func (e *Environment) InitEnded() bool {
+	if e.runtime == nil {
+		return false
+	}
+	ended, _ := e.runtime.state()
+	return ended
 }
 
 // failure is the emulator's error line for request id, if it logged one.
@@ -254,5 +297,12 @@ func (e *Environment) report(ctx context.Context, id string) (lambdareport.Repor
 	}
 }
 
-// Stop ends the environment now (it is also stopped when the test ends).
-func (e *Environment) Stop() error { return e.proc.Stop() }
+// Stop ends the environment now, and removes its cgroup (both also happen when the test ends),
+// so that a test of many cold starts holds one group at a time.
+func (e *Environment) Stop() error {
+	err := e.proc.Stop()
+	if e.Group != nil {
+		err = errors.Join(err, e.Group.Remove())
+	}
+	return err
+}

@@ -70,6 +70,38 @@ func TestQuotaHoldsTheEmulatorAndTheFunction(t *testing.T) {
 	assert.Contains(t, members, a.PID, "function pid %d not in the group's members %v", a.PID, members)
 	assert.Contains(t, members, e.proc.Pid(), "emulator pid %d not in the group's members %v", e.proc.Pid(), members)
 	assert.Contains(t, e.Group.Describe(), strconv.Itoa(7236), "quota for 128 MB: %s", e.Group.Describe())
+
+	require.NoError(t, e.Stop())
+	assert.NotContains(t, cgroup.Live(), e.Group.Path(), "the group outlives Stop")
+}
+
+// TestInitBurstEndsWhenTheRuntimeAsksForAnEvent: with InitShare, the environment starts at one
+// CPU's quota and is at 128 MB's once the function has answered, through the proxy that the
+// wrapper bootstrap points the runtime at.
+func TestInitBurstEndsWhenTheRuntimeAsksForAnEvent(t *testing.T) {
+	if _, err := cgroup.Available(); err != nil {
+		t.Skipf("no cgroup can be made here: %v", err)
+	}
+	e := Start(t, Options{Bootstrap: echoBootstrap(t), MemoryMB: 128, Quota: true, InitShare: 1})
+	require.NotNil(t, e.Group)
+	assert.Contains(t, e.Group.Describe(), "=100000 ", "quota before the first invoke: %s; want one CPU's, 100000µs", e.Group.Describe())
+	assert.False(t, e.InitEnded(), "InitEnded before any invoke")
+
+	_, a := invoke(t, e, `{"n":1}`)
+	assert.Equal(t, float64(1), a.Event["n"], "the event reaches the handler through the proxy")
+	assert.True(t, e.InitEnded(), "InitEnded after an answer = false; want true")
+	assert.Contains(t, e.Group.Describe(), "=7236 ", "quota after the first invoke: %s; want 128 MB's, 7236µs", e.Group.Describe())
+	_, a2 := invoke(t, e, `{"n":2}`)
+	assert.Equal(t, a.PID, a2.PID, "both invokes ran in one process")
+}
+
+func TestInitShareWithoutQuotaIsRefused(t *testing.T) {
+	ft := &fatalRecorder{TB: t}
+	func() {
+		defer func() { _ = recover() }()
+		Start(ft, Options{Bootstrap: "/nonexistent", MemoryMB: 128, InitShare: 1})
+	}()
+	assert.Contains(t, ft.msg, "InitShare", "message = %q; want it to name InitShare", ft.msg)
 }
 
 func TestABadMemorySizeIsRefused(t *testing.T) {

@@ -16,6 +16,12 @@ const (
 	TrialsEnv = "CLAIMS_TRIALS"   // trials per pattern; the article ran 20
 	SpinEnv   = "CLAIMS_SPIN_MS"  // how long each /cpu spins; the article's 500
 	PauseEnv  = "CLAIMS_PAUSE_MS" // pause between trials; the article's 500
+	// PeriodEnv is the CFS period of the CPU quota that stands in for a Lambda memory size's
+	// CPU share (the cold-start claims); 100 ms, the kernel's default, unless set.
+	PeriodEnv = "CLAIMS_CPU_PERIOD_MS"
+	// ColdStartsEnv is the number of cold starts per variant and memory size of the claims
+	// about a CPU share; the article forced four.
+	ColdStartsEnv = "CLAIMS_COLD_STARTS"
 )
 
 // Settings are one run's parameters.
@@ -23,10 +29,20 @@ type Settings struct {
 	Trials int           `json:"trials"`
 	SpinMs int           `json:"spinMs"`
 	Pause  time.Duration `json:"-"`
+	// CPUPeriod is the CPU quota's CFS period.
+	CPUPeriod time.Duration `json:"-"`
+	// ColdStarts is the number of cold starts per variant and memory size where a CPU quota
+	// decides the claim. Under a quota each phase's time is bimodal (a throttle falls inside it
+	// or not), so these claims are decided on means, and a mean of bimodal times needs more
+	// samples than an ordering does: the default is 20 even where CLAIMS_TRIALS is lower.
+	ColdStarts int `json:"coldStarts"`
 }
 
 // Article is the source article's parameters.
-func Article() Settings { return Settings{Trials: 20, SpinMs: 500, Pause: 500 * time.Millisecond} }
+// The CPU period is not the article's (it could not see Lambda's) but the kernel's default.
+func Article() Settings {
+	return Settings{Trials: 20, SpinMs: 500, Pause: 500 * time.Millisecond, CPUPeriod: 100 * time.Millisecond, ColdStarts: 20}
+}
 
 // Limits of each setting. The spin must outlast the "all busy" pattern's 65 ms of offsets by a
 // clear margin, or the /ping would not arrive while both /cpu run.
@@ -35,6 +51,12 @@ const (
 	minSpinMs = 100
 	maxSpinMs = 10_000
 	maxPause  = 60_000
+	// The kernel takes CFS periods from 1 ms to 1 s. Whether a memory size's quota (its share
+	// of the period) reaches the kernel's 1 ms minimum is checked where the quota is made.
+	minPeriodMs = 1
+	maxPeriodMs = 1000
+	// The issue asks for at least 5 cold starts per variant and size.
+	minColdStarts = 5
 )
 
 // FromEnv reads the settings; an unset variable takes the article's value, and a value that is not
@@ -53,6 +75,14 @@ func FromEnv() (Settings, error) {
 		return Settings{}, err
 	}
 	s.Pause = time.Duration(pauseMs) * time.Millisecond
+	periodMs, err := intVar(PeriodEnv, int(s.CPUPeriod/time.Millisecond), minPeriodMs, maxPeriodMs)
+	if err != nil {
+		return Settings{}, err
+	}
+	s.CPUPeriod = time.Duration(periodMs) * time.Millisecond
+	if s.ColdStarts, err = intVar(ColdStartsEnv, s.ColdStarts, minColdStarts, maxTrials); err != nil {
+		return Settings{}, err
+	}
 	return s, nil
 }
 
@@ -72,11 +102,19 @@ func intVar(name string, def, lo, hi int) (int, error) {
 func (s Settings) PauseMs() int { return int(s.Pause / time.Millisecond) }
 
 // RunTests is an experiment package's TestMain body: it reads the settings into s and runs the
-// tests, or, when a setting makes no sense, says so naming the variable and returns exit status
-// 2 before any test (and any process) starts. what names the package in that message.
-func RunTests(m *testing.M, what string, s *Settings) int {
+// tests, or, when a setting makes no sense (by FromEnv, or by one of the package's own checks),
+// says so naming the variable and returns exit status 2 before any test (and any process)
+// starts. what names the package in that message.
+func RunTests(m *testing.M, what string, s *Settings, checks ...func(Settings) error) int {
 	var err error
-	if *s, err = FromEnv(); err != nil {
+	if *s, err = FromEnv(); err == nil {
+		for _, check := range checks {
+			if err = check(*s); err != nil {
+				break
+			}
+		}
+	}
+	if err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", what, err)
 		return 2
 	}

@@ -14,10 +14,10 @@ func TestFromEnvDefaultsToTheArticle(t *testing.T) {
 	s, err := FromEnv()
 	require.Error(t, err, "set but empty is not unset")
 
-	for _, v := range []string{TrialsEnv, SpinEnv, PauseEnv} {
+	for _, v := range []string{TrialsEnv, SpinEnv, PauseEnv, PeriodEnv, ColdStartsEnv} {
 		t.Setenv(v, "1") // registers the restore; then unset for real
 	}
-	unset(t, TrialsEnv, SpinEnv, PauseEnv)
+	unset(t, TrialsEnv, SpinEnv, PauseEnv, PeriodEnv, ColdStartsEnv)
 	s, err = FromEnv()
 	require.NoError(t, err)
 	assert.Equal(t, Article(), s)
@@ -27,15 +27,19 @@ func TestFromEnvReads(t *testing.T) {
 	t.Setenv(TrialsEnv, "8")
 	t.Setenv(SpinEnv, "300")
 	t.Setenv(PauseEnv, "0")
+	t.Setenv(PeriodEnv, "20")
+	t.Setenv(ColdStartsEnv, "6")
 	s, err := FromEnv()
 	require.NoError(t, err)
-	assert.Equal(t, Settings{Trials: 8, SpinMs: 300, Pause: 0}, s)
+	assert.Equal(t, Settings{Trials: 8, SpinMs: 300, Pause: 0, CPUPeriod: 20 * time.Millisecond, ColdStarts: 6}, s)
 }
 
 func TestFromEnvRefusesNonsenseNamingTheVariable(t *testing.T) {
 	for _, c := range []struct{ name, value string }{
 		{TrialsEnv, "0"}, {TrialsEnv, "abc"}, {TrialsEnv, "1.5"}, {TrialsEnv, "1001"},
 		{SpinEnv, "50"}, {SpinEnv, "-500"}, {PauseEnv, "-1"}, {PauseEnv, "5s"},
+		{PeriodEnv, "0"}, {PeriodEnv, "1001"}, {PeriodEnv, "100ms"},
+		{ColdStartsEnv, "4"}, {ColdStartsEnv, "x"},
 	} {
 		t.Run(c.name+"="+c.value, func(t *testing.T) {
 			t.Setenv(c.name, c.value)
