@@ -79,6 +79,7 @@ lint:
 	go vet -tags brokenspincalls ./testdata/probes/go
 	go vet -tags brokentrace ./functions/getitem
 	go vet -tags brokenwarmup ./functions/getitem
+	go vet -tags brokenwarmclient ./functions/getitem
 
 test: setup lint
 	CLAIMS_TRIALS=$(TEST_TRIALS) CLAIMS_SPIN_MS=$(SPIN_MS) CLAIMS_PAUSE_MS=$(PAUSE_MS) \

@@ -168,6 +168,10 @@ type response struct {
 	InitMs   float64 `json:"initMs"`
 	InitFrom string  `json:"initFrom"`
 	InitGoMs float64 `json:"initGoMs"`
+	// HandlerMs is the function's own measure of this invocation, from the handler's entry to
+	// its answer: what Lambda's Duration covers. (The emulator runs Init inside the first
+	// invoke, so its first Duration holds Init too.)
+	HandlerMs float64 `json:"handlerMs"`
 	// Warmup is the warm variant's warm-up; absent for cold.
 	Warmup *callResult `json:"warmup,omitempty"`
 	// Pid is the process's id: two answers with the same pid came from one environment.
@@ -211,7 +215,7 @@ func warmUp(ctx context.Context, client *dynamodb.Client, timeout time.Duration)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	ctx, tr := withTrace(ctx)
-	_, err := client.ListTables(ctx, &dynamodb.ListTablesInput{Limit: aws.Int32(1)})
+	_, err := warmupClient(client).ListTables(ctx, &dynamodb.ListTablesInput{Limit: aws.Int32(1)})
 	tr.finish()
 	w := &warmupCall{tr: tr}
 	if err != nil {
@@ -227,6 +231,7 @@ func (f *function) setInit(m initMeasure) { f.init = m }
 // answered, with its phases and its error in "error", rather than failed: the phases of a call
 // that failed are evidence too, and a Lambda error would carry only the message.
 func (f *function) handle(ctx context.Context, _ json.RawMessage) (response, error) {
+	entered := time.Now()
 	n := f.calls.Add(1)
 	tctx, tr := withTrace(ctx)
 	out, err := f.client.GetItem(tctx, &dynamodb.GetItemInput{TableName: &f.table, Key: f.key})
@@ -246,5 +251,6 @@ func (f *function) handle(ctx context.Context, _ json.RawMessage) (response, err
 	} else {
 		r.Found = len(out.Item) > 0
 	}
+	r.HandlerMs = ms(time.Since(entered))
 	return r, nil
 }

@@ -44,6 +44,7 @@ func TestColdHandlerMakesItsOwnConnection(t *testing.T) {
 	assert.Greater(t, got["tlsMs"], 0.0, "tlsMs = %v; want > 0", got["tlsMs"])
 	assert.Equal(t, true, got["pooled"], "pooled = %v; want true (writeError %v)", got["pooled"], got["writeError"])
 	assert.Greater(t, got["totalMs"], 0.0, "totalMs = %v; want > 0", got["totalMs"])
+	assert.GreaterOrEqual(t, got["handlerMs"], got["totalMs"], "handlerMs = %v; want at least the GetItem's totalMs %v", got["handlerMs"], got["totalMs"])
 	assert.NotContains(t, got, "warmup", "cold answer has a warmup: %v", got["warmup"])
 	assert.NotContains(t, got, "error", "error = %v; want none", got["error"])
 	assert.Equal(t, float64(os.Getpid()), got["pid"], "pid = %v; want %d", got["pid"], os.Getpid())

@@ -17,13 +17,20 @@
 //   - CLAIMS_TABLE: the table to read;
 //   - CLAIMS_KEY: the item's key as a JSON object, a string value being a DynamoDB S and a number
 //     an N: {"pk":"bench","sk":"item-0"};
-//   - CLAIMS_CA_FILE: a PEM file of the CAs to trust instead of the system's (the local
-//     stand-in's run-time CA); unset means the system roots, as on Lambda;
+//   - CLAIMS_CA_FILE: a PEM file of the CAs to trust instead of the system's, loaded in Init;
+//     unset means the system's roots, as on Lambda, which Go loads inside the first handshake.
+//     The experiments leave it unset and point SSL_CERT_FILE at the system's bundle with the
+//     stand-in's CA appended, so that the first handshake does the work it does on Lambda;
+//     the function's own tests use it;
 //   - CLAIMS_WARMUP_TIMEOUT_MS: the warm-up's bound, in milliseconds;
 //   - AWS_ENDPOINT_URL_DYNAMODB: the endpoint, read by the SDK itself (config.LoadDefaultConfig);
 //     unset means DynamoDB's regional endpoint;
 //   - AWS_REGION, and the credentials the SDK's default chain finds (AWS_ACCESS_KEY_ID and
 //     AWS_SECRET_ACCESS_KEY on Lambda and in tests).
+//
+// Its deliberately broken builds, for the sensitivity tests: -tags brokentrace (the trace is not on
+// the SDK's call, T6), -tags brokenwarmup (a failed warm-up fails Init, T4) and -tags
+// brokenwarmclient (the warm-up goes through a client of its own, T3).
 //
 // A setting that is missing or wrong ends the process with a message on stderr and exit status 2
 // before lambda.Start, so that Lambda (or the emulator) reports an Init failure naming it rather
