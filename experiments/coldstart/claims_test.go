@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/serverless-claims/claims/harness/cgroup"
 	"github.com/serverless-claims/claims/harness/claimtest"
 	"github.com/serverless-claims/claims/harness/results"
 	"github.com/serverless-claims/claims/harness/stats"
@@ -19,8 +20,7 @@ import (
 // seed is the article these claims come from.
 const seed = "003_2a2a2cc8247e6142.txt"
 
-// memoryMB is the memory size the article's function had; without a quota it only sets
-// AWS_LAMBDA_FUNCTION_MEMORY_SIZE.
+// memoryMB is the memory size the article's function had.
 const memoryMB = 128
 
 // claim is what a test decides.
@@ -30,25 +30,42 @@ type claim struct {
 	published string
 }
 
-// target is what a cold-start result records as measured: the function, the stand-ins, and the
-// function's configuration without its (dummy) credentials.
+// target is what a cold-start result records as measured: the function, the stand-ins, the CPU
+// shares, the trust bundle, and the function's configuration without its (dummy) credentials.
 type target struct {
 	Function   string            `json:"function"`
 	Emulator   string            `json:"emulator"`
 	DynamoDB   string            `json:"dynamodb"`
 	Key        tlsca.KeyKind     `json:"certificateKey"`
+	Trust      tlsca.Bundle      `json:"trust"`
 	Env        map[string]string `json:"env"`
-	MemoryMB   int               `json:"memoryMB"`
+	Shares     []share           `json:"shares"`
 	CPUQuota   string            `json:"cpuQuota"`
 	InitSource string            `json:"initSource"`
 }
 
-// start begins the result of measuring c on s with the function's configuration env.
-func (c claim) start(t *testing.T, s *stage, env map[string]string, params map[string]any) *results.Result {
+// quotaModel says how a share with a quota was made on s, or "none" when no share in shares has
+// one.
+func (s *stage) quotaModel(shares []share) string {
+	for _, sh := range shares {
+		if sh.Quota {
+			where, _ := cgroup.Available()
+			return fmt.Sprintf("memory / 1769 MB of one CPU per %v CFS period (cgroup %s), for the emulator and the function together; where a share has initBurst, Init runs with %g CPU until the runtime first asks for an event", s.period, where, initBurstShare)
+		}
+	}
+	return "none"
+}
+
+// start begins the result of measuring c on s, at the CPU shares shares, with the function's
+// configuration env.
+func (c claim) start(t *testing.T, s *stage, env map[string]string, shares []share, params map[string]any) *results.Result {
 	t.Helper()
 	recorded := maps.Clone(env)
-	delete(recorded, "AWS_ACCESS_KEY_ID")
-	delete(recorded, "AWS_SECRET_ACCESS_KEY")
+	// The credentials are dummies, but no key goes into a result; the trust bundle is a
+	// temporary file, recorded as what it holds (target.trust).
+	for _, k := range []string{"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "SSL_CERT_FILE", "SSL_CERT_DIR"} {
+		delete(recorded, k)
+	}
 	return &results.Result{
 		Experiment: t.Name(),
 		Claims:     c.ids,
@@ -58,7 +75,7 @@ func (c claim) start(t *testing.T, s *stage, env map[string]string, params map[s
 		Parameters: params,
 		Target: target{
 			Function: functionPackage, Emulator: "aws-lambda-rie (go.mod tool)", DynamoDB: "dynalite " + s.db.Version + " behind TLS",
-			Key: s.db.Key, Env: recorded, MemoryMB: memoryMB, CPUQuota: "none",
+			Key: s.db.Key, Trust: s.trust, Env: recorded, Shares: shares, CPUQuota: s.quotaModel(shares),
 			// The emulator's Init Duration ends when the runtime first asks for an event, before
 			// work a runtime does lazily; the function's own measure is the Init evidence.
 			InitSource: "the function's own measure (initMs); the emulator's Init Duration is kept beside it",
@@ -78,6 +95,21 @@ func decide(t *testing.T, res *results.Result, evidence stats.Proportion, checks
 func holds(t *testing.T, res *results.Result) {
 	t.Helper()
 	claimtest.Holds(t, *res)
+}
+
+// refuted asserts that the measurement refutes the claim, for the reason why
+// (claimtest.Refuted): the result says fail with its evidence, and the test fails the day the
+// claim holds, under a runtime or a model of Lambda's CPU that differs from the one measured.
+func refuted(t *testing.T, res *results.Result, why string) {
+	t.Helper()
+	claimtest.Refuted(t, *res, why)
+}
+
+// notBorneOut asserts that the measurement leaves the claim open or refutes it, for the reason
+// why (claimtest.NotBorneOut).
+func notBorneOut(t *testing.T, res *results.Result, why string) {
+	t.Helper()
+	claimtest.NotBorneOut(t, *res, why)
 }
 
 // handshakesShown is how many TLS handshakes one call's trace shows: one for a new connection
@@ -109,12 +141,12 @@ func measureOwnConnection(t *testing.T, s *stage, trials int) *results.Result {
 		ids:       []string{"T6"},
 		text:      "the phases are observed on the SDK's own connection (net/http/httptrace inside the aws-sdk-go-v2 call), not on a separate one",
 		published: "(the article measured a separate connection by hand and could not do this)",
-	}.start(t, s, env, map[string]any{"coldStarts": trials, "variant": "cold"})
+	}.start(t, s, env, []share{noQuota}, map[string]any{"coldStarts": trials, "variant": "cold"})
 
 	runs := make([]ownConnection, trials)
 	for i := range runs {
 		before := s.db.Handshakes()
-		runs[i].coldStart = s.startCold(t, "cold")
+		runs[i].coldStart = s.startCold(t, "cold", noQuota)
 		runs[i].ServerHandshakes = s.db.Handshakes() - before
 	}
 	res.Trials = runs
@@ -195,7 +227,7 @@ func measureWarmupFailure(t *testing.T, s *stage, timeout time.Duration, trials 
 		ids:       []string{"T4"},
 		text:      "a warm-up that fails must not fail Init: the function ignores its error, Init ends within the warm-up's bound, and the function serves once DynamoDB is back",
 		published: "(design rule, no figure)",
-	}.start(t, s, env, map[string]any{"coldStarts": trials, "variant": "warm", "warmupTimeoutMs": timeout.Milliseconds(), "initMarginMs": initMargin.Milliseconds()})
+	}.start(t, s, env, []share{noQuota}, map[string]any{"coldStarts": trials, "variant": "warm", "warmupTimeoutMs": timeout.Milliseconds(), "initMarginMs": initMargin.Milliseconds()})
 
 	runs := make([]unreachableStart, trials)
 	for i := range runs {
@@ -209,7 +241,7 @@ func measureWarmupFailure(t *testing.T, s *stage, timeout time.Duration, trials 
 		} else {
 			s.db.Down()
 		}
-		e := s.start(t, env)
+		e := s.start(t, env, noQuota)
 		if r.How == "refused" { // (the stall below outlasts Init, which runs inside the first invoke)
 			// Refused: the GetItem fails at once, and the function must answer with its error.
 			r.WhileDown = invoke(t, e)

@@ -1,14 +1,52 @@
 package coldstart
 
 import (
+	"fmt"
 	"os"
 	"testing"
+	"time"
 
+	"github.com/stretchr/testify/assert"
+
+	"github.com/serverless-claims/claims/harness/cgroup"
 	"github.com/serverless-claims/claims/harness/settings"
 )
 
-// cfg is the run's settings, read once; CLAIMS_TRIALS is the number of cold starts per variant
-// and memory size.
+// cfg is the run's settings, read once; CLAIMS_TRIALS is the number of cold starts of the claims
+// that do not depend on a CPU share, CLAIMS_COLD_STARTS of those that do.
 var cfg settings.Settings
 
-func TestMain(m *testing.M) { os.Exit(settings.RunTests(m, "coldstart experiments", &cfg)) }
+func TestMain(m *testing.M) {
+	os.Exit(settings.RunTests(m, "coldstart experiments", &cfg, quotaReachesKernelMinimum))
+}
+
+// kernelMinQuota is the smallest CFS quota the kernel takes.
+const kernelMinQuota = time.Millisecond
+
+// quotaReachesKernelMinimum refuses a CPU period at which the smallest memory size's quota would
+// be under the kernel's minimum, before any cold start, rather than at the first cgroup.
+func quotaReachesKernelMinimum(s settings.Settings) error {
+	q, err := cgroup.QuotaForMemory(128)
+	if err != nil {
+		return err
+	}
+	if quota := time.Duration(q.Share * float64(s.CPUPeriod)); quota < kernelMinQuota {
+		least := time.Duration(float64(kernelMinQuota)/q.Share) + time.Millisecond - 1
+		return fmt.Errorf("%s = %d: 128 MB's quota would be %v a period, under the kernel's %v; want at least %d",
+			settings.PeriodEnv, s.CPUPeriod.Milliseconds(), quota.Round(time.Microsecond), kernelMinQuota, least.Milliseconds())
+	}
+	return nil
+}
+
+func TestPeriodUnderTheKernelsMinimumQuotaIsRefused(t *testing.T) {
+	for _, ms := range []int64{1, 13} {
+		err := quotaReachesKernelMinimum(settings.Settings{CPUPeriod: time.Duration(ms) * time.Millisecond})
+		if assert.Error(t, err, "period %d ms: want refused", ms) {
+			assert.Contains(t, err.Error(), settings.PeriodEnv)
+			assert.Contains(t, err.Error(), "want at least 14")
+		}
+	}
+	for _, ms := range []int64{14, 100, 1000} {
+		assert.NoError(t, quotaReachesKernelMinimum(settings.Settings{CPUPeriod: time.Duration(ms) * time.Millisecond}), "period %d ms", ms)
+	}
+}

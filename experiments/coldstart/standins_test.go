@@ -4,7 +4,9 @@ import (
 	"context"
 	"crypto/tls"
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -14,6 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/require"
 
+	"github.com/serverless-claims/claims/harness/cgroup"
 	"github.com/serverless-claims/claims/harness/dynalite"
 	"github.com/serverless-claims/claims/harness/lambdalocal"
 	"github.com/serverless-claims/claims/harness/runtimes"
@@ -38,21 +41,31 @@ const (
 )
 
 // stage is the stand-ins of one test: DynamoDB (dynalite behind TLS) with its table and item,
-// and the function's bootstrap.
+// the function's bootstrap, and the trust bundle the function verifies DynamoDB against.
 type stage struct {
 	db        *dynalite.Server
 	bootstrap string
+	trust     tlsca.Bundle
+	// certDir is an empty directory for SSL_CERT_DIR, so that the function loads the bundle
+	// and nothing else (unset, Go would also read every file in /etc/ssl/certs).
+	certDir string
+	// period is the CPU quota's CFS period: CLAIMS_CPU_PERIOD_MS, or another where a
+	// sensitivity test changes the model.
+	period time.Duration
 }
 
-// setUp starts dynalite with a key of kind key, creates the table and the item, and builds the
-// function, with build tags for a deliberately broken one (the sensitivity tests).
+// setUp starts dynalite with a key of kind key, creates the table and the item, writes the trust
+// bundle, and builds the function, with build tags for a deliberately broken one (the
+// sensitivity tests).
 func setUp(t *testing.T, key tlsca.KeyKind, tags ...string) *stage {
 	t.Helper()
 	bootstrap, err := runtimes.BuildGo(functionPackage, tags...)
 	require.NoError(t, err, "building the function")
 	db := dynalite.Start(t, dynalite.Options{Key: key})
 	seedTable(t, db)
-	return &stage{db: db, bootstrap: bootstrap}
+	trust, err := db.CA.WriteBundle(filepath.Join(t.TempDir(), "trust.pem"), tlsca.SystemBundleFiles)
+	require.NoError(t, err, "writing the trust bundle")
+	return &stage{db: db, bootstrap: bootstrap, trust: trust, certDir: t.TempDir(), period: cfg.CPUPeriod}
 }
 
 // seedTable creates the table and puts the item, with the SDK, before any trial.
@@ -83,14 +96,18 @@ func seedTable(t *testing.T, db *dynalite.Server) {
 	require.NoError(t, err, "putting the item")
 }
 
-// functionEnv is the function's configuration for variant: what Lambda's console would hold.
+// functionEnv is the function's configuration for variant: what Lambda's console would hold,
+// and the trust bundle. The function is given no CA of its own (CLAIMS_CA_FILE): it verifies
+// DynamoDB against the system's roots as on Lambda, loading them inside its first handshake, and
+// SSL_CERT_FILE makes the stand-in's CA one of those roots (tlsca.CA.WriteBundle).
 func (s *stage) functionEnv(variant string) map[string]string {
 	key, _ := json.Marshal(itemKey)
 	return map[string]string{
 		"CLAIMS_VARIANT":            variant,
 		"CLAIMS_TABLE":              table,
 		"CLAIMS_KEY":                string(key),
-		"CLAIMS_CA_FILE":            s.db.CAFile,
+		"SSL_CERT_FILE":             s.trust.Path,
+		"SSL_CERT_DIR":              s.certDir,
 		"AWS_ENDPOINT_URL_DYNAMODB": s.db.Endpoint,
 		"AWS_REGION":                region,
 		"AWS_ACCESS_KEY_ID":         dummyKeyID,
@@ -121,7 +138,11 @@ type answer struct {
 	InitFrom   string  `json:"initFrom"`
 	Warmup     *phases `json:"warmup,omitempty"`
 	Pid        int     `json:"pid"`
+	HandlerMs  float64 `json:"handlerMs"`
 }
+
+// setupMs is the first call's network set-up: DNS, TCP and TLS.
+func (p phases) setupMs() float64 { return p.DNSMs + p.ConnectMs + p.TLSMs }
 
 // invoked is one invocation as a result keeps it.
 type invoked struct {
@@ -136,29 +157,114 @@ type invoked struct {
 // ok says the function answered: status 200 with its JSON.
 func (i invoked) ok() bool { return i.Status == http.StatusOK && i.Body == "" }
 
+// share is the CPU an execution environment gets: with Quota, its memory size's share of one
+// CPU (memory / 1,769 MB) under a CFS quota, Init first running with one whole CPU where
+// InitBurst says so; without Quota, the machine's, and the memory size only sets
+// AWS_LAMBDA_FUNCTION_MEMORY_SIZE.
+type share struct {
+	MemoryMB  int  `json:"memoryMB"`
+	Quota     bool `json:"quota"`
+	InitBurst bool `json:"initBurst"`
+}
+
+// initBurstShare is the CPU Init runs with where a share has InitBurst (harness/lambdalocal's
+// initburst.go says why): one whole CPU. Lambda does not publish the burst's size; one CPU is
+// 1,769 MB's share, so a function of that size runs its Init and its invocations alike.
+const initBurstShare = 1.0
+
+// String names the share as tables print it: "128 MB", "128 MB, no Init burst" or "128 MB, no
+// quota".
+func (sh share) String() string {
+	switch {
+	case !sh.Quota:
+		return fmt.Sprintf("%d MB, no quota", sh.MemoryMB)
+	case !sh.InitBurst:
+		return fmt.Sprintf("%d MB, no Init burst", sh.MemoryMB)
+	}
+	return fmt.Sprintf("%d MB", sh.MemoryMB)
+}
+
+// sized is memoryMB's share as Lambda gives it: the quota, and Init's burst.
+func sized(memoryMB int) share { return share{MemoryMB: memoryMB, Quota: true, InitBurst: true} }
+
+// The article's function's share, and the same size with the machine's CPU: the control.
+var (
+	articleShare = sized(memoryMB)
+	noQuota      = share{MemoryMB: memoryMB}
+)
+
+// needQuota skips t where no cgroup with a CPU quota can be made, saying what is missing.
+func needQuota(t *testing.T) {
+	t.Helper()
+	if _, err := cgroup.Available(); err != nil {
+		t.Skipf("no cgroup with a CPU quota can be made on this machine, and this claim is about a memory size's CPU share: %v", err)
+	}
+}
+
+// throttling is what the kernel counted for one environment's cgroup: periods in which it ran,
+// periods in which it was throttled, and the time it waited.
+type throttling struct {
+	Periods   int64   `json:"periods"`
+	Throttled int64   `json:"throttled"`
+	WaitedMs  float64 `json:"waitedMs"`
+}
+
+// readThrottling reads g's cpu.stat (v1 counts the wait in ns, v2 in µs).
+func readThrottling(g *cgroup.Group) (*throttling, error) {
+	st, err := g.CPUStat()
+	if err != nil {
+		return nil, err
+	}
+	th := &throttling{Periods: st["nr_periods"], Throttled: st["nr_throttled"]}
+	if ns, ok := st["throttled_time"]; ok {
+		th.WaitedMs = float64(ns) / 1e6
+	} else {
+		th.WaitedMs = float64(st["throttled_usec"]) / 1e3
+	}
+	return th, nil
+}
+
 // coldStart is one cold start: a fresh execution environment, its first invocation and a second,
 // warm one.
 type coldStart struct {
 	Variant string  `json:"variant"`
+	Share   share   `json:"share"`
 	First   invoked `json:"first"`
 	Second  invoked `json:"second"`
+	// Throttling is the kernel's count for the whole cold start; nil without a quota.
+	Throttling *throttling `json:"throttling,omitempty"`
 }
 
-// start starts a fresh execution environment of the function with env, at the article's memory
-// size and with no CPU quota (the claims built so far are not about CPU; the result's target says
-// so).
-func (s *stage) start(t *testing.T, env map[string]string) *lambdalocal.Environment {
+// start starts a fresh execution environment of the function with env and the CPU share sh.
+func (s *stage) start(t *testing.T, env map[string]string, sh share) *lambdalocal.Environment {
 	t.Helper()
-	return lambdalocal.Start(t, lambdalocal.Options{Bootstrap: s.bootstrap, Env: env, MemoryMB: memoryMB})
+	o := lambdalocal.Options{Bootstrap: s.bootstrap, Env: env, MemoryMB: sh.MemoryMB, Quota: sh.Quota, Period: s.period}
+	if sh.InitBurst {
+		o.InitShare = initBurstShare
+	}
+	return lambdalocal.Start(t, o)
 }
 
-// startCold runs one cold start of variant.
-func (s *stage) startCold(t *testing.T, variant string) coldStart {
+// startCold runs one cold start of variant with the CPU share sh.
+//
+// Each invocation comes one CFS period after what went before it. Before the first: the
+// emulator's own start-up is no part of a Lambda cold start, and would otherwise spend the
+// first period's quota before the function's Init begins. Before the second: a warm invocation
+// is a later request, not one on the heels of the first, which would inherit the first's
+// throttling.
+func (s *stage) startCold(t *testing.T, variant string, sh share) coldStart {
 	t.Helper()
-	e := s.start(t, s.functionEnv(variant))
-	c := coldStart{Variant: variant}
+	e := s.start(t, s.functionEnv(variant), sh)
+	c := coldStart{Variant: variant, Share: sh}
+	time.Sleep(s.period)
 	c.First = invoke(t, e)
+	time.Sleep(s.period)
 	c.Second = invoke(t, e)
+	if e.Group != nil {
+		th, err := readThrottling(e.Group)
+		require.NoError(t, err, "reading the cgroup's throttling")
+		c.Throttling = th
+	}
 	require.NoError(t, e.Stop())
 	return c
 }
