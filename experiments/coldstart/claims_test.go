@@ -97,14 +97,6 @@ func holds(t *testing.T, res *results.Result) {
 	claimtest.Holds(t, *res)
 }
 
-// refuted asserts that the measurement refutes the claim, for the reason why
-// (claimtest.Refuted): the result says fail with its evidence, and the test fails the day the
-// claim holds, under a runtime or a model of Lambda's CPU that differs from the one measured.
-func refuted(t *testing.T, res *results.Result, why string) {
-	t.Helper()
-	claimtest.Refuted(t, *res, why)
-}
-
 // notBorneOut asserts that the measurement leaves the claim open or refutes it, for the reason
 // why (claimtest.NotBorneOut).
 func notBorneOut(t *testing.T, res *results.Result, why string) {
