@@ -147,8 +147,10 @@ func decideCompressionSlowsReads(t *testing.T, run, roomy interferenceRun) *resu
 		// Ordering: the read's first step needs a slot, and every slot holds a whole gzip.
 		verdict.All(fmt.Sprintf("UV_THREADPOOL_SIZE=%s: trials whose read completed only after a gzip had (%d in flight)", run.size, gzipJobs), run.readsAfterLoad("gzip")),
 		// The control: with room in the pool the same load leaves the read a slot; what is left
-		// of its delay is sharing the CPU.
-		verdict.None(fmt.Sprintf("UV_THREADPOOL_SIZE=%s, the same load: trials whose read completed only after a gzip had", roomy.size), roomy.readsAfterLoad("gzip")),
+		// of its delay is sharing 2 cores with 8 compressing threads (28-31 ms median), which
+		// now and then outlasts the fastest gzip: 1 trial in 8 in one full make test. Saturated
+		// slots make the read wait every time; chance, in fewer than half the trials.
+		verdict.Minority(fmt.Sprintf("UV_THREADPOOL_SIZE=%s, the same load: trials whose read completed only after a gzip had", roomy.size), roomy.readsAfterLoad("gzip")),
 		// The same in time. Alone, a 64 KiB read from the page cache takes 0.1-0.7 ms; waiting
 		// for a gzip to free a slot it takes tens of ms, a hundred times longer. 10x is far above
 		// what jitter does to a sub-millisecond read and far below what waiting does.

@@ -99,6 +99,13 @@ func None(name string, p stats.Proportion) Check {
 	return Check{Name: name, Got: p.String(), Want: fmt.Sprintf("0/%d", p.N), Pass: p.None()}
 }
 
+// Minority checks that fewer than half the trials counted: "waited = 1/8; want fewer than 4/8".
+// It is for a control in which the counted event can still happen by chance (a thread the
+// scheduler leaves waiting), where a mechanism would make it happen every time.
+func Minority(name string, p stats.Proportion) Check {
+	return Check{Name: name, Got: p.String(), Want: fmt.Sprintf("fewer than %d/%d", (p.N+1)/2, p.N), Pass: p.N > 0 && 2*p.K < p.N}
+}
+
 // Within checks that got/ref lies in [lo, hi]; the note gives both figures and refWhat, which
 // says what ref is ("spin - 15 ms").
 func Within(name string, got, ref, lo, hi float64, refWhat string) Check {

@@ -66,6 +66,12 @@ func TestChecks(t *testing.T) {
 	assert.True(t, AtMost("p50", 0.4, 1, "ms", "").Pass)
 	assert.False(t, AtMost("p50", 1.01, 1, "ms", "").Pass)
 
+	assert.True(t, Minority("w", stats.Proportion{K: 1, N: 8}).Pass)
+	assert.False(t, Minority("w", stats.Proportion{K: 4, N: 8}).Pass, "half is not fewer than half")
+	assert.Equal(t, "fewer than 4/8", Minority("w", stats.Proportion{K: 4, N: 8}).Want)
+	assert.Equal(t, "fewer than 5/9", Minority("w", stats.Proportion{K: 4, N: 9}).Want)
+	assert.True(t, Minority("w", stats.Proportion{K: 4, N: 9}).Pass)
+	assert.False(t, Minority("w", stats.Proportion{}).Pass, "no trials is no evidence")
 	assert.False(t, All("w", stats.Proportion{K: 19, N: 20}).Pass)
 	assert.False(t, None("w", stats.Proportion{K: 1, N: 20}).Pass)
 }
