@@ -42,8 +42,9 @@ type Options struct {
 type Server struct {
 	// Endpoint is the HTTPS URL clients use: https://127.0.0.1:PORT.
 	Endpoint string
-	// CAFile is a PEM file holding the CA that signed the server's certificate, for clients to
-	// trust (the function reads it from CLAIMS_CA_FILE).
+	// CAFile is a PEM file holding the CA that signed the server's certificate, for clients
+	// that take a CA file (the function's CLAIMS_CA_FILE). The cold-start experiments give the
+	// function a bundle of the system's roots with this CA instead (tlsca.CA.WriteBundle).
 	CAFile string
 	// CA made the certificate; CA.Pool() is what a Go client trusts.
 	CA *tlsca.CA
