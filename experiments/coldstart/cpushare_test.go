@@ -199,9 +199,10 @@ func TestFirstInvocationIsSlow(t *testing.T) {
 
 // T2's bounds. The claim is qualitative ("fast", "slow"); the article's figures are 868 ms
 // against an Init of 104 ms, 8.3 times. Twice Init is the least gap that reads as slow against
-// fast, and it cannot come from Init's own measure, whose error (up to one 10 ms clock tick)
-// only lengthens Init. Five times a warm invocation is the factor the issue uses for "slow" in
-// T1 and T3.
+// fast. Init is the function's measure from its process's start, whose clock ticks of 10 ms can
+// lengthen it by up to 10 ms; each answer also carries initGoMs, from the Go program's own start
+// (without the runtime's start), and the emulator's first REPORT Duration less the handler's is a
+// third view. Five times a warm invocation is the factor the issue uses for "slow" in T1 and T3.
 const (
 	minFirstOverInit = 2
 	minFirstOverWarm = 5

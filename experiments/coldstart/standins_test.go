@@ -136,6 +136,7 @@ type answer struct {
 	Invocation int     `json:"invocation"`
 	InitMs     float64 `json:"initMs"`
 	InitFrom   string  `json:"initFrom"`
+	InitGoMs   float64 `json:"initGoMs"`
 	Warmup     *phases `json:"warmup,omitempty"`
 	Pid        int     `json:"pid"`
 	HandlerMs  float64 `json:"handlerMs"`
