@@ -49,12 +49,9 @@ import (
 
 // arm is one kind of cold start in an experiment: a variant at a CPU share.
 type arm struct {
-	Variant string `json:"variant"`
-	Share   share  `json:"share"`
+	Variant string
+	Share   share
 }
-
-// String names the arm as tables print it: "cold at 128 MB".
-func (a arm) String() string { return a.Variant + " at " + a.Share.String() }
 
 // alternate runs n cold starts of each arm, taking the arms in turn (a, b, a, b, ...) so that
 // whatever else the machine does falls on all of them alike, and returns them by arm.
