@@ -20,9 +20,6 @@ func TestMain(m *testing.M) {
 	os.Exit(settings.RunTests(m, "coldstart experiments", &cfg, quotaReachesKernelMinimum))
 }
 
-// kernelMinQuota is the smallest CFS quota the kernel takes.
-const kernelMinQuota = time.Millisecond
-
 // quotaReachesKernelMinimum refuses a CPU period at which the smallest memory size's quota would
 // be under the kernel's minimum, before any cold start, rather than at the first cgroup.
 func quotaReachesKernelMinimum(s settings.Settings) error {
@@ -30,10 +27,10 @@ func quotaReachesKernelMinimum(s settings.Settings) error {
 	if err != nil {
 		return err
 	}
-	if quota := time.Duration(q.Share * float64(s.CPUPeriod)); quota < kernelMinQuota {
-		least := time.Duration(float64(kernelMinQuota)/q.Share) + time.Millisecond - 1
+	if quota := time.Duration(q.Share * float64(s.CPUPeriod)); quota < cgroup.MinQuota {
+		least := time.Duration(float64(cgroup.MinQuota)/q.Share) + time.Millisecond - 1
 		return fmt.Errorf("%s = %d: 128 MB's quota would be %v a period, under the kernel's %v; want at least %d",
-			settings.PeriodEnv, s.CPUPeriod.Milliseconds(), quota.Round(time.Microsecond), kernelMinQuota, least.Milliseconds())
+			settings.PeriodEnv, s.CPUPeriod.Milliseconds(), quota.Round(time.Microsecond), cgroup.MinQuota, least.Milliseconds())
 	}
 	return nil
 }

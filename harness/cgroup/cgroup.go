@@ -52,11 +52,16 @@ import (
 // a process run longer before it is stopped.
 const DefaultPeriod = 100 * time.Millisecond
 
-// The kernel refuses CFS periods outside this range (and quotas below minPeriod) with EINVAL.
+// The kernel refuses CFS periods outside this range with EINVAL.
 const (
 	minPeriod = time.Millisecond
 	maxPeriod = time.Second
 )
+
+// MinQuota is the smallest CFS quota the kernel takes (a period's Share × Period); below it New
+// and SetShare get the kernel's EINVAL. Callers that choose a period for a small share can check
+// it first.
+const MinQuota = time.Millisecond
 
 // prefix starts the name of every group this package makes; Stale and the sweep in New look
 // only at directories named so.

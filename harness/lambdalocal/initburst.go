@@ -50,13 +50,17 @@ func startRuntimeProxy(t testing.TB, apiAddr string, initEnded func() error) (*r
 	p.forward = httputil.NewSingleHostReverseProxy(&url.URL{Scheme: "http", Host: apiAddr})
 	// Loopback only, never through a proxy from the environment; no timeout, because the
 	// request for an event is a long poll that lasts until the next invoke.
-	p.forward.Transport = &http.Transport{Proxy: nil}
+	tr := &http.Transport{Proxy: nil}
+	p.forward.Transport = tr
 	// The runtime's request for an event is pending whenever the environment stops, and is cut
 	// off then; that is no error worth a log line, and any other reaches the runtime as a 502.
 	p.forward.ErrorHandler = func(w http.ResponseWriter, r *http.Request, err error) { w.WriteHeader(http.StatusBadGateway) }
 	srv := &http.Server{Handler: p}
 	go func() { _ = srv.Serve(l) }()
-	t.Cleanup(func() { _ = srv.Close() })
+	t.Cleanup(func() {
+		_ = srv.Close()
+		tr.CloseIdleConnections()
+	})
 	return p, nil
 }
 
