@@ -119,6 +119,17 @@ func Within(name string, got, ref, lo, hi float64, refWhat string) Check {
 	}
 }
 
+// InBand checks lo <= got <= hi, all in unit ("" for a ratio or a count). NaN fails.
+func InBand(name string, got, lo, hi float64, unit, note string) Check {
+	return Check{
+		Name: name,
+		Got:  withUnit(got, unit),
+		Want: fmt.Sprintf("within [%s, %s]", withUnit(lo, unit), withUnit(hi, unit)),
+		Pass: got >= lo && got <= hi,
+		Note: note,
+	}
+}
+
 // AtMost checks got <= limit, both in unit ("" for a ratio or a count).
 func AtMost(name string, got, limit float64, unit, note string) Check {
 	return Check{
@@ -196,6 +207,29 @@ func MedianRatioAtMost(name string, a, b []float64, k float64, refWhat string) C
 	c.Pass = finite && hi <= k
 	c.Undecided = !c.Pass && !(finite && lo > k)
 	return c
+}
+
+// EstimateAtLeast checks that e (a figure from means with its bootstrap interval,
+// stats.MeansCI) is at least k: it holds when the whole interval is at least k, fails when the
+// whole interval is below, and is left open between, or when the interval is open. what says
+// how e was made from which figures.
+func EstimateAtLeast(name string, e stats.Estimate, k float64, what string) Check {
+	c := Check{Name: name, Got: e.String(), Want: fmt.Sprintf("at least %.2f", k), Note: estimateNote(e, what)}
+	c.Pass = e.Finite && e.Lo >= k
+	c.Undecided = !c.Pass && !(e.Finite && e.Hi < k)
+	return c
+}
+
+// EstimateAtMost checks that e is at most k, as EstimateAtLeast.
+func EstimateAtMost(name string, e stats.Estimate, k float64, what string) Check {
+	c := Check{Name: name, Got: e.String(), Want: fmt.Sprintf("at most %.2f", k), Note: estimateNote(e, what)}
+	c.Pass = e.Finite && e.Hi <= k
+	c.Undecided = !c.Pass && !(e.Finite && e.Lo > k)
+	return c
+}
+
+func estimateNote(e stats.Estimate, what string) string {
+	return fmt.Sprintf("%s; %s, %.0f%% interval, %d trials", what, e.Method, 100*e.Confidence, e.N)
 }
 
 // ratioBounds are the bounds of a's median over b's from their intervals; they are not finite

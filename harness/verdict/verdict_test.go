@@ -1,6 +1,7 @@
 package verdict
 
 import (
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -145,4 +146,36 @@ func TestDecideWithAnOpenCheck(t *testing.T) {
 	v = Decide(stats.Proportion{K: 20, N: 20}, ok, open, bad)
 	assert.Equal(t, Fail, v.Outcome, "a check that fails decides, whatever else is open")
 	assert.NotContains(t, v.Reason, "ratio")
+}
+
+func TestEstimateChecksDecideOnTheWholeInterval(t *testing.T) {
+	est := func(v, lo, hi float64) stats.Estimate {
+		return stats.Estimate{Value: v, Lo: lo, Hi: hi, Confidence: 0.95, N: 20, Method: "test", Finite: true}
+	}
+	for _, tc := range []struct {
+		name            string
+		check           Check
+		pass, undecided bool
+	}{
+		{"at least, interval above", EstimateAtLeast("r", est(8, 6, 10), 5, "a / b"), true, false},
+		{"at least, interval straddles", EstimateAtLeast("r", est(6, 4, 8), 5, "a / b"), false, true},
+		{"at least, interval below", EstimateAtLeast("r", est(3, 2, 4), 5, "a / b"), false, false},
+		{"at least, interval open", EstimateAtLeast("r", stats.Estimate{Value: 8}, 5, "a / b"), false, true},
+		{"at most, interval below", EstimateAtMost("r", est(0.3, 0.2, 0.4), 1, "a / b"), true, false},
+		{"at most, interval straddles", EstimateAtMost("r", est(0.9, 0.7, 1.1), 1, "a / b"), false, true},
+		{"at most, interval above", EstimateAtMost("r", est(1.5, 1.2, 1.8), 1, "a / b"), false, false},
+	} {
+		assert.Equal(t, tc.pass, tc.check.Pass, "%s: pass = %v; want %v (%s)", tc.name, tc.check.Pass, tc.pass, tc.check)
+		assert.Equal(t, tc.undecided, tc.check.Undecided, "%s: undecided = %v; want %v (%s)", tc.name, tc.check.Undecided, tc.undecided, tc.check)
+	}
+}
+
+func TestInBand(t *testing.T) {
+	c := InBand("share", 0.07, 0.0615, 0.0832, "", "7.2% of one CPU")
+	assert.True(t, c.Pass, "%s", c)
+	assert.Equal(t, "share = 0.07; want within [0.06, 0.08] (7.2% of one CPU)", c.String())
+	for _, got := range []float64{0.05, 0.09, math.NaN()} {
+		assert.False(t, InBand("share", got, 0.0615, 0.0832, "", "").Pass, "InBand(%v) passes; want it to fail", got)
+	}
+	assert.Equal(t, "period = 20.00 ms; want within [18.00 ms, 22.00 ms]", InBand("period", 20, 18, 22, "ms", "").String())
 }

@@ -1,0 +1,146 @@
+package stats
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// gridInstants returns n instants from start on a grid of the given period, each the last plus
+// period times a step drawn from steps (repeat a step to weigh it), each moved by up to ±jitter.
+func gridInstants(r *rand.Rand, n int, start, period, jitter float64, steps ...int) []float64 {
+	ts := make([]float64, 0, n)
+	t := start
+	for range n {
+		ts = append(ts, t+jitter*(2*r.Float64()-1))
+		t += period * float64(steps[r.IntN(len(steps))])
+	}
+	return ts
+}
+
+// withStrays adds k instants at uniformly random times within the span of ts.
+func withStrays(r *rand.Rand, ts []float64, k int) []float64 {
+	lo, hi := ts[0], ts[len(ts)-1]
+	for range k {
+		ts = append(ts, lo+(hi-lo)*r.Float64())
+	}
+	return ts
+}
+
+func TestGrid(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	shuffled := gridInstants(r, 300, 0, 20, 0.2, 1, 2, 3)
+	r.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+
+	tests := []struct {
+		name     string
+		instants []float64
+		minFit   float64
+		want     float64 // period
+		within   float64
+	}{
+		{"stalls of 1 to 3 periods", gridInstants(r, 300, 0, 20, 0.2, 1, 2, 3), 0.9, 20, 0.1},
+		{"any order", shuffled, 0.9, 20, 0.1},
+		// Most spacings are 40: a median would say 40, but the odd ones put half off its grid.
+		{"mostly two periods", gridInstants(r, 300, 0, 20, 0.2, 1, 2, 2, 2, 3), 0.8, 20, 0.1},
+		{"100 ms, not a divisor", gridInstants(r, 200, 1000, 100, 0.2, 1, 2), 0.9, 100, 0.1},
+		{"10% strays", withStrays(r, gridInstants(r, 270, 0, 20, 0.2, 1, 2, 3), 30), 0.8, 20, 0.1},
+		// 200 periods of 20.3 part from a 20 ms grid by 60 ms: the fit must follow the data.
+		{"off-nominal period", gridInstants(r, 100, 5000, 20.3, 0.2, 1, 2, 3), 0.9, 20.3, 0.02},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := Grid(tt.instants, 5, 1, tt.minFit)
+			require.True(t, g.Found, "Found = false; want true (%+v)", g)
+			assert.InDelta(t, tt.want, g.PeriodMs, tt.within, "PeriodMs = %v; want %v", g.PeriodMs, tt.want)
+			assert.Equal(t, len(tt.instants), g.OnGrid.N, "OnGrid.N = %d; want %d", g.OnGrid.N, len(tt.instants))
+			frac := float64(g.OnGrid.K) / float64(g.OnGrid.N)
+			assert.GreaterOrEqual(t, frac, tt.minFit, "OnGrid = %v; want at least %v", g.OnGrid, tt.minFit)
+			assert.Equal(t, 1.0, g.ToleranceMs, "ToleranceMs = %v; want 1", g.ToleranceMs)
+			// The offset is a grid line near the earliest instant, which is on the grid here.
+			first := slices.Min(tt.instants)
+			assert.InDelta(t, first, g.OffsetMs, 1, "OffsetMs = %v; want within 1 of %v", g.OffsetMs, first)
+		})
+	}
+}
+
+func TestGridStrayFirst(t *testing.T) {
+	// The earliest instant is off the grid: another anchor must find it, and it must not count.
+	r := rand.New(rand.NewPCG(3, 4))
+	ts := append([]float64{-9}, gridInstants(r, 100, 0, 20, 0.2, 1, 2, 3)...)
+	g := Grid(ts, 5, 1, 0.9)
+	require.True(t, g.Found, "Found = false; want true (%+v)", g)
+	assert.InDelta(t, 20, g.PeriodMs, 0.1, "PeriodMs = %v; want 20", g.PeriodMs)
+	assert.Equal(t, Proportion{100, 101}, g.OnGrid, "OnGrid = %v; want 100/101", g.OnGrid)
+}
+
+func TestGridNotFound(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	uniform := make([]float64, 500)
+	for i := range uniform {
+		uniform[i] = 10000 * r.Float64()
+	}
+	tests := []struct {
+		name     string
+		instants []float64
+	}{
+		{"none", nil},
+		{"two", []float64{0, 20}},
+		{"three, one not finite", []float64{0, 20, math.NaN()}},
+		{"uniform", uniform},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := Grid(tt.instants, 5, 1, 0.9)
+			// Random instants may fit some grid by chance; not one near the period sought.
+			if g.Found {
+				assert.Greater(t, math.Abs(g.PeriodMs-20), 1.0, "PeriodMs = %v; want none near 20", g.PeriodMs)
+				return
+			}
+			assert.Equal(t, Proportion{0, len(tt.instants)}, g.OnGrid, "OnGrid = %v; want 0/%d", g.OnGrid, len(tt.instants))
+		})
+	}
+}
+
+func TestGridBadArguments(t *testing.T) {
+	ts := []float64{0, 20, 40, 60, 80}
+	for _, args := range [][3]float64{{0, 1, 0.9}, {5, 0, 0.9}, {5, -1, 0.9}, {5, 1, math.NaN()}, {5, 1, 1.1}} {
+		g := Grid(ts, args[0], args[1], args[2])
+		assert.False(t, g.Found, "Grid(minMs %v, tolMs %v, minFit %v).Found = true; want false", args[0], args[1], args[2])
+	}
+	// A grid within twice the tolerance fits anything, so it is never the answer.
+	g := Grid([]float64{0, 3, 6, 9}, 1, 2, 0.9)
+	assert.False(t, g.Found, "Found = true with PeriodMs %v; want false", g.PeriodMs)
+}
+
+func TestGridSpeed(t *testing.T) {
+	// The search must stay cheap when nothing fits (every candidate tried) and when the data are
+	// a grid with strays (every divisor fits).
+	r := rand.New(rand.NewPCG(7, 8))
+	uniform := make([]float64, 2000)
+	for i := range uniform {
+		uniform[i] = 40000 * r.Float64()
+	}
+	for name, ts := range map[string][]float64{
+		"uniform":     uniform,
+		"with strays": withStrays(r, gridInstants(r, 450, 0, 20, 0.2, 1, 2, 3), 50),
+	} {
+		start := time.Now()
+		Grid(ts, 5, 1, 0.8)
+		took := time.Since(start)
+		assert.Less(t, took, time.Second, "%s: Grid took %v; want well under a second", name, took)
+	}
+}
+
+func BenchmarkGrid(b *testing.B) {
+	r := rand.New(rand.NewPCG(9, 10))
+	ts := withStrays(r, gridInstants(r, 450, 0, 20, 0.2, 1, 2, 3), 50)
+	for b.Loop() {
+		Grid(ts, 5, 1, 0.8)
+	}
+}
