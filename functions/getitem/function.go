@@ -172,6 +172,8 @@ type response struct {
 	// its answer: what Lambda's Duration covers. (The emulator runs Init inside the first
 	// invoke, so its first Duration holds Init too.)
 	HandlerMs float64 `json:"handlerMs"`
+	// HandlerCPUMs is the CPU time the process was charged over the same span (processCPU).
+	HandlerCPUMs float64 `json:"handlerCpuMs"`
 	// Warmup is the warm variant's warm-up; absent for cold.
 	Warmup *callResult `json:"warmup,omitempty"`
 	// Pid is the process's id: two answers with the same pid came from one environment.
@@ -231,7 +233,7 @@ func (f *function) setInit(m initMeasure) { f.init = m }
 // answered, with its phases and its error in "error", rather than failed: the phases of a call
 // that failed are evidence too, and a Lambda error would carry only the message.
 func (f *function) handle(ctx context.Context, _ json.RawMessage) (response, error) {
-	entered := time.Now()
+	entered, enteredCPU := time.Now(), processCPU()
 	n := f.calls.Add(1)
 	tctx, tr := withTrace(ctx)
 	out, err := f.client.GetItem(tctx, &dynamodb.GetItemInput{TableName: &f.table, Key: f.key})
@@ -252,5 +254,6 @@ func (f *function) handle(ctx context.Context, _ json.RawMessage) (response, err
 		r.Found = len(out.Item) > 0
 	}
 	r.HandlerMs = ms(time.Since(entered))
+	r.HandlerCPUMs = ms(processCPU() - enteredCPU)
 	return r, nil
 }

@@ -45,6 +45,9 @@ func TestColdHandlerMakesItsOwnConnection(t *testing.T) {
 	assert.Equal(t, true, got["pooled"], "pooled = %v; want true (writeError %v)", got["pooled"], got["writeError"])
 	assert.Greater(t, got["totalMs"], 0.0, "totalMs = %v; want > 0", got["totalMs"])
 	assert.GreaterOrEqual(t, got["handlerMs"], got["totalMs"], "handlerMs = %v; want at least the GetItem's totalMs %v", got["handlerMs"], got["totalMs"])
+	// The handshake and the handler cost CPU, and the handler's holds the handshake's.
+	assert.Greater(t, got["tlsCpuMs"], 0.0, "tlsCpuMs = %v; want > 0", got["tlsCpuMs"])
+	assert.GreaterOrEqual(t, got["handlerCpuMs"], got["tlsCpuMs"], "handlerCpuMs = %v; want at least tlsCpuMs %v", got["handlerCpuMs"], got["tlsCpuMs"])
 	assert.NotContains(t, got, "warmup", "cold answer has a warmup: %v", got["warmup"])
 	assert.NotContains(t, got, "error", "error = %v; want none", got["error"])
 	assert.Equal(t, float64(os.Getpid()), got["pid"], "pid = %v; want %d", got["pid"], os.Getpid())

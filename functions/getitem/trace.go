@@ -23,6 +23,9 @@ type Phases struct {
 	ConnectMs float64 `json:"connectMs"`
 	// TLSMs is TLSHandshakeStart to TLSHandshakeDone.
 	TLSMs float64 `json:"tlsMs"`
+	// TLSCPUMs is the CPU time the process was charged over the same span (processCPU): the
+	// handshake's cost, whatever throttling stretched it to.
+	TLSCPUMs float64 `json:"tlsCpuMs"`
 	// TTFBMs is the request's start (GetConn: net/http asked for a connection) to the first
 	// byte of the response: the wait for a connection, its setup if new, writing the request,
 	// and the server's time to answer.
@@ -68,6 +71,7 @@ type tracer struct {
 	dnsStart  time.Time
 	connStart time.Time
 	tlsStart  time.Time
+	tlsCPU    time.Duration // processCPU at tlsStart
 	p         Phases
 }
 
@@ -156,17 +160,18 @@ func (tr *tracer) hooks() *httptrace.ClientTrace {
 			}
 		},
 		TLSHandshakeStart: func() {
-			now := time.Now()
+			now, cpu := time.Now(), processCPU()
 			tr.mu.Lock()
 			defer tr.mu.Unlock()
-			tr.tlsStart = now
+			tr.tlsStart, tr.tlsCPU = now, cpu
 		},
 		TLSHandshakeDone: func(cs tls.ConnectionState, err error) {
-			now := time.Now()
+			now, cpu := time.Now(), processCPU()
 			tr.mu.Lock()
 			defer tr.mu.Unlock()
 			if !tr.tlsStart.IsZero() {
 				tr.p.TLSMs = ms(now.Sub(tr.tlsStart))
+				tr.p.TLSCPUMs = ms(cpu - tr.tlsCPU)
 			}
 			if err == nil {
 				tr.setTLS(cs)
