@@ -97,13 +97,6 @@ func holds(t *testing.T, res *results.Result) {
 	claimtest.Holds(t, *res)
 }
 
-// notBorneOut asserts that the measurement leaves the claim open or refutes it, for the reason
-// why (claimtest.NotBorneOut).
-func notBorneOut(t *testing.T, res *results.Result, why string) {
-	t.Helper()
-	claimtest.NotBorneOut(t, *res, why)
-}
-
 // handshakesShown is how many TLS handshakes one call's trace shows: one for a new connection
 // whose handshake it timed, none for a reused one.
 func handshakesShown(p phases) int {

@@ -52,6 +52,9 @@ type stage struct {
 	// period is the CPU quota's CFS period: CLAIMS_CPU_PERIOD_MS, or another where a
 	// sensitivity test changes the model.
 	period time.Duration
+	// laterInvocations is how many more warm invocations each cold start gets after its
+	// second, each one period after the last.
+	laterInvocations int
 }
 
 // setUp starts dynalite with a key of kind key, creates the table and the item, writes the trust
@@ -120,8 +123,10 @@ type phases struct {
 	DNSMs     float64 `json:"dnsMs"`
 	ConnectMs float64 `json:"connectMs"`
 	TLSMs     float64 `json:"tlsMs"`
+	TLSCPUMs  float64 `json:"tlsCpuMs"`
 	TTFBMs    float64 `json:"ttfbMs"`
 	Reused    bool    `json:"reused"`
+	Pooled    bool    `json:"pooled"`
 	TotalMs   float64 `json:"totalMs"`
 	Attempts  int     `json:"attempts"`
 	Curve     string  `json:"curve,omitempty"`
@@ -140,6 +145,8 @@ type answer struct {
 	Warmup     *phases `json:"warmup,omitempty"`
 	Pid        int     `json:"pid"`
 	HandlerMs  float64 `json:"handlerMs"`
+	// HandlerCPUMs is the CPU the function's process was charged over its handler.
+	HandlerCPUMs float64 `json:"handlerCpuMs"`
 }
 
 // setupMs is the first call's network set-up: DNS, TCP and TLS.
@@ -232,6 +239,8 @@ type coldStart struct {
 	Share   share   `json:"share"`
 	First   invoked `json:"first"`
 	Second  invoked `json:"second"`
+	// Later are the warm invocations after the second, where a test asks for them.
+	Later []invoked `json:"later,omitempty"`
 	// Throttling is the kernel's count for the whole cold start; nil without a quota.
 	Throttling *throttling `json:"throttling,omitempty"`
 }
@@ -261,6 +270,10 @@ func (s *stage) startCold(t *testing.T, variant string, sh share) coldStart {
 	c.First = invoke(t, e)
 	time.Sleep(s.period)
 	c.Second = invoke(t, e)
+	for range s.laterInvocations {
+		time.Sleep(s.period)
+		c.Later = append(c.Later, invoke(t, e))
+	}
 	if e.Group != nil {
 		th, err := readThrottling(e.Group)
 		require.NoError(t, err, "reading the cgroup's throttling")
