@@ -274,13 +274,21 @@ func (s *stage) startCold(t *testing.T, variant string, sh share) coldStart {
 		time.Sleep(s.period)
 		c.Later = append(c.Later, invoke(t, e))
 	}
+	c.Throttling = stop(t, e)
+	return c
+}
+
+// stop stops e, and returns what the kernel counted for its cgroup first (nil without one).
+func stop(t *testing.T, e *lambdalocal.Environment) *throttling {
+	t.Helper()
+	var th *throttling
 	if e.Group != nil {
-		th, err := readThrottling(e.Group)
+		var err error
+		th, err = readThrottling(e.Group)
 		require.NoError(t, err, "reading the cgroup's throttling")
-		c.Throttling = th
 	}
 	require.NoError(t, e.Stop())
-	return c
+	return th
 }
 
 // invoke sends one event. An answer that is not the function's JSON (an Init that failed, a

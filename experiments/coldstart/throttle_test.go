@@ -42,13 +42,13 @@ const (
 // CPU's worth, where a single busy thread is the limit, at least 85%. The period: ±10% of the
 // published 20 ms, finer than a period's half (a grid half or twice as coarse is far outside).
 const (
-	shareBand      = 0.15
-	minFullShare   = 0.85
-	periodBand     = 0.10
-	gridToleranceM = 1.0 // ms a stall's end may miss the grid by: the wake-up after the period's refill
-	gridMinFit     = 0.8 // share of stall ends on the grid: a few stalls are the scheduler's, not the quota's
-	gridMinMs      = 2.0 // the finest grid tried
-	minStallEnds   = 10  // fewer stall ends place no grid
+	shareBand       = 0.15
+	minFullShare    = 0.85
+	periodBand      = 0.10
+	gridToleranceMs = 1.0 // ms a stall's end may miss the grid by: the wake-up after the period's refill
+	gridMinFit      = 0.8 // share of stall ends on the grid: a few stalls are the scheduler's, not the quota's
+	gridMinMs       = 2.0 // the finest grid tried
+	minStallEnds    = 10  // fewer stall ends place no grid
 )
 
 // throttleBusy is how long each invocation's busy loop runs, and throttleInvocations how many
@@ -89,7 +89,7 @@ type sizeSlices struct {
 	Share float64 `json:"share"`
 	// CPUShare is the same from the kernel's charge to the loop's thread.
 	CPUShare float64 `json:"cpuShare"`
-	// Grid is the coarsest grid the stall ends fall on, per loop.
+	// Grids are the coarsest grid each loop's stall ends fall on.
 	Grids []stats.GridFit `json:"grids"`
 	// RunMs and StallMs are the lengths of the runs between stalls and of the stalls.
 	RunMs   stats.Summary `json:"runMs"`
@@ -224,9 +224,9 @@ func runLoops(t *testing.T, bootstrap string, memoryMB int, period time.Duration
 		for _, r := range a.Runs {
 			runs = append(runs, r.EndMs-r.StartMs)
 		}
-		g := stats.GridFit{OnGrid: stats.Proportion{N: len(ends)}, ToleranceMs: gridToleranceM}
+		g := stats.GridFit{OnGrid: stats.Proportion{N: len(ends)}, ToleranceMs: gridToleranceMs}
 		if len(ends) >= minStallEnds {
-			g = stats.Grid(ends, gridMinMs, gridToleranceM, gridMinFit)
+			g = stats.Grid(ends, gridMinMs, gridToleranceMs, gridMinFit)
 		}
 		sz.Grids = append(sz.Grids, g)
 	}
@@ -234,11 +234,6 @@ func runLoops(t *testing.T, bootstrap string, memoryMB int, period time.Duration
 		sz.Share, sz.CPUShare = run/wall, cpu/wall
 	}
 	sz.RunMs, sz.StallMs = stats.Summarize(runs), stats.Summarize(stalls)
-	if e.Group != nil {
-		th, err := readThrottling(e.Group)
-		require.NoError(t, err, "reading the cgroup's throttling")
-		sz.Throttling = th
-	}
-	require.NoError(t, e.Stop())
+	sz.Throttling = stop(t, e)
 	return sz
 }
