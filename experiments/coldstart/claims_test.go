@@ -248,7 +248,7 @@ func measureWarmupFailure(t *testing.T, s *stage, timeout time.Duration, trials 
 	res.Trials = runs
 
 	var warmupFailed, boundedInit, clearError, servedAfter, sameProcess stats.Proportion
-	var initMs []float64
+	var initMs, handlerCPUMs []float64
 	for _, r := range runs {
 		d, u := r.WhileDown.Answer, r.AfterUp.Answer
 		for _, p := range []*stats.Proportion{&warmupFailed, &boundedInit, &clearError, &servedAfter, &sameProcess} {
@@ -260,7 +260,8 @@ func measureWarmupFailure(t *testing.T, s *stage, timeout time.Duration, trials 
 			warmupFailed.K++
 		}
 		initMs = append(initMs, d.InitMs)
-		if d.InitMs <= float64((warmupTimeout + initMargin).Milliseconds()) {
+		handlerCPUMs = append(handlerCPUMs, d.HandlerCPUMs)
+		if d.InitMs <= float64((timeout + initMargin).Milliseconds()) {
 			boundedInit.K++
 		}
 		// Refused: a clear error. Stalled: DynamoDB came back during the call, which succeeded.
@@ -276,8 +277,10 @@ func measureWarmupFailure(t *testing.T, s *stage, timeout time.Duration, trials 
 	}
 	init := stats.Summarize(initMs)
 	res.Summary = map[string]any{
-		"initMs":            init,
-		results.HeadlineKey: fmt.Sprintf("warm-up failed in %s (refused and stalled), Init max %.0f ms (bound %v + %v), served after DynamoDB came back in %s", warmupFailed, init.MaxMs, warmupTimeout, initMargin, servedAfter),
+		"initMs": init,
+		// The first invocation's CPU, while DynamoDB was unreachable (0 where Init failed).
+		"cpu":               map[string]stats.Summary{"firstInvocationCpuMs": stats.Summarize(handlerCPUMs)},
+		results.HeadlineKey: fmt.Sprintf("warm-up failed in %s (refused and stalled), Init max %.0f ms (bound %v + %v), served after DynamoDB came back in %s", warmupFailed, init.MaxMs, timeout, initMargin, servedAfter),
 	}
 	// Evidence: the warm-up really failed; a warm-up that reached DynamoDB tests nothing here.
 	decide(t, res, warmupFailed,
