@@ -1,5 +1,7 @@
 // Package stats summarises samples the way the articles report them: p50, p95 and max of
-// latencies in milliseconds, and proportions as k/n. It knows nothing of probes or claims.
+// latencies in milliseconds, and proportions as k/n; and gives the intervals the claims are
+// decided on (medians, bootstrap estimates from means) and the grid a set of instants falls on.
+// It knows nothing of probes or claims.
 package stats
 
 import (
