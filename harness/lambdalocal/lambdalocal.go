@@ -97,14 +97,11 @@ func Start(t testing.TB, o Options) *Environment {
 	if err != nil {
 		t.Fatalf("lambdalocal: building the emulator: %v", err)
 	}
-	apiAddr, err := freeAddr()
+	addrs, err := freeAddrs(2)
 	if err != nil {
 		t.Fatalf("lambdalocal: %v", err)
 	}
-	invokeAddr, err := freeAddr()
-	if err != nil {
-		t.Fatalf("lambdalocal: %v", err)
-	}
+	apiAddr, invokeAddr := addrs[0], addrs[1]
 	env := map[string]string{
 		"AWS_LAMBDA_FUNCTION_MEMORY_SIZE": strconv.Itoa(o.MemoryMB),
 		"AWS_LAMBDA_FUNCTION_NAME":        "claims-function",
@@ -168,14 +165,20 @@ func Start(t testing.TB, o Options) *Environment {
 	return e
 }
 
-// freeAddr is a loopback address with a port nothing listens on at the moment.
-func freeAddr() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
+// freeAddrs returns n loopback addresses with ports nothing listens on at the moment, all
+// different: each is held until all are found, or the kernel could hand the same free port out
+// twice, and the emulator would then fail to bind its second server.
+func freeAddrs(n int) ([]string, error) {
+	addrs := make([]string, 0, n)
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		defer l.Close()
+		addrs = append(addrs, l.Addr().String())
 	}
-	defer l.Close()
-	return l.Addr().String(), nil
+	return addrs, nil
 }
 
 // waitListening polls addr until something accepts, because the emulator says nothing once it

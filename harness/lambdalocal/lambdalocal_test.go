@@ -125,3 +125,14 @@ func (f *fatalRecorder) Fatalf(format string, args ...any) {
 	f.msg = fmt.Sprintf(format, args...)
 	panic("fatal")
 }
+
+// TestFreeAddrsAreDistinct: the emulator's two servers get two ports. Found one at a time, the
+// kernel now and then handed out the same free port twice, and the emulator died binding it.
+func TestFreeAddrsAreDistinct(t *testing.T) {
+	for range 500 {
+		addrs, err := freeAddrs(2)
+		require.NoError(t, err)
+		require.Len(t, addrs, 2)
+		require.NotEqual(t, addrs[0], addrs[1], "freeAddrs(2) = %v; want two different addresses", addrs)
+	}
+}
