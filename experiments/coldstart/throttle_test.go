@@ -28,13 +28,12 @@ import (
 // throttlePackage is T8's function.
 const throttlePackage = "functions/throttle"
 
-// The published measurement T8 is compared with, never the configured period: a model whose
-// period is not Lambda's must fail it.
-const (
-	publishedPeriodMs = 20.0
-	// oneCPUMB is the memory size that gets one whole vCPU.
-	oneCPUMB = 1769
-)
+// publishedPeriodMs is the period T8 is compared with, the one measured on Lambda, never the
+// configured one: a model whose period is not Lambda's must fail it.
+const publishedPeriodMs = 20.0
+
+// oneCPUMB is the memory size that gets one whole vCPU.
+const oneCPUMB = cgroup.LambdaFullVCPUMemoryMB
 
 // T8's bands. The share: ±15% of M/1,769, for what the emulator's idle threads and the Go
 // runtime take from the same quota and for a thread that overruns its quota by up to a scheduler
@@ -198,7 +197,9 @@ func gridsText(grids []stats.GridFit) string {
 func runLoops(t *testing.T, bootstrap string, memoryMB int, period time.Duration, invocations int) sizeSlices {
 	t.Helper()
 	e := lambdalocal.Start(t, lambdalocal.Options{Bootstrap: bootstrap, MemoryMB: memoryMB, Quota: true, Period: period, InitShare: initBurstShare})
-	sz := sizeSlices{MemoryMB: memoryMB, ExpectedShare: min(1, float64(memoryMB)/oneCPUMB)}
+	share, err := cgroup.ShareForMemory(memoryMB)
+	require.NoError(t, err)
+	sz := sizeSlices{MemoryMB: memoryMB, ExpectedShare: min(1, share)}
 	payload, err := json.Marshal(map[string]any{"busyMs": throttleBusy.Milliseconds()})
 	require.NoError(t, err)
 	var runs, stalls []float64
