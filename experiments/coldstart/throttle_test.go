@@ -41,13 +41,18 @@ const oneCPUMB = cgroup.LambdaFullVCPUMemoryMB
 // CPU's worth, where a single busy thread is the limit, at least 85%. The period: ±10% of the
 // published 20 ms, finer than a period's half (a grid half or twice as coarse is far outside).
 const (
-	shareBand       = 0.15
-	minFullShare    = 0.85
-	periodBand      = 0.10
-	gridToleranceMs = 1.0 // ms a stall's end may miss the grid by: the wake-up after the period's refill
+	shareBand    = 0.15
+	minFullShare = 0.85
+	periodBand   = 0.10
+	// gridToleranceMs is how far a stall's end may miss the grid: a tenth of the published
+	// period, for the wake-up after the period's refill, which on a busy machine comes up to
+	// about 1.5 ms either side of it.
+	gridToleranceMs = 2.0
 	gridMinFit      = 0.8 // share of stall ends on the grid: a few stalls are the scheduler's, not the quota's
-	gridMinMs       = 2.0 // the finest grid tried
-	minStallEnds    = 10  // fewer stall ends place no grid
+	// gridMinMs is the finest grid tried, five tolerances: random instants fall within the
+	// tolerance of a finer grid 40% of the time or more (of the scheduler's 4 ms tick, most).
+	gridMinMs    = 5 * gridToleranceMs
+	minStallEnds = 10 // fewer stall ends place no grid
 )
 
 // throttleBusy is how long each invocation's busy loop runs, and throttleInvocations how many
