@@ -19,6 +19,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/serverless-claims/claims/harness/loopback"
 	"github.com/serverless-claims/claims/harness/proc"
 	"github.com/serverless-claims/claims/harness/protocol"
 	"github.com/serverless-claims/claims/harness/runtimes"
@@ -113,7 +114,13 @@ func Start(t testing.TB, o Options) *Server {
 		config:  &tls.Config{Certificates: []tls.Certificate{leaf}},
 		conns:   map[net.Conn]bool{},
 	}
-	if err := s.listen("127.0.0.1:0"); err != nil {
+	// Up binds the front's address again after Down: the address comes from below the ephemeral
+	// range, so that no outgoing connection can take it in between.
+	addrs, err := loopback.FreeAddrs(1)
+	if err != nil {
+		t.Fatalf("dynalite: TLS front: %v", err)
+	}
+	if err := s.listen(addrs[0]); err != nil {
 		t.Fatalf("dynalite: TLS front: %v", err)
 	}
 	s.Endpoint = "https://" + s.addr

@@ -17,10 +17,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"net"
 	"net/http"
-	"os"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -29,6 +27,7 @@ import (
 
 	"github.com/serverless-claims/claims/harness/cgroup"
 	"github.com/serverless-claims/claims/harness/lambdareport"
+	"github.com/serverless-claims/claims/harness/loopback"
 	"github.com/serverless-claims/claims/harness/proc"
 	"github.com/serverless-claims/claims/harness/runtimes"
 )
@@ -99,7 +98,7 @@ func Start(t testing.TB, o Options) *Environment {
 	if err != nil {
 		t.Fatalf("lambdalocal: building the emulator: %v", err)
 	}
-	addrs, err := freeAddrs(2)
+	addrs, err := loopback.FreeAddrs(2)
 	if err != nil {
 		t.Fatalf("lambdalocal: %v", err)
 	}
@@ -165,56 +164,6 @@ func Start(t testing.TB, o Options) *Environment {
 		t.Fatalf("lambdalocal: the emulator %v", err)
 	}
 	return e
-}
-
-// freeAddrs returns n loopback addresses, all different, with ports nothing listens on at the
-// moment, for the emulator to bind: the emulator cannot be handed a listening socket, so there is
-// a moment between this check and its bind in which another socket could take a port. So the
-// ports are drawn from below the kernel's ephemeral range, which no outgoing connection and no
-// listener on port 0 ever gets (on a busy machine one did, and the emulator died binding it), and
-// each is held until all are found, so that none is handed out twice.
-func freeAddrs(n int) ([]string, error) {
-	lo, hi := belowEphemeral()
-	addrs := make([]string, 0, n)
-	for tries := 0; len(addrs) < n; tries++ {
-		port := 0 // the kernel's choice, where no range below the ephemeral one is known
-		if hi > lo && tries < 100 {
-			port = lo + rand.IntN(hi-lo)
-		}
-		l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
-		if err != nil {
-			if port != 0 {
-				continue // taken: draw another
-			}
-			return nil, err
-		}
-		defer l.Close()
-		addrs = append(addrs, l.Addr().String())
-	}
-	return addrs, nil
-}
-
-// portFloor is the lowest port freeAddrs draws, above the well-known and most registered ones.
-const portFloor = 10000
-
-// belowEphemeral is the range of ports [lo, hi) that freeAddrs draws from: from portFloor up to
-// the start of the kernel's ephemeral range (net.ipv4.ip_local_port_range), or an empty range
-// where that cannot be read or leaves fewer than 100 ports.
-func belowEphemeral() (lo, hi int) {
-	const floor = portFloor
-	data, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
-	if err != nil {
-		return 0, 0
-	}
-	fields := strings.Fields(string(data))
-	if len(fields) != 2 {
-		return 0, 0
-	}
-	start, err := strconv.Atoi(fields[0])
-	if err != nil || start <= floor+100 {
-		return 0, 0
-	}
-	return floor, start
 }
 
 // waitListening polls addr until something accepts, because the emulator says nothing once it

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"strconv"
 	"testing"
 	"time"
@@ -125,33 +124,4 @@ type fatalRecorder struct {
 func (f *fatalRecorder) Fatalf(format string, args ...any) {
 	f.msg = fmt.Sprintf(format, args...)
 	panic("fatal")
-}
-
-// TestFreeAddrsAreDistinct: the emulator's two servers get two ports. Found one at a time, the
-// kernel now and then handed out the same free port twice, and the emulator died binding it.
-func TestFreeAddrsAreDistinct(t *testing.T) {
-	for range 500 {
-		addrs, err := freeAddrs(2)
-		require.NoError(t, err)
-		require.Len(t, addrs, 2)
-		require.NotEqual(t, addrs[0], addrs[1], "freeAddrs(2) = %v; want two different addresses", addrs)
-	}
-}
-
-// TestFreeAddrsAreBelowTheEphemeralRange: no outgoing connection can take the emulator's ports
-// between freeAddrs and the emulator's bind.
-func TestFreeAddrsAreBelowTheEphemeralRange(t *testing.T) {
-	lo, hi := belowEphemeral()
-	if hi <= lo {
-		t.Skipf("no port range below the ephemeral one: /proc/sys/net/ipv4/ip_local_port_range is unreadable or starts under %d", portFloor+100)
-	}
-	addrs, err := freeAddrs(2)
-	require.NoError(t, err)
-	for _, a := range addrs {
-		_, p, err := net.SplitHostPort(a)
-		require.NoError(t, err)
-		port, err := strconv.Atoi(p)
-		require.NoError(t, err)
-		assert.True(t, port >= lo && port < hi, "port = %d; want in [%d, %d), below the ephemeral range", port, lo, hi)
-	}
 }
