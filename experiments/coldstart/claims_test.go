@@ -44,16 +44,20 @@ type target struct {
 	InitSource string            `json:"initSource"`
 }
 
-// quotaModel says how a share with a quota was made on s, or "none" when no share in shares has
-// one.
+// quotaModel says how the shares were made on s: the quota where one has it, and the machine's
+// CPU for the rest.
 func (s *stage) quotaModel(shares []share) string {
+	where, err := cgroup.Available()
+	machine := "the machine's CPU"
+	if err == nil {
+		machine = fmt.Sprintf("the machine's CPU, in a cgroup (%s) of every CPU with the largest weight, as a quota's group has", where)
+	}
 	for _, sh := range shares {
 		if sh.Quota {
-			where, _ := cgroup.Available()
-			return fmt.Sprintf("memory / 1769 MB of one CPU per %v CFS period (cgroup %s), for the emulator and the function together; where a share has initBurst, Init runs with %g CPU until the runtime first asks for an event", s.period, where, initBurstShare)
+			return fmt.Sprintf("memory / 1769 MB of one CPU per %v CFS period (cgroup %s), for the emulator and the function together; where a share has initBurst, Init runs with %g CPU until the runtime first asks for an event; a share without a quota: %s", s.period, where, initBurstShare, machine)
 		}
 	}
-	return "none"
+	return "no quota: " + machine
 }
 
 // start begins the result of measuring c on s, at the CPU shares shares, with the function's

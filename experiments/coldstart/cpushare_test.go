@@ -146,8 +146,14 @@ func meansRatio(t *testing.T, a []coldStart, of func(coldStart) float64, b []col
 // goes; with the machine's CPU, in the same run, the same handshake is several times shorter.
 func TestFirstCallDominatedByTLS(t *testing.T) {
 	needQuota(t)
-	holds(t, measureSetup(t, setUp(t, tlsca.DefaultKeyKind), articleShare, cfg.ColdStarts))
+	holds(t, measureSetup(t, setUp(t, tlsca.DefaultKeyKind), articleShare, t1ColdStarts*cfg.ColdStarts))
 }
+
+// t1ColdStarts is how many times CLAIMS_COLD_STARTS T1 runs in each arm. In some cold starts a
+// throttle falls in the TCP connect, which puts the handshake's share near 0.8 in those and
+// about 0.96 over all, near the bound of 0.9: the interval needs twice the cold starts to stay
+// clear of it on a busy machine.
+const t1ColdStarts = 2
 
 // T1's bounds. The handshake's share is 90% (the article measured 99%). The slowdown's factor 5
 // is well under what the CPU share alone predicts for a handshake that is all CPU, the inverse of
@@ -188,6 +194,8 @@ func measureSetup(t *testing.T, s *stage, sh share, n int) *results.Result {
 	}
 	dns := func(c coldStart) float64 { return c.First.Answer.DNSMs }
 	tcp := func(c coldStart) float64 { return c.First.Answer.ConnectMs }
+	setupMs := func(c coldStart) float64 { return c.First.Answer.setupMs() }
+	handshakeShare := meansRatio(t, quota, tlsMs, quota, setupMs, true)
 	slowdown := meansRatio(t, quota, tlsMs, control, tlsMs, false)
 	tls, controlTLS := stats.Summarize(figure(quota, tlsMs)), stats.Summarize(figure(control, tlsMs))
 	res.Summary = map[string]any{
@@ -200,18 +208,21 @@ func measureSetup(t *testing.T, s *stage, sh share, n int) *results.Result {
 			"dnsMs": stats.Summarize(figure(control, dns)), "tcpMs": stats.Summarize(figure(control, tcp)), "tlsMs": controlTLS,
 			"cpu": costOf(control),
 		},
-		"handshakeShare": stats.MedianCI(shares, stats.Confidence),
-		"slowdown":       slowdown,
-		// A throttle that falls in the TCP connect makes one start's share small though the
-		// handshake still took the CPU, so the check is on the median and this count is a figure.
+		// The check is on the share of the mean times, whose interval a few starts with a
+		// throttle in their TCP connect (a small share, though the handshake still took the
+		// CPU) cannot push under the bound as they can a median's; the per-start figures stay.
+		"handshakeShare":           handshakeShare,
+		"handshakeSharePerStart":   stats.MedianCI(shares, stats.Confidence),
+		"slowdown":                 slowdown,
 		"coldStartsShareAtLeast90": aboveBound,
-		results.HeadlineKey: fmt.Sprintf("at %s: DNS %.1f ms, TCP %.1f ms, TLS %.1f ms mean (%.1f ms of CPU), the handshake %.0f%% of the set-up at the median (at least 90%% in %s cold starts); with no quota TLS %.1f ms mean, %s times shorter (article: DNS 7.3, TCP 0.7, TLS 745 ms, 99%%)",
+		results.HeadlineKey: fmt.Sprintf("at %s: DNS %.1f ms, TCP %.1f ms, TLS %.1f ms mean (%.1f ms of CPU), the handshake %.0f%% of the set-up (at least 90%% in %s cold starts); with no quota TLS %.1f ms mean, %s times shorter (article: DNS 7.3, TCP 0.7, TLS 745 ms, 99%%)",
 			sh, stats.Mean(figure(quota, dns)), stats.Mean(figure(quota, tcp)), tls.MeanMs, stats.Mean(figure(quota, tlsCPUMs)),
-			100*stats.Quantile(shares, 0.5), aboveBound, controlTLS.MeanMs, slowdown),
+			100*handshakeShare.Value, aboveBound, controlTLS.MeanMs, slowdown),
 	}
 	decide(t, res, evidence,
 		verdict.All("cold starts whose first call made its own connection, with a handshake", newConn),
-		verdict.MedianAtLeast(fmt.Sprintf("the handshake's share of DNS + TCP + TLS at %s, per cold start", sh), shares, minHandshakeShare, ""),
+		verdict.EstimateAtLeast(fmt.Sprintf("the handshake's share of DNS + TCP + TLS at %s", sh), handshakeShare, minHandshakeShare,
+			fmt.Sprintf("means %.1f ms / %.1f ms, over the same cold starts", tls.MeanMs, stats.Mean(figure(quota, setupMs)))),
 		verdict.EstimateAtLeast(fmt.Sprintf("handshake at %s / with no quota", sh), slowdown, minQuotaSlowdown,
 			fmt.Sprintf("means %.1f ms / %.1f ms, the same cold starts with the machine's CPU in turn in the same run", tls.MeanMs, controlTLS.MeanMs)),
 	)

@@ -19,6 +19,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -51,6 +52,12 @@ type Options struct {
 	Quota bool
 	// Period is the quota's CFS period; zero means cgroup.DefaultPeriod.
 	Period time.Duration
+	// Priority, without Quota, runs the emulator and the function in a cgroup whose quota is
+	// every CPU this process may use, so never throttled, and whose weight is the largest, as a
+	// quota's group has: an environment with the machine's CPU then competes with other work on
+	// the machine as the environments under a quota do, and a comparison of the two stays fair
+	// on a busy machine.
+	Priority bool
 	// InitShare, with Quota, is the CPU share Init runs with, in CPUs (1 is one whole CPU);
 	// MemoryMB's share applies from the runtime's first request for an event, when Init is over
 	// (initburst.go says why and how). Zero means no burst: MemoryMB's share from the start.
@@ -117,6 +124,16 @@ func Start(t testing.TB, o Options) *Environment {
 	}
 	bootstrap := o.Bootstrap
 	e := &Environment{Addr: invokeAddr, client: &http.Client{}}
+	if o.Priority && o.Quota {
+		t.Fatalf("lambdalocal: Priority with Quota; want one of them: a quota's group has the priority already")
+	}
+	if o.Priority {
+		g, err := cgroup.New(t, fmt.Sprintf("lambda-%dmb-%d", o.MemoryMB, started.Add(1)), cgroup.Quota{Share: float64(runtime.NumCPU()), Period: o.Period})
+		if err != nil {
+			t.Fatalf("lambdalocal: %v", err)
+		}
+		e.Group = g
+	}
 	if o.Quota {
 		q, err := cgroup.QuotaForMemory(o.MemoryMB)
 		if err != nil {
