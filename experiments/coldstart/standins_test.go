@@ -120,17 +120,19 @@ func (s *stage) functionEnv(variant string) map[string]string {
 
 // phases is the function's account of one SDK call, on its own connection (functions/getitem).
 type phases struct {
-	DNSMs     float64 `json:"dnsMs"`
-	ConnectMs float64 `json:"connectMs"`
-	TLSMs     float64 `json:"tlsMs"`
-	TLSCPUMs  float64 `json:"tlsCpuMs"`
-	TTFBMs    float64 `json:"ttfbMs"`
-	Reused    bool    `json:"reused"`
-	Pooled    bool    `json:"pooled"`
-	TotalMs   float64 `json:"totalMs"`
-	Attempts  int     `json:"attempts"`
-	Curve     string  `json:"curve,omitempty"`
-	Error     string  `json:"error,omitempty"`
+	DNSMs        float64 `json:"dnsMs"`
+	DNSCPUMs     float64 `json:"dnsCpuMs"`
+	ConnectMs    float64 `json:"connectMs"`
+	ConnectCPUMs float64 `json:"connectCpuMs"`
+	TLSMs        float64 `json:"tlsMs"`
+	TLSCPUMs     float64 `json:"tlsCpuMs"`
+	TTFBMs       float64 `json:"ttfbMs"`
+	Reused       bool    `json:"reused"`
+	Pooled       bool    `json:"pooled"`
+	TotalMs      float64 `json:"totalMs"`
+	Attempts     int     `json:"attempts"`
+	Curve        string  `json:"curve,omitempty"`
+	Error        string  `json:"error,omitempty"`
 }
 
 // answer is the function's answer to one invocation.
@@ -151,6 +153,9 @@ type answer struct {
 
 // setupMs is the first call's network set-up: DNS, TCP and TLS.
 func (p phases) setupMs() float64 { return p.DNSMs + p.ConnectMs + p.TLSMs }
+
+// setupCPUMs is the CPU the process was charged over the same phases.
+func (p phases) setupCPUMs() float64 { return p.DNSCPUMs + p.ConnectCPUMs + p.TLSCPUMs }
 
 // invoked is one invocation as a result keeps it.
 type invoked struct {

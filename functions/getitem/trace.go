@@ -18,9 +18,13 @@ import (
 type Phases struct {
 	// DNSMs is DNSStart to DNSDone.
 	DNSMs float64 `json:"dnsMs"`
+	// DNSCPUMs is the CPU time the process was charged over the same span (processCPU).
+	DNSCPUMs float64 `json:"dnsCpuMs"`
 	// ConnectMs is the first ConnectStart to the ConnectDone that succeeded (the dialer may
 	// race addresses; the time to a usable socket is what the request waited).
 	ConnectMs float64 `json:"connectMs"`
+	// ConnectCPUMs is the CPU time the process was charged over the same span.
+	ConnectCPUMs float64 `json:"connectCpuMs"`
 	// TLSMs is TLSHandshakeStart to TLSHandshakeDone.
 	TLSMs float64 `json:"tlsMs"`
 	// TLSCPUMs is the CPU time the process was charged over the same span (processCPU): the
@@ -69,7 +73,9 @@ type tracer struct {
 	attempts  int
 	getConn   time.Time
 	dnsStart  time.Time
+	dnsCPU    time.Duration // processCPU at dnsStart
 	connStart time.Time
+	connCPU   time.Duration // processCPU at connStart
 	tlsStart  time.Time
 	tlsCPU    time.Duration // processCPU at tlsStart
 	p         Phases
@@ -130,33 +136,35 @@ func (tr *tracer) hooks() *httptrace.ClientTrace {
 			}
 		},
 		DNSStart: func(httptrace.DNSStartInfo) {
-			now := time.Now()
+			now, cpu := time.Now(), processCPU()
 			tr.mu.Lock()
 			defer tr.mu.Unlock()
-			tr.dnsStart = now
+			tr.dnsStart, tr.dnsCPU = now, cpu
 		},
 		DNSDone: func(httptrace.DNSDoneInfo) {
-			now := time.Now()
+			now, cpu := time.Now(), processCPU()
 			tr.mu.Lock()
 			defer tr.mu.Unlock()
 			if !tr.dnsStart.IsZero() {
 				tr.p.DNSMs = ms(now.Sub(tr.dnsStart))
+				tr.p.DNSCPUMs = ms(cpu - tr.dnsCPU)
 			}
 		},
 		ConnectStart: func(string, string) {
-			now := time.Now()
+			now, cpu := time.Now(), processCPU()
 			tr.mu.Lock()
 			defer tr.mu.Unlock()
 			if tr.connStart.IsZero() {
-				tr.connStart = now
+				tr.connStart, tr.connCPU = now, cpu
 			}
 		},
 		ConnectDone: func(_, _ string, err error) {
-			now := time.Now()
+			now, cpu := time.Now(), processCPU()
 			tr.mu.Lock()
 			defer tr.mu.Unlock()
 			if err == nil && !tr.connStart.IsZero() && tr.p.ConnectMs == 0 {
 				tr.p.ConnectMs = ms(now.Sub(tr.connStart))
+				tr.p.ConnectCPUMs = ms(cpu - tr.connCPU)
 			}
 		},
 		TLSHandshakeStart: func() {
