@@ -146,8 +146,13 @@ func meansRatio(t *testing.T, a []coldStart, of func(coldStart) float64, b []col
 // goes; with the machine's CPU, in the same run, the same handshake is several times shorter.
 func TestFirstCallDominatedByTLS(t *testing.T) {
 	needQuota(t)
-	holds(t, measureSetup(t, setUp(t, tlsca.DefaultKeyKind), articleShare, cfg.ColdStarts))
+	holds(t, measureSetup(t, setUp(t, tlsca.DefaultKeyKind), articleShare, t1ColdStarts*cfg.ColdStarts))
 }
+
+// t1ColdStarts is how many times CLAIMS_COLD_STARTS T1 runs in each arm. The handshake's share
+// of the set-up's CPU is about 0.95, and a few connects that share the CPU with a garbage
+// collection widen its interval: with twice the cold starts its low end stays clear of 0.9.
+const t1ColdStarts = 2
 
 // T1's bounds. The handshake's share is 90% (the article measured 99% of the time). The slowdown's factor 5
 // is well under what the CPU share alone predicts for a handshake that is all CPU, the inverse of
