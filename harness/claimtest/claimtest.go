@@ -44,16 +44,3 @@ func Refuted(t testing.TB, res results.Result, why string) {
 		t.Logf("%v refuted, as measured before: %s; evidence: %s", res.Claims, why, res.Verdict.Reason)
 	}
 }
-
-// NotBorneOut asserts that the measurement does not bear out res's claim: its verdict is fail or
-// inconclusive, for the reason why. It is for a claim whose figures sit so near its bounds on
-// these runtimes that the evidence leaves it open or refutes it from run to run, never holds:
-// asserting either outcome would make the test flip with the machine's noise, and the result file
-// says which it was. The test fails the day the claim holds.
-func NotBorneOut(t testing.TB, res results.Result, why string) {
-	t.Helper()
-	if assert.NotEqual(t, verdict.Pass, res.Verdict.Outcome,
-		"verdict for %v = pass; want fail or inconclusive, the claim not borne out here because %s (%s)", res.Claims, why, res.Verdict.Reason) {
-		t.Logf("%v not borne out (%s), as measured before: %s; evidence: %s", res.Claims, res.Verdict.Outcome, why, res.Verdict.Reason)
-	}
-}

@@ -54,20 +54,3 @@ func TestRefutedFailsWhenTheClaimHolds(t *testing.T) {
 	Refuted(ok, refuted, "a reason")
 	assert.False(t, ok.failed, "Refuted failed a refuted claim")
 }
-
-func TestNotBorneOutFailsOnlyWhenTheClaimHolds(t *testing.T) {
-	holds := results.Result{Claims: []string{"X1"}, Verdict: verdict.Decide(stats.Proportion{K: 1, N: 1}, verdict.None("waited", stats.Proportion{N: 1}))}
-	fake := &recorder{TB: t}
-	NotBorneOut(fake, holds, "a reason")
-	assert.True(t, fake.failed, "NotBorneOut passed a claim that holds")
-
-	open := verdict.Check{Name: "ratio", Undecided: true}
-	for _, v := range []verdict.Verdict{
-		verdict.Decide(stats.Proportion{K: 1, N: 1}, verdict.None("waited", stats.Proportion{K: 1, N: 1})),
-		verdict.Decide(stats.Proportion{K: 1, N: 1}, open),
-	} {
-		ok := &recorder{TB: t}
-		NotBorneOut(ok, results.Result{Claims: []string{"X1"}, Verdict: v}, "a reason")
-		assert.False(t, ok.failed, "NotBorneOut failed a claim whose verdict is %s", v.Outcome)
-	}
-}

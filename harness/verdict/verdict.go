@@ -167,48 +167,6 @@ func RatioAtMost(name string, got, ref, hi float64, refWhat string) Check {
 	return c
 }
 
-// MedianAtLeast checks that the median of xs is at least lo, from its confidence interval
-// (stats.MedianCI): it holds when the whole interval is at least lo, fails when the whole
-// interval is below, and is left open when the interval straddles lo or is open itself.
-func MedianAtLeast(name string, xs []float64, lo float64, unit string) Check {
-	iv := stats.MedianCI(xs, stats.Confidence)
-	c := Check{
-		Name: name,
-		Got:  withUnit(iv.Median, unit),
-		Want: "at least " + withUnit(lo, unit),
-		Note: fmt.Sprintf("median %s at %.0f%% confidence, over %d", iv, 100*iv.Confidence, iv.N),
-	}
-	c.Pass = iv.Finite && iv.Lo >= lo
-	c.Undecided = !c.Pass && !(iv.Finite && iv.Hi < lo)
-	return c
-}
-
-// MedianRatioAtLeast checks that the ratio of the medians of a and b (both in ms, measured in the
-// same run; refWhat says what b is) is at least k. The ratio's bounds come from the two medians'
-// intervals, a's low end over b's high end and a's high end over b's low end, which hold together
-// with at least 90% confidence when each interval holds with 95%. The check holds when the low
-// bound is at least k, fails when the high bound is below k, and is left open between.
-func MedianRatioAtLeast(name string, a, b []float64, k float64, refWhat string) Check {
-	ia, ib := stats.MedianCI(a, stats.Confidence), stats.MedianCI(b, stats.Confidence)
-	lo, hi, finite := ratioBounds(ia, ib)
-	c := Check{Name: name, Got: ratioGot(ia, ib, lo, hi, finite), Want: fmt.Sprintf("at least %.2f", k), Note: medianNote(ia, ib, refWhat)}
-	c.Pass = finite && lo >= k
-	c.Undecided = !c.Pass && !(finite && hi < k)
-	return c
-}
-
-// MedianRatioAtMost checks that the ratio of the medians of a and b is at most k, as
-// MedianRatioAtLeast: it holds when the high bound is at most k, fails when the low bound is
-// above k, and is left open between.
-func MedianRatioAtMost(name string, a, b []float64, k float64, refWhat string) Check {
-	ia, ib := stats.MedianCI(a, stats.Confidence), stats.MedianCI(b, stats.Confidence)
-	lo, hi, finite := ratioBounds(ia, ib)
-	c := Check{Name: name, Got: ratioGot(ia, ib, lo, hi, finite), Want: fmt.Sprintf("at most %.2f", k), Note: medianNote(ia, ib, refWhat)}
-	c.Pass = finite && hi <= k
-	c.Undecided = !c.Pass && !(finite && lo > k)
-	return c
-}
-
 // EstimateAtLeast checks that e (a figure from means with its bootstrap interval,
 // stats.MeansCI) is at least k: it holds when the whole interval is at least k, fails when the
 // whole interval is below, and is left open between, or when the interval is open. what says
@@ -230,26 +188,6 @@ func EstimateAtMost(name string, e stats.Estimate, k float64, what string) Check
 
 func estimateNote(e stats.Estimate, what string) string {
 	return fmt.Sprintf("%s; %s, %.0f%% interval, %d trials", what, e.Method, 100*e.Confidence, e.N)
-}
-
-// ratioBounds are the bounds of a's median over b's from their intervals; they are not finite
-// where an interval is open or b's could reach zero.
-func ratioBounds(a, b stats.Interval) (lo, hi float64, finite bool) {
-	if !a.Finite || !b.Finite || b.Lo <= 0 {
-		return 0, 0, false
-	}
-	return a.Lo / b.Hi, a.Hi / b.Lo, true
-}
-
-func ratioGot(a, b stats.Interval, lo, hi float64, finite bool) string {
-	if !finite {
-		return fmt.Sprintf("%.2f (interval open)", a.Median/b.Median)
-	}
-	return fmt.Sprintf("%.2f (%.2f to %.2f)", a.Median/b.Median, lo, hi)
-}
-
-func medianNote(a, b stats.Interval, refWhat string) string {
-	return fmt.Sprintf("medians %s ms / %s ms at %.0f%% confidence each, over %d and %d, %s", a, b, 100*stats.Confidence, a.N, b.N, refWhat)
 }
 
 func ratioNote(got, ref float64, refWhat string) string {

@@ -93,46 +93,6 @@ func TestLimitsAndRatios(t *testing.T) {
 	assert.False(t, RatioAtMost("r", 0, 0, 3, "idle").Pass, "0/0 is no evidence")
 }
 
-// spread is n samples around center: center-(n/2)..center+(n/2)-1, times step.
-func spread(center, step float64, n int) []float64 {
-	xs := make([]float64, n)
-	for i := range xs {
-		xs[i] = center + step*float64(i-n/2)
-	}
-	return xs
-}
-
-func TestMedianChecksDecideOnlyOutsideTheInterval(t *testing.T) {
-	// 20 samples: the 95% interval of the median is the 6th to the 15th smallest.
-	slow, fast := spread(50, 1, 20), spread(5, 0.1, 20)
-	c := MedianRatioAtLeast("slow / fast", slow, fast, 5, "fast")
-	assert.True(t, c.Pass, c.String())
-	assert.False(t, c.Undecided)
-	assert.Contains(t, c.Got, "(8.33 to 12.00)", "the bounds are slow's 6th over fast's 15th and slow's 15th over fast's 6th: %s", c.Got)
-
-	c = MedianRatioAtLeast("slow / fast", slow, fast, 20, "fast")
-	assert.False(t, c.Pass, c.String())
-	assert.False(t, c.Undecided, "a ratio whose whole interval is below the bound fails: %s", c)
-
-	c = MedianRatioAtLeast("slow / fast", slow, fast, 10, "fast")
-	assert.True(t, c.Undecided, "a bound inside the ratio's interval is left open: %s", c)
-	assert.False(t, c.Pass)
-
-	assert.True(t, MedianRatioAtMost("fast / slow", fast, slow, 0.2, "slow").Pass)
-	assert.False(t, MedianRatioAtMost("fast / slow", fast, slow, 0.05, "slow").Undecided)
-	assert.True(t, MedianRatioAtMost("fast / slow", fast, slow, 0.1, "slow").Undecided)
-
-	few := MedianRatioAtLeast("slow / fast", slow[:3], fast[:3], 5, "fast")
-	assert.True(t, few.Undecided, "3 samples leave the interval open: %s", few)
-	assert.Contains(t, few.Got, "interval open")
-	zero := MedianRatioAtLeast("r", slow, make([]float64, 20), 5, "zeros")
-	assert.True(t, zero.Undecided, "a reference that may be zero proves nothing: %s", zero)
-
-	assert.True(t, MedianAtLeast("share", spread(0.97, 0.001, 20), 0.9, "").Pass)
-	assert.False(t, MedianAtLeast("share", spread(0.5, 0.001, 20), 0.9, "").Undecided)
-	assert.True(t, MedianAtLeast("share", spread(0.9, 0.01, 20), 0.9, "").Undecided)
-}
-
 func TestDecideWithAnOpenCheck(t *testing.T) {
 	ok := All("waited", stats.Proportion{K: 20, N: 20})
 	open := Check{Name: "ratio", Got: "10.00 (8.00 to 12.00)", Want: "at least 10.00", Undecided: true}
