@@ -47,12 +47,23 @@ func main() {
 func load(dir string) ([]results.Result, error) {
 	var rs []results.Result
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || filepath.Ext(path) != ".json" || strings.HasPrefix(d.Name(), ".") {
+		if err != nil {
 			return err
+		}
+		// The schema is not a result, and runs against broken targets are evidence about the
+		// tests, never findings.
+		if d.IsDir() && path != dir && (d.Name() == results.SensitivityDir || d.Name() == "schema") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || filepath.Ext(path) != ".json" || strings.HasPrefix(d.Name(), ".") {
+			return nil
 		}
 		r, err := results.Read(path)
 		if err != nil {
 			return err
+		}
+		if r.Broken != "" {
+			return fmt.Errorf("%s: a run against a target broken on purpose (%s) outside %s/", path, r.Broken, results.SensitivityDir)
 		}
 		rs = append(rs, r)
 		return nil
@@ -70,7 +81,7 @@ func render(w io.Writer, rs []results.Result) {
 	for _, r := range rs {
 		fmt.Fprintf(w, "| %s | `%s` | **%s** | %s | %s | %s |\n",
 			cell(strings.Join(r.Claims, ", ")), r.Experiment, r.Verdict.Outcome,
-			cell(ours(r)), cell(r.Published.Figure), cell(r.Verdict.Reason))
+			cell(ours(r)), cell(published(r)), cell(r.Verdict.Reason))
 	}
 	fmt.Fprintln(w)
 	if len(rs) > 0 {
@@ -80,16 +91,26 @@ func render(w io.Writer, rs []results.Result) {
 	}
 }
 
-// ours is our key figure: the /ping latency as the article prints it where the result has one,
-// else the summary's headline.
-func ours(r results.Result) string {
-	p, ok := r.Summary["ping"].(map[string]any)
-	if !ok {
-		h, _ := r.Summary[results.HeadlineKey].(string)
-		return h
+// ours is our key figures: the result's headline.
+func ours(r results.Result) string { return r.Headline }
+
+// published is the articles' figures for r's claims, each with its claim where r has several.
+func published(r results.Result) string {
+	var parts []string
+	for _, p := range r.Published {
+		if p.Figure == "" {
+			continue
+		}
+		if len(r.Published) > 1 {
+			parts = append(parts, p.Claim+": "+p.Figure)
+		} else {
+			parts = append(parts, p.Figure)
+		}
 	}
-	num := func(k string) float64 { f, _ := p[k].(float64); return f }
-	return fmt.Sprintf("p50 %.1f ms, p95 %.1f, max %.1f (n=%.0f)", num("p50Ms"), num("p95Ms"), num("maxMs"), num("n"))
+	if len(parts) == 0 {
+		return "(none published)"
+	}
+	return strings.Join(parts, "; ")
 }
 
 func cell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }

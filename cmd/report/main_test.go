@@ -16,18 +16,22 @@ func TestReportRendersEveryResult(t *testing.T) {
 	dir := t.TempDir()
 	for name, r := range map[string]results.Result{
 		"b.json": {Experiment: "TestPingWaitsBehindCPU/cpu=1", Claims: []string{"W2"},
-			Summary:   map[string]any{"ping": map[string]any{"n": 20, "p50Ms": 486.2, "p95Ms": 486.8, "maxMs": 489.5}},
+			Headline:  "p50 486.2 ms, p95 486.8, max 489.5 (n=20)",
 			Verdict:   verdict.Verdict{Outcome: verdict.Pass, Reason: "2 checks hold"},
-			Published: results.Published{Figure: "waited 20/20; p50 490 ms"}},
+			Published: []results.Published{{Claim: "W2", Figure: "waited 20/20; p50 490 ms"}}},
 		"a.json": {Experiment: "TestGoPingDoesNotWait/cpu=2", Claims: []string{"W5"},
 			Verdict: verdict.Verdict{Outcome: verdict.Fail, Reason: "waited = 3/20 | want 0/20"}},
 		"c.json": {Experiment: "TestPoolSlots/node24/default", Claims: []string{"P3"},
-			Summary: map[string]any{results.HeadlineKey: "4 slots in 3/3 counts"},
+			Headline: "4 slots in 3/3 counts",
 			Verdict: verdict.Verdict{Outcome: verdict.Pass, Reason: "1 check holds"}},
 	} {
 		_, err := results.Write(filepath.Join(dir, "eventloop"), name, r)
 		require.NoError(t, err)
 	}
+	broken := results.Result{Experiment: "TestClaimTestsCatchBrokenProbes/W2", Claims: []string{"W2"}, Broken: "node-cpu-in-worker.js",
+		Verdict: verdict.Verdict{Outcome: verdict.Fail, Reason: "waited 0/20"}}
+	_, err := results.Write(filepath.Join(dir, results.SensitivityDir, "eventloop"), "s.json", broken)
+	require.NoError(t, err)
 	rs, err := load(dir)
 	require.NoError(t, err)
 	require.Len(t, rs, 3)
@@ -40,4 +44,13 @@ func TestReportRendersEveryResult(t *testing.T) {
 	assert.Contains(t, out, "| P3 | `TestPoolSlots/node24/default` | **pass** | 4 slots in 3/3 counts |", "a result without /ping shows its headline")
 	assert.Contains(t, out, `waited = 3/20 \| want 0/20`, "a | in a reason must not split the row")
 	assert.Less(t, strings.Index(out, "TestGoPing"), strings.Index(out, "TestPingWaits"), "rows in experiment order")
+	assert.NotContains(t, out, "TestClaimTestsCatchBroken", "a run against a broken probe is not a finding")
+}
+
+func TestReportRefusesABrokenRunAmongFindings(t *testing.T) {
+	dir := t.TempDir()
+	_, err := results.Write(filepath.Join(dir, "eventloop"), "s.json", results.Result{Experiment: "TestX", Claims: []string{"W2"}, Broken: "a broken probe"})
+	require.NoError(t, err)
+	_, err = load(dir)
+	assert.ErrorContains(t, err, "broken on purpose", "load = nil error; want a broken run outside sensitivity/ refused")
 }

@@ -1,39 +1,14 @@
 package claimtest
 
 import (
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"github.com/serverless-claims/claims/harness/results"
 	"github.com/serverless-claims/claims/harness/stats"
 	"github.com/serverless-claims/claims/harness/verdict"
 )
-
-func TestDecideWritesTheVerdict(t *testing.T) {
-	dir := t.TempDir()
-	t.Setenv(results.DirEnv, dir)
-	res := &results.Result{Experiment: "TestX/a", Claims: []string{"X1"}}
-	Decide(t, "group", res, stats.Proportion{K: 2, N: 2}, verdict.All("waited", stats.Proportion{K: 1, N: 2}))
-
-	assert.Equal(t, verdict.Fail, res.Verdict.Outcome)
-	assert.False(t, res.FinishedAt.IsZero())
-	written, err := results.Read(filepath.Join(dir, "group", results.FileName("TestX/a")))
-	require.NoError(t, err)
-	assert.Equal(t, verdict.Fail, written.Verdict.Outcome)
-}
-
-func TestHoldsFailsOnAFailingClaim(t *testing.T) {
-	fake := &recorder{TB: t}
-	Holds(fake, results.Result{Claims: []string{"X1"}, Verdict: verdict.Decide(stats.Proportion{K: 1, N: 1}, verdict.None("waited", stats.Proportion{K: 1, N: 1}))})
-	assert.True(t, fake.failed, "Holds passed a failing claim")
-
-	ok := &recorder{TB: t}
-	Holds(ok, results.Result{Claims: []string{"X1"}, Verdict: verdict.Decide(stats.Proportion{K: 1, N: 1}, verdict.None("waited", stats.Proportion{N: 1}))})
-	assert.False(t, ok.failed, "Holds failed a claim that holds")
-}
 
 // recorder notes a failure instead of failing the test.
 type recorder struct {
@@ -43,14 +18,63 @@ type recorder struct {
 
 func (r *recorder) Errorf(string, ...any) { r.failed = true }
 
-func TestRefutedFailsWhenTheClaimHolds(t *testing.T) {
-	holds := results.Result{Claims: []string{"X1"}, Verdict: verdict.Decide(stats.Proportion{K: 1, N: 1}, verdict.None("waited", stats.Proportion{N: 1}))}
-	fake := &recorder{TB: t}
-	Refuted(fake, holds, "a reason")
-	assert.True(t, fake.failed, "Refuted passed a claim that holds")
+func outcome(pass bool) results.Result {
+	p := stats.Proportion{N: 1}
+	if !pass {
+		p.K = 1
+	}
+	return results.Result{Claims: []string{"W4"}, Verdict: verdict.Decide(stats.Proportion{K: 1, N: 1}, verdict.None("waited", p))}
+}
 
-	refuted := results.Result{Claims: []string{"X1"}, Verdict: verdict.Decide(stats.Proportion{K: 1, N: 1}, verdict.None("waited", stats.Proportion{K: 1, N: 1}))}
+func TestHoldsFailsOnAFailingClaim(t *testing.T) {
+	c := Claim{IDs: []string{"W4"}}
+	fake := &recorder{TB: t}
+	c.Assert(fake, outcome(false))
+	assert.True(t, fake.failed, "Assert(Holds) passed a failing claim")
+
 	ok := &recorder{TB: t}
-	Refuted(ok, refuted, "a reason")
-	assert.False(t, ok.failed, "Refuted failed a refuted claim")
+	c.Assert(ok, outcome(true))
+	assert.False(t, ok.failed, "Assert(Holds) failed a claim that holds")
+}
+
+func TestRefutedFailsWhenTheClaimHolds(t *testing.T) {
+	c := Claim{IDs: []string{"W4"}, Expect: Refuted("a reason")}
+	fake := &recorder{TB: t}
+	c.Assert(fake, outcome(true))
+	assert.True(t, fake.failed, "Assert(Refuted) passed a claim that holds")
+
+	ok := &recorder{TB: t}
+	c.Assert(ok, outcome(false))
+	assert.False(t, ok.failed, "Assert(Refuted) failed a refuted claim")
+}
+
+func TestCatchesBrokenWantsFailAndWhatWasBroken(t *testing.T) {
+	fake := &recorder{TB: t}
+	CatchesBroken(fake, outcome(false))
+	assert.True(t, fake.failed, "CatchesBroken passed a result that does not say what was broken")
+
+	broken := outcome(false)
+	broken.Broken = "a probe that spins in a worker"
+	ok := &recorder{TB: t}
+	CatchesBroken(ok, broken)
+	assert.False(t, ok.failed, "CatchesBroken failed a broken run that failed")
+
+	stillHolds := outcome(true)
+	stillHolds.Broken = "a probe that spins in a worker"
+	fake = &recorder{TB: t}
+	CatchesBroken(fake, stillHolds)
+	assert.True(t, fake.failed, "CatchesBroken passed a claim that held against a broken target")
+}
+
+type modeTarget string
+
+func (m modeTarget) Mode() string { return string(m) }
+
+func TestRunGivesEachModeItsTarget(t *testing.T) {
+	var got []string
+	Run(t, func(t *testing.T, tgt modeTarget) { got = append(got, t.Name()+"="+tgt.Mode()) },
+		Mode[modeTarget]{Name: "a", Start: func(*testing.T) modeTarget { return "local" }},
+		Mode[modeTarget]{Name: "b", Start: func(*testing.T) modeTarget { return "live" }},
+	)
+	assert.Equal(t, []string{"TestRunGivesEachModeItsTarget/a=local", "TestRunGivesEachModeItsTarget/b=live"}, got)
 }

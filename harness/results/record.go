@@ -1,22 +1,50 @@
 package results
 
 import (
+	"encoding/json"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/serverless-claims/claims/harness/runtimes"
 )
 
-// Record writes an experiment's result under Dir/group (results/eventloop, results/threadpool)
-// as FileName(res.Experiment), and logs the verdict and where it went. A result that cannot be
-// written fails the test: an experiment whose evidence is lost has not run.
+var validator = sync.OnceValues(func() (*Validator, error) {
+	root, err := runtimes.RepoRoot()
+	if err != nil {
+		return nil, err
+	}
+	return NewValidator(root)
+})
+
+// Record writes an experiment's result under Dir/group (results/eventloop, results/threadpool),
+// or Dir/sensitivity/group when its target was broken on purpose, as FileName(res.Experiment),
+// and logs the verdict and where it went. The result is checked against the schema first. A
+// result that cannot be written, or does not validate, fails the test: an experiment whose
+// evidence is lost or malformed has not run.
 func Record(t testing.TB, group string, res Result) string {
 	t.Helper()
 	root, err := runtimes.RepoRoot()
 	if err != nil {
 		t.Fatalf("writing the result: %v", err)
 	}
-	path, err := Write(filepath.Join(Dir(root), group), FileName(res.Experiment), res)
+	res.Schema = Schema
+	data, err := json.Marshal(res)
+	if err != nil {
+		t.Fatalf("writing the result: %v", err)
+	}
+	v, err := validator()
+	if err != nil {
+		t.Fatalf("writing the result: %v", err)
+	}
+	if err := v.Validate(data); err != nil {
+		t.Fatalf("result of %s does not validate, not written: %v", res.Experiment, err)
+	}
+	dir := filepath.Join(Dir(root), group)
+	if res.Broken != "" {
+		dir = filepath.Join(Dir(root), SensitivityDir, group)
+	}
+	path, err := Write(dir, FileName(res.Experiment), res)
 	if err != nil {
 		t.Fatalf("writing the result: %v", err)
 	}

@@ -14,41 +14,62 @@ import (
 	"strings"
 	"time"
 
+	"github.com/serverless-claims/claims/catalog"
 	"github.com/serverless-claims/claims/harness/verdict"
 )
 
-// Schema names this version of the format; a change that breaks readers bumps it.
-const Schema = "claims-result/v1"
+// Schema names this version of the format; a change that breaks readers bumps it. The JSON
+// Schema that checks it is results/schema/claims-result-v2.json (ValidateFile).
+const Schema = "claims-result/v2"
 
 // DirEnv overrides where results go (default: results/ at the repository root).
 const DirEnv = "CLAIMS_RESULTS_DIR"
 
-// Result is one experiment's record.
+// SensitivityDir is the folder under Dir for the results of runs against targets broken on
+// purpose (the tests that check the claim tests): they are evidence about the tests, never findings.
+const SensitivityDir = "sensitivity"
+
+// Result is one experiment's record. Parameters, Target, Summary and Trials are typed by the
+// experiment's family (Family names which); a reader that does not know the family gets them as
+// json.RawMessage.
 type Result struct {
 	Schema      string          `json:"schema"`
-	Experiment  string          `json:"experiment"` // the test's full name
-	Claims      []string        `json:"claims"`     // IDs in shared/CLAIMS.md: W2, W3...
-	Claim       string          `json:"claim"`      // the claim in a sentence
-	Mode        string          `json:"mode"`       // local or lambda
+	Experiment  string          `json:"experiment"`       // the test's full name
+	Family      string          `json:"family"`           // which parameters, summary and trials: eventloop, threadpool.waves...
+	Claims      []string        `json:"claims"`           // catalog IDs: W2, W3...
+	Claim       string          `json:"claim"`            // the claim in a sentence, as this run tests it
+	Mode        string          `json:"mode"`             // local or live, as the target says
+	Broken      string          `json:"broken,omitempty"` // what a sensitivity run broke on purpose
 	StartedAt   time.Time       `json:"startedAt"`
 	FinishedAt  time.Time       `json:"finishedAt"`
-	Parameters  map[string]any  `json:"parameters"`
-	Target      any             `json:"target"` // what was measured: the probe, its runtime and settings
-	Summary     map[string]any  `json:"summary"`
+	Headline    string          `json:"headline"` // our key figures in one line
+	Parameters  any             `json:"parameters"`
+	Target      any             `json:"target"` // what was measured: the probe, lab or function, its runtime and settings
+	Summary     any             `json:"summary"`
 	Verdict     verdict.Verdict `json:"verdict"`
-	Published   Published       `json:"published"`
+	Published   []Published     `json:"published"` // the catalog's figure for each claim
 	Environment Environment     `json:"environment"`
 	Trials      any             `json:"trials"` // every raw trial, with its evidence
 }
 
-// HeadlineKey names the summary entry that holds a result's key figures in one line, for the
-// report ("4 slots in 3/3 counts", "Sync 195 ms work, 195 ms blocked; async 206 ms, 2 ms").
-const HeadlineKey = "headline"
-
-// Published is the article's own figure for the claim, quoted, to read beside ours.
+// Published is a claim's published figure as the catalog quotes it, to read beside ours.
 type Published struct {
-	Source string `json:"source"` // the seed article's file
-	Figure string `json:"figure"`
+	Claim  string         `json:"claim"`
+	Source catalog.Source `json:"source"`
+	Figure string         `json:"figure"` // "" where none was published
+}
+
+// PublishedFor is the catalog's figure for each of ids.
+func PublishedFor(ids []string) ([]Published, error) {
+	out := make([]Published, 0, len(ids))
+	for _, id := range ids {
+		c, err := catalog.Lookup(id)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Published{Claim: id, Source: c.Source, Figure: c.Published})
+	}
+	return out, nil
 }
 
 // Environment is the machine and runtimes a result was measured on.
@@ -136,18 +157,23 @@ func Write(dir, name string, r Result) (string, error) {
 	return path, os.Rename(tmp.Name(), path)
 }
 
-// Read reads a result file.
+// Read reads a result file: the envelope typed, the family's parts as json.RawMessage.
 func Read(path string) (Result, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return Result{}, err
 	}
-	var r Result
-	if err := json.Unmarshal(data, &r); err != nil {
+	var raw struct {
+		Result
+		Parameters, Target, Summary, Trials json.RawMessage
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
 		return Result{}, fmt.Errorf("%s: %w", path, err)
 	}
+	r := raw.Result
 	if r.Schema != Schema {
 		return Result{}, fmt.Errorf("%s: schema %q; this reader knows %q", path, r.Schema, Schema)
 	}
+	r.Parameters, r.Target, r.Summary, r.Trials = raw.Parameters, raw.Target, raw.Summary, raw.Trials
 	return r, nil
 }

@@ -17,7 +17,7 @@ func sample() Result {
 		Claims:     []string{"W2"},
 		Parameters: map[string]any{"trials": 20},
 		Verdict:    verdict.Verdict{Outcome: verdict.Pass, Reason: "ok"},
-		Published:  Published{Source: "000_213682b2ccddfc2d.txt", Figure: "waited 20/20"},
+		Published:  []Published{{Claim: "W2", Figure: "waited 20/20"}},
 	}
 }
 

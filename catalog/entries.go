@@ -1,0 +1,3 @@
+package catalog
+
+var entries []Claim
