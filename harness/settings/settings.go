@@ -61,7 +61,7 @@ const (
 	// of the period) reaches the kernel's 1 ms minimum is checked where the quota is made.
 	minPeriodMs = 1
 	maxPeriodMs = 1000
-	// The issue asks for at least 5 cold starts per variant and size.
+	// Fewer than 5 cold starts per variant and size leave a bootstrap interval too wide to decide.
 	minColdStarts = 5
 )
 
