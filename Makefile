@@ -101,5 +101,7 @@ bench: setup
 report:
 	go run ./cmd/report -dir results -o results/report.md
 
+# Results go; the schema under results/schema stays.
 clean:
-	rm -rf .cache/bin results/*/ results/report.*
+	rm -rf .cache/bin results/report.*
+	find results -mindepth 1 -maxdepth 1 -type d ! -name schema -exec rm -rf {} +
