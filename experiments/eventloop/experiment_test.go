@@ -2,6 +2,8 @@ package eventloop
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"testing"
 	"time"
 
@@ -12,93 +14,129 @@ import (
 	"github.com/serverless-claims/claims/harness/probe"
 	"github.com/serverless-claims/claims/harness/protocol"
 	"github.com/serverless-claims/claims/harness/results"
+	"github.com/serverless-claims/claims/harness/runtimes"
 	"github.com/serverless-claims/claims/harness/settings"
 	"github.com/serverless-claims/claims/harness/stats"
 	"github.com/serverless-claims/claims/harness/target"
 	"github.com/serverless-claims/claims/harness/verdict"
 )
 
-// seed is the article these claims come from.
-const seed = "000_213682b2ccddfc2d.txt"
-
-// experiment is one claim (or a pair the same pattern settles) as a runnable decision: the
-// pattern to send and the checks that decide it from the trials.
-type experiment struct {
-	claims    []string
-	claim     string
-	published string
-	pattern   func(s settings.Settings) pattern.Pattern
-	decide    func(r *run) (evidence stats.Proportion, checks []verdict.Check)
+// web is what an event-loop claim runs against: HTTP endpoints whose every answer names the
+// environment that served it (envId), so that waiting is decided on one environment's clock.
+// Locally it is one probe process; live, the same claims can run against Web Functions.
+type web struct {
+	endpoints target.Target
+	mode      string              // "local" or "live": claimtest.Target
+	about     any                 // what the result records as its target: probe.Info locally
+	env       results.Environment // the machine and the runtime that serves the endpoints
+	broken    string              // what was broken on purpose; its results go under results/sensitivity
 }
 
-// run is one pattern measured against one probe.
-type run struct {
-	settings settings.Settings
-	trials   []pattern.Trial
-	waits    []verdict.Wait
-}
+// Mode implements claimtest.Target.
+func (w *web) Mode() string { return w.mode }
 
-// trialRecord is a trial as the result file keeps it: the requests and the wait evidence.
-type trialRecord struct {
-	pattern.Trial
-	Wait *verdict.Wait `json:"wait,omitempty"`
-}
+// MarshalJSON records what was measured, not how it is reached.
+func (w *web) MarshalJSON() ([]byte, error) { return json.Marshal(w.about) }
 
-// warmupPings are sent before every experiment's first trial (see pattern.Schedule.Warmup).
-const warmupPings = 20
+// The local targets: one probe process each. The Go probe's settings are the article's
+// (GOMAXPROCS as the environment's 2 vCPUs) or W10's, which takes away both ways the Go runtime
+// has to serve /ping during a spin: a second P, and asynchronous preemption of a loop that makes
+// no function call.
+var (
+	goPreemptive    = map[string]string{"GOMAXPROCS": "2"}
+	goNonPreemptive = map[string]string{"GOMAXPROCS": "1", "GODEBUG": "asyncpreemptoff=1"}
 
-// measure runs e's pattern against p and decides the claim; it fails the test only when the
-// measurement itself breaks (a request errs), never on the verdict.
-func (e experiment) measure(t *testing.T, p *probe.Probe, s settings.Settings) results.Result {
+	nodeProbe = claimtest.Mode[*web]{Name: "node", Start: func(t *testing.T) *web { return local(t, startNode(t), "") }}
+	goProbe   = claimtest.Mode[*web]{Name: "go", Start: func(t *testing.T) *web { return local(t, startGo(t, goPreemptive), "") }}
+	// goNonPreemptiveProbe is W10's control.
+	goNonPreemptiveProbe = claimtest.Mode[*web]{Name: "go-nonpreemptive", Start: func(t *testing.T) *web {
+		return local(t, startGo(t, goNonPreemptive), "")
+	}}
+)
+
+// startNode starts the Node.js probe (or CLAIMS_NODE_PROBE).
+func startNode(t *testing.T) *probe.Probe {
 	t.Helper()
-	pat := e.pattern(s)
+	return probe.StartNode(t, probe.Options{})
+}
+
+// startGo starts the Go probe (or CLAIMS_GO_PROBE) behind its launcher with env set.
+func startGo(t *testing.T, env map[string]string) *probe.Probe {
+	t.Helper()
+	return probe.StartGo(t, probe.Options{Env: env})
+}
+
+// brokenNode is a broken Node probe from testdata/probes/broken; broken says what it breaks.
+func brokenNode(file, broken string) claimtest.Mode[*web] {
+	return claimtest.Mode[*web]{Name: file, Start: func(t *testing.T) *web {
+		t.Helper()
+		script, err := runtimes.FromRoot("testdata/probes/broken/" + file)
+		require.NoError(t, err)
+		p := probe.StartNode(t, probe.Options{Program: script, Source: "broken: " + file})
+		return local(t, p, file+": "+broken)
+	}}
+}
+
+// brokenGo is the Go probe built with a build tag that breaks it, run with env.
+func brokenGo(tag, broken string, env map[string]string) claimtest.Mode[*web] {
+	return claimtest.Mode[*web]{Name: tag, Start: func(t *testing.T) *web {
+		t.Helper()
+		bin := probe.BuildGoVariant(t, tag)
+		p := probe.StartGo(t, probe.Options{Program: bin, Source: "broken: -tags " + tag, Env: env})
+		return local(t, p, "Go probe with -tags "+tag+": "+broken)
+	}}
+}
+
+// local is the started probe p as a target, with the runtime it reported.
+func local(t *testing.T, p *probe.Probe, broken string) *web {
+	t.Helper()
 	tgt := target.NewLocal(p.Ready.Addr)
 	t.Cleanup(tgt.Close)
-
-	limit := budget(t, pat, s)
-	ctx, cancel := context.WithTimeout(context.Background(), limit)
-	defer cancel()
-	started := time.Now()
-	sched := pattern.Schedule{Trials: s.Trials, Pause: s.Pause, Warmup: warmupPings}
-	trials, err := pattern.Run(ctx, tgt, pat, sched)
-	require.NoError(t, err, "running pattern %s (allowed %v, within the test's deadline)", pat.Name, limit.Round(time.Second))
-
-	r := &run{settings: s, trials: trials}
-	records := make([]trialRecord, len(trials))
-	for i, tr := range trials {
-		records[i].Trial = tr
-		if cpus := tr.Of(pattern.KindCPU); len(cpus) > 0 {
-			w := verdict.PingWait(tr.Of(pattern.KindPing)[0].Answer, answers(cpus))
-			r.waits = append(r.waits, w)
-			records[i].Wait = &w
-		}
-	}
-	evidence, checks := e.decide(r)
-
 	env := results.Fingerprint()
 	env.Node, env.OpenSSL = p.Info.Node.Version, p.Info.Node.OpenSSL
 	if g, ok := p.Ready.Extra["gomaxprocs"].(float64); ok {
 		env.GOMAXPROCS = int(g)
 	}
 	env.UVThreadpoolSize = p.Info.Env["UV_THREADPOOL_SIZE"]
-	return results.Result{
-		Experiment: t.Name(),
-		Claims:     e.claims,
-		Claim:      e.claim,
-		Mode:       "local",
-		StartedAt:  started.UTC(),
-		FinishedAt: time.Now().UTC(),
-		Parameters: map[string]any{
-			"pattern": pat.Name, "steps": pat.Steps, "trials": s.Trials, "spinMs": s.SpinMs, "pauseMs": s.PauseMs(),
-			"warmupPings": sched.Warmup,
-		},
-		Target:      p.Info,
-		Summary:     r.summary(evidence),
-		Verdict:     verdict.Decide(evidence, checks...),
-		Published:   results.Published{Source: seed, Figure: e.published},
-		Environment: env,
-		Trials:      records,
+	return &web{endpoints: tgt, mode: "local", about: p.Info, env: env, broken: broken}
+}
+
+// experiment measures one claim on a target with the run's settings and says how to decide it.
+type experiment func(t *testing.T, w *web, s settings.Settings) (claimtest.Claim, claimtest.Measurement)
+
+// warmupPings are sent before every experiment's first trial (see pattern.Schedule.Warmup).
+const warmupPings = 20
+
+// run is one pattern measured on one target.
+type run struct {
+	w        *web
+	settings settings.Settings
+	pattern  pattern.Pattern
+	started  time.Time
+	env      results.Environment
+	trials   []pattern.Trial
+	waits    []verdict.Wait // one per trial, for patterns with /cpu
+}
+
+// measure runs pat against w; it fails the test only when the measurement itself breaks (a
+// request errs), never on the verdict.
+func measure(t *testing.T, w *web, pat pattern.Pattern, s settings.Settings) *run {
+	t.Helper()
+	limit := budget(t, pat, s)
+	ctx, cancel := context.WithTimeout(t.Context(), limit)
+	defer cancel()
+	r := &run{w: w, settings: s, pattern: pat, started: time.Now(), env: w.env}
+	r.env.LoadAvg1 = results.Fingerprint().LoadAvg1 // as the run starts, not as the target did
+	sched := pattern.Schedule{Trials: s.Trials, Pause: s.Pause, Warmup: warmupPings}
+	trials, err := pattern.Run(ctx, w.endpoints, pat, sched)
+	require.NoError(t, err, "running pattern %s (allowed %v, within the test's deadline)", pat.Name, limit.Round(time.Second))
+	r.trials = trials
+	for _, tr := range trials {
+		if cpus := tr.Of(pattern.KindCPU); len(cpus) > 0 {
+			r.waits = append(r.waits, verdict.PingWait(tr.Of(pattern.KindPing)[0].Answer, answers(cpus)))
+		}
 	}
+	return r
 }
 
 // budget bounds a pattern's run: every trial at five times its nominal length, plus the pauses,
@@ -122,27 +160,27 @@ func answers(rs []pattern.Request) []protocol.Answer {
 	return out
 }
 
-// pingLatencies are the client-side /ping latencies of every trial, in ms.
-func (r *run) pingLatencies() []float64 {
+// ping summarizes the client-side /ping latencies of every trial.
+func (r *run) ping() stats.Summary {
 	var ms []float64
 	for _, tr := range r.trials {
 		for _, p := range tr.Of(pattern.KindPing) {
 			ms = append(ms, p.LatencyMs)
 		}
 	}
-	return ms
+	return stats.Summarize(ms)
 }
 
-// cpuDurations are how long each /cpu's handler ran on the probe's clock, in ms: the evidence
-// that the probe really spun for as long as it was asked.
-func (r *run) cpuDurations() []float64 {
+// cpuHandler summarizes how long each /cpu's handler ran on the probe's clock: the evidence that
+// the probe really spun for as long as it was asked.
+func (r *run) cpuHandler() stats.Summary {
 	var ms []float64
 	for _, tr := range r.trials {
 		for _, c := range tr.Of(pattern.KindCPU) {
 			ms = append(ms, c.Answer.FinishedAt-c.Answer.ReceivedAt)
 		}
 	}
-	return ms
+	return stats.Summarize(ms)
 }
 
 // evidential counts the trials whose /ping reached a process already busy with a /cpu.
@@ -183,43 +221,97 @@ func (r *run) coLocated() stats.Proportion {
 	return p
 }
 
-func (r *run) summary(evidence stats.Proportion) map[string]any {
-	s := map[string]any{
-		"ping":       stats.Summarize(r.pingLatencies()),
-		"evidential": evidence,
+// headline is the /ping's latency and how many evidential trials it waited in: for every /cpu
+// (all = true) or for any.
+func (r *run) headline(all bool) string {
+	what := "a /cpu"
+	if all {
+		what = "every /cpu"
 	}
+	return fmt.Sprintf("%s; waited for %s in %s", r.ping(), what, r.waited(all))
+}
+
+// measurement is r decided by evidence and checks, with its headline.
+func (r *run) measurement(headline string, evidence stats.Proportion, checks ...verdict.Check) claimtest.Measurement {
+	return claimtest.Measurement{
+		Target:      r.w,
+		Broken:      r.w.broken,
+		StartedAt:   r.started,
+		Headline:    headline,
+		Parameters:  r.parameters(),
+		Summary:     r.summary(evidence),
+		Trials:      r.records(),
+		Environment: r.env,
+		Evidence:    evidence,
+		Checks:      checks,
+	}
+}
+
+// parameters is what an eventloop result was asked to do.
+type parameters struct {
+	Pattern     string `json:"pattern"` // ping-only, one-cpu, two-cpu
+	Steps       []step `json:"steps"`
+	Trials      int    `json:"trials"`
+	SpinMs      int    `json:"spinMs"`
+	PauseMs     int    `json:"pauseMs"`     // between trials
+	WarmupPings int    `json:"warmupPings"` // sent before the first trial, not recorded
+}
+
+// step is one request of the pattern.
+type step struct {
+	Name     string  `json:"name"`
+	Kind     string  `json:"kind"`
+	Path     string  `json:"path"`
+	OffsetMs float64 `json:"offsetMs"` // from the trial's start
+}
+
+func (r *run) parameters() parameters {
+	p := parameters{
+		Pattern: r.pattern.Name, Trials: r.settings.Trials, SpinMs: r.settings.SpinMs,
+		PauseMs: r.settings.PauseMs(), WarmupPings: warmupPings,
+	}
+	for _, s := range r.pattern.Steps {
+		p.Steps = append(p.Steps, step{Name: s.Name, Kind: s.Kind, Path: s.Path, OffsetMs: ms(s.Offset)})
+	}
+	return p
+}
+
+// summary is an eventloop result's figures. The /cpu figures are there only where the pattern
+// sends a /cpu.
+type summary struct {
+	Ping         stats.Summary     `json:"ping"`       // client-side /ping latency
+	Evidential   stats.Proportion  `json:"evidential"` // the trials that could speak to the claim, of all
+	CPUHandler   *stats.Summary    `json:"cpuHandler,omitempty"`
+	WaitedForAll *stats.Proportion `json:"waitedForAll,omitempty"`
+	WaitedForAny *stats.Proportion `json:"waitedForAny,omitempty"`
+	CoLocated    *stats.Proportion `json:"coLocated,omitempty"`
+}
+
+func (r *run) summary(evidence stats.Proportion) summary {
+	s := summary{Ping: r.ping(), Evidential: evidence}
 	if len(r.waits) > 0 {
-		s["cpuHandlerMs"] = stats.Summarize(r.cpuDurations())
-		s["waitedForAll"] = r.waited(true)
-		s["waitedForAny"] = r.waited(false)
-		s["coLocated"] = r.coLocated()
+		cpu, all, anyWait, co := r.cpuHandler(), r.waited(true), r.waited(false), r.coLocated()
+		s.CPUHandler, s.WaitedForAll, s.WaitedForAny, s.CoLocated = &cpu, &all, &anyWait, &co
 	}
 	return s
 }
 
-// check runs experiment e against p with the run's settings, writes its result, and asserts the
-// claim: each check, then the verdict.
-func check(t *testing.T, e experiment, p *probe.Probe) {
-	t.Helper()
-	res := e.measure(t, p, cfg)
-	record(t, res)
-	claimtest.Holds(t, res)
+// trialRecord is a trial as the result file keeps it: the requests and the wait evidence.
+type trialRecord struct {
+	pattern.Trial
+	Wait *verdict.Wait `json:"wait,omitempty"`
 }
 
-// record writes the result under results/eventloop.
-func record(t *testing.T, res results.Result) {
-	t.Helper()
-	results.Record(t, "eventloop", res)
+func (r *run) records() []trialRecord {
+	out := make([]trialRecord, len(r.trials))
+	for i, tr := range r.trials {
+		out[i].Trial = tr
+		if i < len(r.waits) {
+			out[i].Wait = &r.waits[i]
+		}
+	}
+	return out
 }
 
-// startNode starts the Node.js probe (or CLAIMS_NODE_PROBE).
-func startNode(t *testing.T) *probe.Probe {
-	t.Helper()
-	return probe.StartNode(t, probe.Options{})
-}
-
-// startGo starts the Go probe (or CLAIMS_GO_PROBE) behind its launcher with env set.
-func startGo(t *testing.T, env map[string]string) *probe.Probe {
-	t.Helper()
-	return probe.StartGo(t, probe.Options{Env: env})
-}
+// ms is a duration in milliseconds.
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

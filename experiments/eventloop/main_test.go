@@ -1,6 +1,6 @@
-// Package eventloop turns the claims of the article "does a CPU-bound request in Lambda Web
-// Functions' Node.js make the other requests wait?" (shared/CLAIMS.md, W1-W12) into experiments
-// on local probes: one process stands for one execution environment.
+// Package eventloop turns the event-loop claims (W1-W12: does a CPU-bound request in a Lambda Web
+// Function's Node.js make the other requests wait?) into experiments. Each claim body runs against
+// a target of HTTP endpoints; locally one probe process stands for one execution environment.
 package eventloop
 
 import (
