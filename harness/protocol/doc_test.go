@@ -224,12 +224,14 @@ func hasType(v any, typ string) bool {
 func TestDocumentMatchesMessageTypes(t *testing.T) {
 	s := readSpec(t)
 
-	assert.Equal(t, jsonNames(protocol.Ready{}), names(s.ready), "READY fields in %s; want protocol.Ready's JSON fields", docPath)
+	docReady, goReady := names(s.ready), jsonNames(protocol.Ready{})
+	assert.Equal(t, goReady, docReady, "READY fields in %s = %v; want protocol.Ready's JSON fields %v", docPath, docReady, goReady)
 	var answerFields []field
 	for _, f := range s.answers {
 		answerFields = append(answerFields, f.field)
 	}
-	assert.Equal(t, jsonNames(protocol.Answer{}), names(answerFields), "answer fields in %s; want protocol.Answer's JSON fields", docPath)
+	docAnswer, goAnswer := names(answerFields), jsonNames(protocol.Answer{})
+	assert.Equal(t, goAnswer, docAnswer, "answer fields in %s = %v; want protocol.Answer's JSON fields %v", docPath, docAnswer, goAnswer)
 
 	// A READY line with every documented field parses, and one without any of them does not.
 	example := map[string]any{}
@@ -239,17 +241,17 @@ func TestDocumentMatchesMessageTypes(t *testing.T) {
 	line, err := json.Marshal(example)
 	require.NoError(t, err)
 	_, err = protocol.ParseReady(protocol.ReadyPrefix + string(line))
-	assert.NoError(t, err, "ParseReady of a READY line with the fields %s lists", docPath)
+	assert.NoError(t, err, "ParseReady(%s) with the fields %s lists", line, docPath)
 	for _, f := range s.ready {
 		without := maps.Clone(example)
 		delete(without, f.name)
 		line, err := json.Marshal(without)
 		require.NoError(t, err)
 		_, err = protocol.ParseReady(protocol.ReadyPrefix + string(line))
-		assert.Error(t, err, "ParseReady of a READY line without %s = no error; want one (%s says it is required)", f.name, docPath)
+		assert.Error(t, err, "ParseReady(%s) without %s = no error; want one (%s requires it)", line, f.name, docPath)
 	}
 
-	assert.ElementsMatch(t, []string{probe.NodeProbeEnv, probe.GoProbeEnv, "CLAIMS_NODE"}, s.vars, "variables in %s; want harness/probe's and harness/runtimes'", docPath)
+	assert.ElementsMatch(t, []string{probe.NodeProbeEnv, probe.GoProbeEnv, "CLAIMS_NODE"}, s.vars, "variables in %s = %v; want harness/probe's and harness/runtimes'", docPath, s.vars)
 	assert.ElementsMatch(t, []string{"node", "go"}, slices.Collect(maps.Keys(s.modes)), "probes in %s's mode table", docPath)
 	assert.ElementsMatch(t, []string{"node", "go"}, slices.Collect(maps.Keys(s.extras)), "probes in %s's extra READY table", docPath)
 }

@@ -60,12 +60,12 @@ func TestBuiltInProbesFollowTheProtocol(t *testing.T) {
 			t.Run("ping", func(t *testing.T) {
 				r := c.do(t, http.MethodGet, "/ping")
 				checkAnswer(t, s, "ping", r, http.StatusOK)
-				assert.Equal(t, "/ping", r.fields["path"], "/ping path")
+				assert.Equal(t, "/ping", r.answer.Path, "GET /ping path = %q; want /ping", r.answer.Path)
 			})
 			t.Run("cpu without mode", func(t *testing.T) {
 				r := c.do(t, http.MethodGet, fmt.Sprintf("/cpu?ms=%d", spinMs))
 				checkAnswer(t, s, "cpu", r, http.StatusOK)
-				assert.Equal(t, "spin", r.fields["mode"], "mode of /cpu without mode")
+				assert.Equal(t, "spin", r.answer.Mode, "%s mode = %q; want spin", r.what, r.answer.Mode)
 			})
 			for _, m := range s.modes[slot.name] {
 				t.Run("cpu/mode="+m.name, func(t *testing.T) { checkCPU(t, s, c, m) })
@@ -81,7 +81,7 @@ func TestBuiltInProbesFollowTheProtocol(t *testing.T) {
 				c.do(t, http.MethodGet, "/ping")
 				r := c.do(t, http.MethodGet, "/ping")
 				assert.True(t, r.reused, "second /ping reused the connection = false; want true (keep-alive)")
-				assert.Equal(t, "HTTP/1.1", r.proto, "protocol of the answer")
+				assert.Equal(t, "HTTP/1.1", r.proto, "answer's protocol = %s; want HTTP/1.1", r.proto)
 			})
 			t.Run("bad input", func(t *testing.T) {
 				for _, b := range s.bad {
@@ -109,7 +109,7 @@ func TestBuiltInProbesFollowTheProtocol(t *testing.T) {
 				env := map[string]string{"AWS_LAMBDA_HTTP_ENDPOINT": addr}
 				maps.Copy(env, slot.env)
 				p := slot.start(t, env)
-				assert.Equal(t, addr, p.Ready.Addr, "READY addr with AWS_LAMBDA_HTTP_ENDPOINT=%s", addr)
+				assert.Equal(t, addr, p.Ready.Addr, "READY addr = %s; want AWS_LAMBDA_HTTP_ENDPOINT's %s", p.Ready.Addr, addr)
 				newClient(t, p).assertPings(t, "at AWS_LAMBDA_HTTP_ENDPOINT")
 			})
 		})
@@ -126,22 +126,23 @@ func checkReady(t *testing.T, s spec, slot string, p *probe.Probe, env map[strin
 	}
 	host, port, err := net.SplitHostPort(p.Ready.Addr)
 	require.NoError(t, err, "READY addr %q", p.Ready.Addr)
-	assert.Equal(t, "127.0.0.1", host, "READY addr's host without AWS_LAMBDA_HTTP_ENDPOINT")
-	assert.NotEqual(t, "0", port, "READY addr's port; want the port the kernel picked")
+	assert.Equal(t, "127.0.0.1", host, "READY addr's host = %s; want 127.0.0.1 (no AWS_LAMBDA_HTTP_ENDPOINT)", host)
+	assert.NotEqual(t, "0", port, "READY addr's port = 0; want the port the kernel picked")
 
 	if p.Info.Source != "built-in" {
 		t.Logf("%s from %s: extra READY fields not checked: %v", slot, p.Info.Source, slices.Sorted(maps.Keys(got)))
 		return
 	}
-	assert.Equal(t, slot, p.Ready.Runtime, "READY runtime of the built-in %s probe", slot)
+	assert.Equal(t, slot, p.Ready.Runtime, "READY runtime = %q; want %q (built-in probe)", p.Ready.Runtime, slot)
 	want := append(names(s.ready), names(s.extras[slot])...)
 	slices.Sort(want)
-	assert.Equal(t, want, slices.Sorted(maps.Keys(got)), "READY fields of the built-in %s probe; want those %s lists", slot, docPath)
+	have := slices.Sorted(maps.Keys(got))
+	assert.Equal(t, want, have, "READY fields = %v; want %v (%s, built-in %s probe)", have, want, docPath, slot)
 	for _, f := range s.extras[slot] {
 		assert.True(t, hasType(got[f.name], f.typ), "READY %s = %#v; want a %s", f.name, got[f.name], f.typ)
 	}
 	if n, ok := env["GOMAXPROCS"]; ok {
-		assert.Equal(t, n, fmt.Sprint(got["gomaxprocs"]), "READY gomaxprocs with GOMAXPROCS=%s", n)
+		assert.Equal(t, n, fmt.Sprint(got["gomaxprocs"]), "READY gomaxprocs = %v; want %s (GOMAXPROCS=%s)", got["gomaxprocs"], n, n)
 	}
 }
 
@@ -151,9 +152,9 @@ func checkCPU(t *testing.T, s spec, c *client, m mode) {
 	t.Helper()
 	r := c.do(t, http.MethodGet, fmt.Sprintf("/cpu?ms=%d&mode=%s", spinMs, m.name))
 	checkAnswer(t, s, "cpu", r, http.StatusOK)
-	assert.Equal(t, "/cpu", r.fields["path"], "/cpu path")
-	assert.Equal(t, spinMs, r.answer.Ms, "/cpu ms")
-	assert.Equal(t, m.name, r.answer.Mode, "/cpu mode")
+	assert.Equal(t, "/cpu", r.answer.Path, "%s path = %q; want /cpu", r.what, r.answer.Path)
+	assert.Equal(t, spinMs, r.answer.Ms, "%s ms = %d; want %d", r.what, r.answer.Ms, spinMs)
+	assert.Equal(t, m.name, r.answer.Mode, "%s mode = %q; want %q", r.what, r.answer.Mode, m.name)
 	handlerMs := r.answer.FinishedAt - r.answer.ReceivedAt
 	if m.atLeast {
 		assert.GreaterOrEqual(t, handlerMs, float64(spinMs), "mode=%s: finishedAt - receivedAt = %.3f ms; want at least %d", m.name, handlerMs, spinMs)
@@ -174,10 +175,11 @@ func checkCPU(t *testing.T, s spec, c *client, m mode) {
 func checkAnswer(t *testing.T, s spec, kind string, r reply, status int) {
 	t.Helper()
 	if status != 0 {
-		assert.Equal(t, status, r.status, "%s status (error %q)", r.what, r.fields["error"])
+		assert.Equal(t, status, r.status, "%s status = %d; want %d (error %q)", r.what, r.status, status, r.fields["error"])
 	}
-	assert.Equal(t, "application/json", r.contentType, "%s Content-Type", r.what)
-	assert.Equal(t, s.answerFields(kind), slices.Sorted(maps.Keys(r.fields)), "%s fields; want those %s lists for %s answers", r.what, docPath, kind)
+	assert.Equal(t, "application/json", r.contentType, "%s Content-Type = %q; want application/json", r.what, r.contentType)
+	got, want := slices.Sorted(maps.Keys(r.fields)), s.answerFields(kind)
+	assert.Equal(t, want, got, "%s fields = %v; want %v (%s, %s answers)", r.what, got, want, docPath, kind)
 	for name, v := range r.fields {
 		if typ := s.answerType(name); typ != "" {
 			assert.True(t, hasType(v, typ), "%s %s = %#v; want a %s", r.what, name, v, typ)
@@ -185,8 +187,8 @@ func checkAnswer(t *testing.T, s spec, kind string, r reply, status int) {
 	}
 	a, err := protocol.ParseAnswer(r.body)
 	require.NoError(t, err, "%s: protocol.ParseAnswer", r.what)
-	assert.Equal(t, r.probe.Ready.EnvID, a.EnvID, "%s envId; want the READY line's", r.what)
-	assert.Equal(t, r.probe.Ready.PID, a.PID, "%s pid; want the READY line's", r.what)
+	assert.Equal(t, r.probe.Ready.EnvID, a.EnvID, "%s envId = %q; want the READY line's %q", r.what, a.EnvID, r.probe.Ready.EnvID)
+	assert.Equal(t, r.probe.Ready.PID, a.PID, "%s pid = %d; want the READY line's %d", r.what, a.PID, r.probe.Ready.PID)
 	handlerMs := a.FinishedAt - a.ReceivedAt
 	assert.GreaterOrEqual(t, handlerMs, 0.0, "%s finishedAt - receivedAt = %.3f ms; want >= 0", r.what, handlerMs)
 	assert.LessOrEqual(t, handlerMs, r.elapsedMs, "%s finishedAt - receivedAt = %.3f ms; want at most the %.3f ms the client waited (a clock in ms)", r.what, handlerMs, r.elapsedMs)
@@ -201,7 +203,7 @@ func assertStatus(t *testing.T, b badInput, got int) {
 	}
 	want, err := strconv.Atoi(b.status)
 	require.NoError(t, err, "%s: status %q of %s %s", docPath, b.status, b.method, b.path)
-	assert.Equal(t, want, got, "%s %s status", b.method, b.path)
+	assert.Equal(t, want, got, "%s %s status = %d; want %d", b.method, b.path, got, want)
 }
 
 // otherModes are the modes the document gives other probes and not this one: it must refuse them.
@@ -284,5 +286,5 @@ func (c *client) do(t *testing.T, method, path string) reply {
 func (c *client) assertPings(t *testing.T, when string) {
 	t.Helper()
 	r := c.do(t, http.MethodGet, "/ping")
-	assert.Equal(t, http.StatusOK, r.status, "/ping status %s", when)
+	assert.Equal(t, http.StatusOK, r.status, "/ping status %s = %d; want 200 (the probe stays up)", when, r.status)
 }
