@@ -1,6 +1,6 @@
-// Package protocol holds the probe protocol's messages (DESIGN.md, "The probe protocol"): the
-// READY line a probe prints when it listens, and the JSON answer every request gets. Anything
-// that speaks this protocol can be put under the experiments.
+// Package protocol holds the probe protocol's messages (docs/protocol.md): the READY line a probe
+// prints when it listens, and the JSON answer every request gets. Anything that speaks this
+// protocol can be put under the experiments; the document's field tables must match these types.
 package protocol
 
 import (
@@ -72,6 +72,7 @@ type Answer struct {
 	ReceivedAt float64 `json:"receivedAt"`
 	FinishedAt float64 `json:"finishedAt"`
 	Path       string  `json:"path,omitempty"`
+	Ms         int     `json:"ms,omitempty"` // what a /cpu was asked to spin
 	Mode       string  `json:"mode,omitempty"`
 	Error      string  `json:"error,omitempty"`
 }

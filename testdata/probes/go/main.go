@@ -1,6 +1,6 @@
 // Command probe is the Go probe of the claims repository: an HTTP/1.1 server that follows the
-// probe protocol in DESIGN.md, so the event-loop experiments can ask whether a CPU-bound request
-// stalls the others in one Go process.
+// probe protocol in docs/protocol.md, so the event-loop experiments can ask whether a CPU-bound
+// request stalls the others in one Go process.
 //
 // It binds AWS_LAMBDA_HTTP_ENDPOINT (host:port, the Lambda Web Functions contract) when set, else
 // 127.0.0.1:0, and prints one line `READY {json}` when it listens.

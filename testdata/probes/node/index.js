@@ -1,7 +1,7 @@
 'use strict';
 // The Node.js probe of the claims repository: an HTTP/1.1 server that follows the probe protocol
-// in DESIGN.md, so the event-loop experiments can ask whether a CPU-bound request stalls the
-// others in one Node process. It has no npm dependencies and runs unchanged as a Lambda Web
+// in docs/protocol.md, so the event-loop experiments can ask whether a CPU-bound request stalls
+// the others in one Node process. It has no npm dependencies and runs unchanged as a Lambda Web
 // Function's index.js: it binds AWS_LAMBDA_HTTP_ENDPOINT (host:port) when set, else 127.0.0.1:0,
 // and prints one line `READY {json}` when it listens.
 //
