@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/serverless-claims/claims/harness/probe"
-	"github.com/serverless-claims/claims/harness/runtimes"
+	"github.com/serverless-claims/claims/harness/repo"
 	"github.com/serverless-claims/claims/harness/verdict"
 )
 
@@ -46,7 +46,7 @@ func TestClaimTestsCatchBrokenProbes(t *testing.T) {
 func brokenNode(file string) func(t *testing.T) *probe.Probe {
 	return func(t *testing.T) *probe.Probe {
 		t.Helper()
-		script, err := runtimes.FromRoot("testdata/probes/broken/" + file)
+		script, err := repo.Path("testdata/probes/broken/" + file)
 		require.NoError(t, err)
 		return probe.StartNode(t, probe.Options{Program: script, Source: "broken: " + file})
 	}

