@@ -16,11 +16,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/serverless-claims/claims/harness/build"
 	"github.com/serverless-claims/claims/harness/cgroup"
 	"github.com/serverless-claims/claims/harness/claimtest"
 	"github.com/serverless-claims/claims/harness/lambdalocal"
 	"github.com/serverless-claims/claims/harness/results"
-	"github.com/serverless-claims/claims/harness/runtimes"
 	"github.com/serverless-claims/claims/harness/stats"
 	"github.com/serverless-claims/claims/harness/verdict"
 )
@@ -115,7 +115,7 @@ func TestThrottleSlices(t *testing.T) {
 // loops each, and decides T8 from what the loops saw.
 func measureThrottleSlices(t *testing.T, period time.Duration, invocations int) *results.Result {
 	t.Helper()
-	bootstrap, err := runtimes.BuildGo(throttlePackage)
+	bootstrap, err := build.Go(throttlePackage)
 	require.NoError(t, err, "building the throttle function")
 	where, _ := cgroup.Available()
 	res := &results.Result{

@@ -26,11 +26,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/serverless-claims/claims/harness/build"
 	"github.com/serverless-claims/claims/harness/cgroup"
 	"github.com/serverless-claims/claims/harness/lambdareport"
 	"github.com/serverless-claims/claims/harness/loopback"
 	"github.com/serverless-claims/claims/harness/proc"
-	"github.com/serverless-claims/claims/harness/runtimes"
 )
 
 // EmulatorPackage is the emulator's command, required by go.mod's tool directive.
@@ -101,7 +101,7 @@ func Start(t testing.TB, o Options) *Environment {
 	if _, err := cgroup.ShareForMemory(o.MemoryMB); err != nil {
 		t.Fatalf("lambdalocal: %v", err)
 	}
-	rie, err := runtimes.BuildGo(EmulatorPackage)
+	rie, err := build.Go(EmulatorPackage)
 	if err != nil {
 		t.Fatalf("lambdalocal: building the emulator: %v", err)
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/serverless-claims/claims/harness/build"
 	"github.com/serverless-claims/claims/harness/proc"
 	"github.com/serverless-claims/claims/harness/protocol"
 	"github.com/serverless-claims/claims/harness/repo"
@@ -76,7 +77,7 @@ func StartGo(t testing.TB, o Options) *Probe {
 	if err != nil {
 		t.Fatalf("Go launcher: %v", err)
 	}
-	bin, source := choose(t, o, GoProbeEnv, func() (string, error) { return runtimes.BuildGo(GoPackage) })
+	bin, source := choose(t, o, GoProbeEnv, func() (string, error) { return build.Go(GoPackage) })
 	env := map[string]string{"GO_PROBE_BIN": bin}
 	for k, v := range o.Env {
 		env[k] = v
@@ -87,7 +88,7 @@ func StartGo(t testing.TB, o Options) *Probe {
 // BuildGoVariant builds the built-in Go probe with build tags, for deliberately broken probes.
 func BuildGoVariant(t testing.TB, tags ...string) string {
 	t.Helper()
-	bin, err := runtimes.BuildGo(GoPackage, tags...)
+	bin, err := build.Go(GoPackage, tags...)
 	if err != nil {
 		t.Fatalf("build Go probe with tags %v: %v", tags, err)
 	}
