@@ -1,6 +1,6 @@
 // Package cgroup runs processes under a CPU quota, so that a cold-start experiment can give a
 // Lambda function's process the share of one CPU that its memory size gets on Lambda (see
-// ShareForMemory; claim T5), and makes sure the quota's cgroup is gone afterwards.
+// lambdalocal.ShareForMemory; claim T5), and makes sure the quota's cgroup is gone afterwards.
 //
 // New makes a cgroup named claims-<name>-<pid>-<n> directly under the root of the hierarchy that
 // has the cpu controller, found in /proc/self/mountinfo, and sets its CPU bandwidth (the CFS

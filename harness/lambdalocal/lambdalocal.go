@@ -98,7 +98,7 @@ var started atomic.Int64
 // memory size out of range, a quota the kernel refuses) fails the test at once, naming it.
 func Start(t testing.TB, o Options) *Environment {
 	t.Helper()
-	if _, err := cgroup.ShareForMemory(o.MemoryMB); err != nil {
+	if _, err := ShareForMemory(o.MemoryMB); err != nil {
 		t.Fatalf("lambdalocal: %v", err)
 	}
 	rie, err := build.Go(EmulatorPackage)
@@ -135,12 +135,11 @@ func Start(t testing.TB, o Options) *Environment {
 		e.Group = g
 	}
 	if o.Quota {
-		q, err := cgroup.QuotaForMemory(o.MemoryMB)
+		share, err := ShareForMemory(o.MemoryMB)
 		if err != nil {
 			t.Fatalf("lambdalocal: %v", err)
 		}
-		q.Period = o.Period
-		share := q.Share
+		q := cgroup.Quota{Share: share, Period: o.Period}
 		if o.InitShare > 0 {
 			q.Share = o.InitShare
 		}
