@@ -35,13 +35,13 @@ type experiment struct {
 type run struct {
 	settings settings.Settings
 	trials   []pattern.Trial
-	waits    []verdict.Wait
+	waits    []pattern.Wait
 }
 
 // trialRecord is a trial as the result file keeps it: the requests and the wait evidence.
 type trialRecord struct {
 	pattern.Trial
-	Wait *verdict.Wait `json:"wait,omitempty"`
+	Wait *pattern.Wait `json:"wait,omitempty"`
 }
 
 // warmupPings are sent before every experiment's first trial (see pattern.Schedule.Warmup).
@@ -68,7 +68,7 @@ func (e experiment) measure(t *testing.T, p *probe.Probe, s settings.Settings) r
 	for i, tr := range trials {
 		records[i].Trial = tr
 		if cpus := tr.Of(pattern.KindCPU); len(cpus) > 0 {
-			w := verdict.PingWait(tr.Of(pattern.KindPing)[0].Answer, answers(cpus))
+			w := pattern.PingWait(tr.Of(pattern.KindPing)[0].Answer, answers(cpus))
 			r.waits = append(r.waits, w)
 			records[i].Wait = &w
 		}
