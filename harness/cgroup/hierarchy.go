@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -77,15 +78,6 @@ func words(path string) ([]string, error) {
 	return strings.Fields(string(b)), err
 }
 
-func has(list []string, word string) bool {
-	for _, w := range list {
-		if w == word {
-			return true
-		}
-	}
-	return false
-}
-
 // detect picks the hierarchy with the cpu controller out of mountinfo: v2 where its
 // cgroup.controllers lists cpu, else the v1 hierarchy mounted with the cpu option. When there is
 // none, the error lists what there is, so that a skipped test says what is missing.
@@ -96,7 +88,7 @@ func detect(mountinfo []byte) (hierarchy, error) {
 		switch m.fsType {
 		case "cgroup2":
 			ctrls, err := words(filepath.Join(m.point, "cgroup.controllers"))
-			if err == nil && has(ctrls, "cpu") {
+			if err == nil && slices.Contains(ctrls, "cpu") {
 				return hierarchy{2, m.point}, nil
 			}
 			if err != nil {
@@ -105,7 +97,7 @@ func detect(mountinfo []byte) (hierarchy, error) {
 				seen = append(seen, fmt.Sprintf("cgroup v2 at %s has controllers [%s], no cpu", m.point, strings.Join(ctrls, " ")))
 			}
 		case "cgroup":
-			if v1 == nil && has(m.superOpts, "cpu") {
+			if v1 == nil && slices.Contains(m.superOpts, "cpu") {
 				v1 = &hierarchy{1, m.point}
 			}
 		}
@@ -167,7 +159,7 @@ func enableCPU(root string) error {
 	if err != nil {
 		return fmt.Errorf("cgroup: %w", err)
 	}
-	if has(ctrls, "cpu") {
+	if slices.Contains(ctrls, "cpu") {
 		return nil
 	}
 	if err := writeFile(file, "+cpu"); err != nil {

@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -46,12 +47,7 @@ func watchSignals() {
 func Live() []string {
 	live.Lock()
 	defer live.Unlock()
-	paths := make([]string, 0, len(live.groups))
-	for p := range live.groups {
-		paths = append(paths, p)
-	}
-	sort.Strings(paths)
-	return paths
+	return slices.Sorted(maps.Keys(live.groups))
 }
 
 // Stale is the paths of the claims- groups left behind: those whose owner (the pid in the name)

@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"runtime"
@@ -116,9 +117,7 @@ func Start(t testing.TB, o Options) *Environment {
 		"AWS_LAMBDA_FUNCTION_TIMEOUT":     "30",
 		"LOG_LEVEL":                       "info",
 	}
-	for k, v := range o.Env {
-		env[k] = v
-	}
+	maps.Copy(env, o.Env)
 	if o.InitShare < 0 || (o.InitShare > 0 && !o.Quota) {
 		t.Fatalf("lambdalocal: InitShare = %g; want 0, or more than 0 with Quota", o.InitShare)
 	}

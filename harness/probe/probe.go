@@ -4,6 +4,7 @@
 package probe
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -79,9 +80,7 @@ func StartGo(t testing.TB, o Options) *Probe {
 	}
 	bin, source := choose(t, o, GoProbeEnv, func() (string, error) { return build.Go(GoPackage) })
 	env := map[string]string{"GO_PROBE_BIN": bin}
-	for k, v := range o.Env {
-		env[k] = v
-	}
+	maps.Copy(env, o.Env)
 	return start(t, "go probe", node, launcher, env, Info{Runtime: "go", Source: source, Program: rel(bin)})
 }
 
@@ -138,10 +137,8 @@ func start(t testing.TB, name string, node runtimes.Node, script string, env map
 	if info.Program == "" {
 		info.Program = rel(script)
 	}
-	info.Env = make(map[string]string, len(env))
-	for k, v := range env {
-		info.Env[k] = v
-	}
+	info.Env = make(map[string]string, len(env)) // not nil, which a result would write as null
+	maps.Copy(info.Env, env)
 	if bin, ok := info.Env["GO_PROBE_BIN"]; ok {
 		info.Env["GO_PROBE_BIN"] = rel(bin)
 	}
