@@ -47,7 +47,7 @@ gotools:
 	@echo "setup: Go modules and gotestsum ready"
 
 # The threadpool experiments build a small C stand-in (testdata/threadpool/slowdns) with it.
-# (make's built-in default, cc, is replaced by gcc, as harness/runtimes.BuildSharedC does.)
+# (make's built-in default, cc, is replaced by gcc, as harness/build.SharedC does.)
 ifeq ($(origin CC),default)
 CC := gcc
 endif

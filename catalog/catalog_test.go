@@ -21,7 +21,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/serverless-claims/claims/catalog"
-	"github.com/serverless-claims/claims/harness/runtimes"
+	"github.com/serverless-claims/claims/harness/repo"
 )
 
 // claimID is how tests and README rows name a claim.
@@ -98,7 +98,7 @@ func TestAllReturnsACopy(t *testing.T) {
 // repoRoot is the repository's root, where go.mod is.
 func repoRoot(t *testing.T) string {
 	t.Helper()
-	root, err := runtimes.RepoRoot()
+	root, err := repo.Root()
 	require.NoError(t, err)
 	return root
 }

@@ -12,7 +12,7 @@ import (
 	"log"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/serverless-claims/claims/harness/results"
@@ -68,7 +68,7 @@ func load(dir string) ([]results.Result, error) {
 		rs = append(rs, r)
 		return nil
 	})
-	sort.SliceStable(rs, func(i, j int) bool { return rs[i].Experiment < rs[j].Experiment })
+	slices.SortStableFunc(rs, func(a, b results.Result) int { return strings.Compare(a.Experiment, b.Experiment) })
 	return rs, err
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/serverless-claims/claims/harness/cgroup"
+	"github.com/serverless-claims/claims/harness/lambdalocal"
 	"github.com/serverless-claims/claims/harness/settings"
 )
 
@@ -23,12 +24,12 @@ func TestMain(m *testing.M) {
 // quotaReachesKernelMinimum refuses a CPU period at which the smallest memory size's quota would
 // be under the kernel's minimum, before any cold start, rather than at the first cgroup.
 func quotaReachesKernelMinimum(s settings.Settings) error {
-	q, err := cgroup.QuotaForMemory(128)
+	share, err := lambdalocal.ShareForMemory(128)
 	if err != nil {
 		return err
 	}
-	if quota := time.Duration(q.Share * float64(s.CPUPeriod)); quota < cgroup.MinQuota {
-		least := time.Duration(float64(cgroup.MinQuota)/q.Share) + time.Millisecond - 1
+	if quota := time.Duration(share * float64(s.CPUPeriod)); quota < cgroup.MinQuota {
+		least := time.Duration(float64(cgroup.MinQuota)/share) + time.Millisecond - 1
 		return fmt.Errorf("%s = %d: 128 MB's quota would be %v a period, under the kernel's %v; want at least %d",
 			settings.PeriodEnv, s.CPUPeriod.Milliseconds(), quota.Round(time.Microsecond), cgroup.MinQuota, least.Milliseconds())
 	}

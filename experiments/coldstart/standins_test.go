@@ -16,10 +16,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/require"
 
+	"github.com/serverless-claims/claims/harness/build"
 	"github.com/serverless-claims/claims/harness/cgroup"
 	"github.com/serverless-claims/claims/harness/dynalite"
 	"github.com/serverless-claims/claims/harness/lambdalocal"
-	"github.com/serverless-claims/claims/harness/runtimes"
 	"github.com/serverless-claims/claims/harness/tlsca"
 )
 
@@ -62,7 +62,7 @@ type stage struct {
 // sensitivity tests).
 func setUp(t *testing.T, key tlsca.KeyKind, tags ...string) *stage {
 	t.Helper()
-	bootstrap, err := runtimes.BuildGo(functionPackage, tags...)
+	bootstrap, err := build.Go(functionPackage, tags...)
 	require.NoError(t, err, "building the function")
 	db := dynalite.Start(t, dynalite.Options{Key: key})
 	seedTable(t, db)

@@ -16,11 +16,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/serverless-claims/claims/harness/build"
 	"github.com/serverless-claims/claims/harness/cgroup"
 	"github.com/serverless-claims/claims/harness/claimtest"
 	"github.com/serverless-claims/claims/harness/lambdalocal"
 	"github.com/serverless-claims/claims/harness/results"
-	"github.com/serverless-claims/claims/harness/runtimes"
 	"github.com/serverless-claims/claims/harness/stats"
 	"github.com/serverless-claims/claims/harness/verdict"
 )
@@ -33,7 +33,7 @@ const throttlePackage = "functions/throttle"
 const publishedPeriodMs = 20.0
 
 // oneCPUMB is the memory size that gets one whole vCPU.
-const oneCPUMB = cgroup.LambdaFullVCPUMemoryMB
+const oneCPUMB = lambdalocal.FullVCPUMemoryMB
 
 // T8's bands. The share: ±15% of M/1,769, for what the emulator's idle threads and the Go
 // runtime take from the same quota and for a thread that overruns its quota by up to a scheduler
@@ -115,7 +115,7 @@ func TestThrottleSlices(t *testing.T) {
 // loops each, and decides T8 from what the loops saw.
 func measureThrottleSlices(t *testing.T, period time.Duration, invocations int) *results.Result {
 	t.Helper()
-	bootstrap, err := runtimes.BuildGo(throttlePackage)
+	bootstrap, err := build.Go(throttlePackage)
 	require.NoError(t, err, "building the throttle function")
 	where, _ := cgroup.Available()
 	res := &results.Result{
@@ -202,7 +202,7 @@ func gridsText(grids []stats.GridFit) string {
 func runLoops(t *testing.T, bootstrap string, memoryMB int, period time.Duration, invocations int) sizeSlices {
 	t.Helper()
 	e := lambdalocal.Start(t, lambdalocal.Options{Bootstrap: bootstrap, MemoryMB: memoryMB, Quota: true, Period: period, InitShare: initBurstShare})
-	share, err := cgroup.ShareForMemory(memoryMB)
+	share, err := lambdalocal.ShareForMemory(memoryMB)
 	require.NoError(t, err)
 	sz := sizeSlices{MemoryMB: memoryMB, ExpectedShare: min(1, share)}
 	payload, err := json.Marshal(map[string]any{"busyMs": throttleBusy.Milliseconds()})

@@ -13,8 +13,8 @@ import (
 	"github.com/serverless-claims/claims/harness/pattern"
 	"github.com/serverless-claims/claims/harness/probe"
 	"github.com/serverless-claims/claims/harness/protocol"
+	"github.com/serverless-claims/claims/harness/repo"
 	"github.com/serverless-claims/claims/harness/results"
-	"github.com/serverless-claims/claims/harness/runtimes"
 	"github.com/serverless-claims/claims/harness/settings"
 	"github.com/serverless-claims/claims/harness/stats"
 	"github.com/serverless-claims/claims/harness/target"
@@ -70,7 +70,7 @@ func startGo(t *testing.T, env map[string]string) *probe.Probe {
 func brokenNode(file, broken string) claimtest.Mode[*web] {
 	return claimtest.Mode[*web]{Name: file, Start: func(t *testing.T) *web {
 		t.Helper()
-		script, err := runtimes.FromRoot("testdata/probes/broken/" + file)
+		script, err := repo.Path("testdata/probes/broken/" + file)
 		require.NoError(t, err)
 		p := probe.StartNode(t, probe.Options{Program: script, Source: "broken: " + file})
 		return local(t, p, file+": "+broken)
@@ -115,7 +115,7 @@ type run struct {
 	started  time.Time
 	env      results.Environment
 	trials   []pattern.Trial
-	waits    []verdict.Wait // one per trial, for patterns with /cpu
+	waits    []pattern.Wait // one per trial, for patterns with /cpu
 }
 
 // measure runs pat against w; it fails the test only when the measurement itself breaks (a
@@ -133,7 +133,7 @@ func measure(t *testing.T, w *web, pat pattern.Pattern, s settings.Settings) *ru
 	r.trials = trials
 	for _, tr := range trials {
 		if cpus := tr.Of(pattern.KindCPU); len(cpus) > 0 {
-			r.waits = append(r.waits, verdict.PingWait(tr.Of(pattern.KindPing)[0].Answer, answers(cpus)))
+			r.waits = append(r.waits, pattern.PingWait(tr.Of(pattern.KindPing)[0].Answer, answers(cpus)))
 		}
 	}
 	return r
@@ -299,7 +299,7 @@ func (r *run) summary(evidence stats.Proportion) summary {
 // trialRecord is a trial as the result file keeps it: the requests and the wait evidence.
 type trialRecord struct {
 	pattern.Trial
-	Wait *verdict.Wait `json:"wait,omitempty"`
+	Wait *pattern.Wait `json:"wait,omitempty"`
 }
 
 func (r *run) records() []trialRecord {

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/serverless-claims/claims/harness/build"
 	"github.com/serverless-claims/claims/harness/claimtest"
 	"github.com/serverless-claims/claims/harness/results"
 	"github.com/serverless-claims/claims/harness/runtimes"
@@ -71,7 +72,7 @@ func (r interferenceRun) readsAfterLoad(condition string) stats.Proportion {
 // nameDelay away from both resolvers.
 func measureInterference(t *testing.T, node runtimes.Node, size string) interferenceRun {
 	t.Helper()
-	shim, err := runtimes.BuildSharedC(slowResolverSO)
+	shim, err := build.SharedC(slowResolverSO)
 	if err != nil {
 		t.Fatalf("the slow-resolver stand-in: %v", err)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/serverless-claims/claims/harness/claimtest"
 	"github.com/serverless-claims/claims/harness/proc"
+	"github.com/serverless-claims/claims/harness/repo"
 	"github.com/serverless-claims/claims/harness/results"
 	"github.com/serverless-claims/claims/harness/runtimes"
 	"github.com/serverless-claims/claims/harness/stats"
@@ -69,7 +70,7 @@ func (l lab) run(t *testing.T, scenario string, params map[string]any, out any) 
 // try is run, returning the error.
 func (l lab) try(t *testing.T, scenario string, params map[string]any, out any) error {
 	t.Helper()
-	script, err := runtimes.FromRoot(l.Script)
+	script, err := repo.Path(l.Script)
 	if err != nil {
 		return err
 	}

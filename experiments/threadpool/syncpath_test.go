@@ -14,6 +14,7 @@ import (
 
 	"github.com/serverless-claims/claims/harness/proc"
 	"github.com/serverless-claims/claims/harness/protocol"
+	"github.com/serverless-claims/claims/harness/repo"
 	"github.com/serverless-claims/claims/harness/results"
 	"github.com/serverless-claims/claims/harness/runtimes"
 	"github.com/serverless-claims/claims/harness/stats"
@@ -212,7 +213,7 @@ type syncServer struct {
 // startSyncServer starts l and waits for its READY line; proc.Start stops it when the test ends.
 func startSyncServer(t *testing.T, l lab) *syncServer {
 	t.Helper()
-	script, err := runtimes.FromRoot(l.Script)
+	script, err := repo.Path(l.Script)
 	require.NoError(t, err)
 	var ready protocol.Ready
 	proc.Start(t, proc.Spec{

@@ -5,6 +5,7 @@ import (
 	"encoding/pem"
 	"hash/crc32"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -149,9 +150,7 @@ func testSettings(t *testing.T, f *fakeDynamoDB, variant string, extra map[strin
 	if f != nil {
 		env["CLAIMS_CA_FILE"] = f.CAFile
 	}
-	for k, v := range extra {
-		env[k] = v
-	}
+	maps.Copy(env, extra)
 	s, err := loadSettings(envOf(env))
 	require.NoError(t, err)
 	return s

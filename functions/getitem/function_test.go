@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"net"
 	"os"
 	"path/filepath"
@@ -213,10 +214,7 @@ func TestLoadSettings(t *testing.T) {
 		{"timeout zero", "CLAIMS_WARMUP_TIMEOUT_MS", "0", "want a positive number"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			env := map[string]string{}
-			for k, v := range base {
-				env[k] = v
-			}
+			env := maps.Clone(base)
 			env[tc.key] = tc.value
 			_, err := loadSettings(envOf(env))
 			assert.ErrorContains(t, err, tc.want)

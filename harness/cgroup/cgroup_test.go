@@ -19,36 +19,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func TestShareForMemory(t *testing.T) {
-	good := []struct {
-		memoryMB int
-		want     float64
-	}{
-		{128, 0.07236}, // the article's function: "about 7% of a vCPU"
-		{1769, 1},
-		{3538, 2},
-		{10240, 5.79},
-	}
-	for _, c := range good {
-		got, err := ShareForMemory(c.memoryMB)
-		require.NoError(t, err, "memory = %d MB", c.memoryMB)
-		assert.InDelta(t, c.want, got, 0.005, "ShareForMemory(%d) = %g; want %g", c.memoryMB, got, c.want)
-	}
-	for _, bad := range []int{-1, 0, 64, 127, 10241, 1 << 20} {
-		got, err := ShareForMemory(bad)
-		assert.ErrorContains(t, err, fmt.Sprintf("memory = %d MB: want 128 to 10240", bad), "ShareForMemory(%d) = %g", bad, got)
-	}
-}
-
-func TestQuotaForMemory(t *testing.T) {
-	q, err := QuotaForMemory(128)
-	require.NoError(t, err)
-	assert.InDelta(t, 128.0/1769, q.Share, 1e-12, "Share = %g; want 128/1769", q.Share)
-	assert.Zero(t, q.Period, "Period = %v; want 0 (the default)", q.Period)
-	_, err = QuotaForMemory(64)
-	assert.ErrorContains(t, err, "memory = 64 MB")
-}
-
 // TestNewRefusesBadSettingsByName needs no cgroup: settings are checked before the machine is.
 func TestNewRefusesBadSettingsByName(t *testing.T) {
 	cpus := runtime.NumCPU()
@@ -267,20 +237,22 @@ func TestQuotaThrottlesAProcess(t *testing.T) {
 	assert.Positive(t, stat["nr_throttled"], "cpu.stat nr_throttled = %d; want > 0: the quota never stopped the process", stat["nr_throttled"])
 }
 
+// share128MB is the share of one CPU that a 128 MB Lambda function gets, the article's
+// (lambdalocal.ShareForMemory, which this package's tests cannot import: it imports cgroup).
+const share128MB = 128.0 / 1769
+
 // TestLambda128MB gives a process the share of a 128 MB function, the article's, and checks it
 // gets about that: 0.0724, within the same allowances as TestQuotaThrottlesAProcess (a period's
 // phase, 10ms ticks), which are larger relative to this smaller quota.
 func TestLambda128MB(t *testing.T) {
 	where := needCgroup(t)
-	q, err := QuotaForMemory(128)
-	require.NoError(t, err)
-	g, err := New(t, "lambda128", q)
+	g, err := New(t, "lambda128", Quota{Share: share128MB})
 	require.NoError(t, err)
 	assert.Equal(t, wantDescribe(where, 7236, 100000), g.Describe())
 	pid := spin(t)
 	require.NoError(t, g.Add(pid))
 	got := cpuShare(t, pid, time.Second)
-	t.Logf("CPU share at 128 MB (want %.4f): %.3f", q.Share, got)
+	t.Logf("CPU share at 128 MB (want %.4f): %.3f", share128MB, got)
 	assert.True(t, got >= 0.035 && got <= 0.145, "CPU share at 128 MB = %.3f; want 0.035 to 0.145 (0.0724 halved to doubled)", got)
 }
 
@@ -296,9 +268,7 @@ func TestSetShareChangesTheQuotaOfARunningGroup(t *testing.T) {
 	require.NoError(t, g.Add(pid))
 	burst := cpuShare(t, pid, 500*time.Millisecond)
 
-	q, err := QuotaForMemory(128)
-	require.NoError(t, err)
-	require.NoError(t, g.SetShare(q.Share))
+	require.NoError(t, g.SetShare(share128MB))
 	assert.Equal(t, wantDescribe(where, 7236, 100000), g.Describe())
 	got := cpuShare(t, pid, time.Second)
 	t.Logf("CPU share at one CPU %.3f, then at 128 MB %.3f", burst, got)

@@ -3,8 +3,9 @@
 // may talk to nothing but loopback, so the program is pointed with dns.setServers at this server,
 // which gives every name the address the test chose.
 //
-// It parses the one question by hand: the standard library has no DNS server side, and the
-// module takes no DNS dependency for a few dozen bytes of wire format.
+// The wire format is golang.org/x/net/dns/dnsmessage's: the standard library has no DNS server
+// side, and dnsmessage checks every length and bounds the compression pointers it follows, so a
+// crafted packet gets FORMERR, never a panic or a parser sent in circles.
 package dnsstub
 
 import (
@@ -15,28 +16,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-)
 
-// The parts of RFC 1035 the server needs.
-const (
-	headerLen = 12
-	maxName   = 255 // octets of a name on the wire, the final zero included (RFC 1035 2.3.4)
-
-	flagQR     = 0x8000
-	opcodeMask = 0x7800 // the four opcode bits; 0 is a standard query
-	flagRD     = 0x0100
-	flagRA     = 0x0080
-
-	rcodeSuccess = 0
-	rcodeFormErr = 1
-	rcodeNotImp  = 4
-
-	typeA   = 1
-	classIN = 1
-
-	// pointerToQuestion names the question's name (at offset 12) from the answer, so the answer
-	// does not spell the name out again.
-	pointerToQuestion = 0xC00C
+	"golang.org/x/net/dns/dnsmessage"
 )
 
 // Server answers DNS A queries on a loopback UDP port.
@@ -133,106 +114,99 @@ func (s *Server) send(resp []byte, to *net.UDPAddr) {
 	}
 }
 
-// question is a query's one question.
-type question struct {
-	labels []string // the name, root label left out: "svc.test." is ["svc", "test"]
-	qtype  uint16
-	qclass uint16
-}
-
-// errMalformed wraps every reason a question cannot be read, so callers can tell a bad packet
-// from anything else.
+// errMalformed wraps every reason a query's question cannot be read, so callers can tell a bad
+// packet from anything else.
 var errMalformed = errors.New("malformed question")
 
-// parseQuestion reads the question that starts at off in msg and returns it with the offset
-// just past it. Queries never need compression in their one question, so a pointer there is
-// refused rather than followed: following one is how a crafted packet sends a parser in circles.
-func parseQuestion(msg []byte, off int) (question, int, error) {
-	var q question
-	wire := 0
-	for {
-		if off >= len(msg) {
-			return q, 0, fmt.Errorf("%w: name runs past the end of the packet", errMalformed)
-		}
-		l := int(msg[off])
-		switch l & 0xC0 {
-		case 0xC0:
-			return q, 0, fmt.Errorf("%w: compression pointer in the question at offset %d", errMalformed, off)
-		case 0x40, 0x80:
-			return q, 0, fmt.Errorf("%w: label length byte %#x at offset %d is no label", errMalformed, l, off)
-		}
-		off++
-		wire += 1 + l
-		if wire > maxName {
-			return q, 0, fmt.Errorf("%w: name longer than %d octets", errMalformed, maxName)
-		}
-		if l == 0 {
-			break
-		}
-		if off+l > len(msg) {
-			return q, 0, fmt.Errorf("%w: label of %d octets runs past the end of the packet", errMalformed, l)
-		}
-		q.labels = append(q.labels, string(msg[off:off+l]))
-		off += l
+// parseQuestion reads the one question of the query p has started on. A query that has none, or
+// more than one, is malformed: a reply answers exactly one question.
+func parseQuestion(p *dnsmessage.Parser) (dnsmessage.Question, error) {
+	q, err := p.Question()
+	if errors.Is(err, dnsmessage.ErrSectionDone) {
+		return q, fmt.Errorf("%w: no question", errMalformed)
 	}
-	if off+4 > len(msg) {
-		return q, 0, fmt.Errorf("%w: no room for QTYPE and QCLASS after the name", errMalformed)
+	if err != nil {
+		return q, fmt.Errorf("%w: %v", errMalformed, err)
 	}
-	q.qtype = binary.BigEndian.Uint16(msg[off:])
-	q.qclass = binary.BigEndian.Uint16(msg[off+2:])
-	return q, off + 4, nil
+	if _, err := p.Question(); !errors.Is(err, dnsmessage.ErrSectionDone) {
+		return q, fmt.Errorf("%w: more than one question", errMalformed)
+	}
+	return q, nil
 }
 
 // reply is the server's whole policy: the packet to send back for msg, or nil to send nothing.
-// It reads only what it has checked is there, so no packet can make it panic.
+// Nothing is read that dnsmessage has not checked is there, so no packet can make it panic.
 func reply(msg []byte, answer [4]byte) []byte {
 	if len(msg) < 2 {
 		return nil // not even an ID: a reply could not be matched to anything
 	}
-	id := binary.BigEndian.Uint16(msg)
-	if len(msg) < headerLen {
-		return header(id, flagQR|flagRA|rcodeFormErr, 0, 0)
+	var p dnsmessage.Parser
+	h, err := p.Start(msg)
+	if err != nil {
+		// A header cut short: its ID is all that can be echoed.
+		return pack(dnsmessage.Header{ID: binary.BigEndian.Uint16(msg), Response: true, RecursionAvailable: true,
+			RCode: dnsmessage.RCodeFormatError}, nil, nil)
 	}
-	flags := binary.BigEndian.Uint16(msg[2:])
-	if flags&flagQR != 0 {
+	if h.Response {
 		// A response, not a query: answering it could start two servers replying to each other.
 		return nil
 	}
-	echoed := flagQR | flags&(opcodeMask|flagRD) | flagRA
-	if flags&opcodeMask != 0 {
+	resp := dnsmessage.Header{ID: h.ID, Response: true, OpCode: h.OpCode, RecursionDesired: h.RecursionDesired, RecursionAvailable: true}
+	if h.OpCode != 0 {
 		// NOTIFY, UPDATE and the rest are not ours to serve; NOTIMP tells the sender so at once.
-		return header(id, echoed|rcodeNotImp, 0, 0)
-	}
-	if qdcount := binary.BigEndian.Uint16(msg[4:]); qdcount != 1 {
-		return header(id, echoed|rcodeFormErr, 0, 0)
+		resp.RCode = dnsmessage.RCodeNotImplemented
+		return pack(resp, nil, nil)
 	}
 	// Answer, authority and additional records in a query (EDNS puts an OPT record in the
 	// additional section) are ignored: the answer depends on the question alone.
-	q, end, err := parseQuestion(msg, headerLen)
+	q, err := parseQuestion(&p)
 	if err != nil {
-		return header(id, echoed|rcodeFormErr, 0, 0)
+		resp.RCode = dnsmessage.RCodeFormatError
+		return pack(resp, nil, nil)
 	}
-	asked := msg[headerLen:end] // echoed byte for byte, so the resolver finds its own name's case
-	if q.qtype != typeA || q.qclass != classIN {
+	if q.Type != dnsmessage.TypeA || q.Class != dnsmessage.ClassINET {
 		// NOERROR with no records says "the name exists, without this type": a resolver asking
 		// AAAA beside A takes that as final, where an error would make it retry or fail.
-		return append(header(id, echoed|rcodeSuccess, 1, 0), asked...)
+		return pack(resp, &q, nil)
 	}
-	resp := append(header(id, echoed|rcodeSuccess, 1, 1), asked...)
-	resp = binary.BigEndian.AppendUint16(resp, pointerToQuestion)
-	resp = binary.BigEndian.AppendUint16(resp, typeA)
-	resp = binary.BigEndian.AppendUint16(resp, classIN)
-	resp = binary.BigEndian.AppendUint32(resp, 0) // TTL 0: no caller caches an answer made up for a test
-	resp = binary.BigEndian.AppendUint16(resp, uint16(len(answer)))
-	return append(resp, answer[:]...)
+	return pack(resp, &q, &dnsmessage.AResource{A: answer})
 }
 
-// header is a reply header with no authority or additional records.
-func header(id, flags, qdcount, ancount uint16) []byte {
-	h := make([]byte, headerLen, headerLen+maxName+4+16)
-	binary.BigEndian.PutUint16(h[0:], id)
-	binary.BigEndian.PutUint16(h[2:], flags)
-	binary.BigEndian.PutUint16(h[4:], qdcount)
-	binary.BigEndian.PutUint16(h[6:], ancount)
-	return h
+// pack writes a reply: h, the question when there is one, and the A record a for its name when a
+// is not nil. The question is echoed as the resolver spelled it, so that it finds its own name's
+// case, and the answer's name is a pointer to it. A question that cannot be written back, which
+// dnsmessage's own parsing rules out, gets FORMERR rather than silence.
+func pack(h dnsmessage.Header, q *dnsmessage.Question, a *dnsmessage.AResource) []byte {
+	msg, err := build(h, q, a)
+	if err != nil {
+		h.RCode = dnsmessage.RCodeFormatError
+		msg, _ = build(h, nil, nil) // a header alone always packs
+	}
+	return msg
+}
+
+// build is pack's message, or the first error writing it.
+func build(h dnsmessage.Header, q *dnsmessage.Question, a *dnsmessage.AResource) ([]byte, error) {
+	b := dnsmessage.NewBuilder(make([]byte, 0, 512), h)
+	b.EnableCompression()
+	if q == nil {
+		return b.Finish()
+	}
+	if err := b.StartQuestions(); err != nil {
+		return nil, err
+	}
+	if err := b.Question(*q); err != nil {
+		return nil, err
+	}
+	if a != nil {
+		if err := b.StartAnswers(); err != nil {
+			return nil, err
+		}
+		// TTL 0: no caller caches an answer made up for a test.
+		rh := dnsmessage.ResourceHeader{Name: q.Name, Type: dnsmessage.TypeA, Class: dnsmessage.ClassINET, TTL: 0}
+		if err := b.AResource(rh, *a); err != nil {
+			return nil, err
+		}
+	}
+	return b.Finish()
 }

@@ -11,13 +11,26 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/net/dns/dnsmessage"
 )
 
 // served is the address the tests configure: not 127.0.0.1, so an answer carrying it can only
 // have come from this server.
 var served = net.IPv4(127, 0, 0, 9)
 
-const typeAAAA = 28
+// The parts of RFC 1035 the tests write and read by hand, so that what they check does not go
+// through the dnsmessage package the server is built on.
+const (
+	headerLen = 12
+	flagQR    = 0x8000
+
+	rcodeFormErr = 1
+	rcodeNotImp  = 4
+
+	typeA    = 1
+	typeAAAA = 28
+	classIN  = 1
+)
 
 func start(t *testing.T) *Server {
 	t.Helper()
@@ -224,14 +237,29 @@ func TestOtherOpcodesGetNotImp(t *testing.T) {
 
 func TestParseQuestionReadsLabels(t *testing.T) {
 	msg := query(1, "svc.test.", typeAAAA, classIN)
-
-	q, end, err := parseQuestion(msg, headerLen)
+	var p dnsmessage.Parser
+	_, err := p.Start(msg)
 	require.NoError(t, err)
 
-	assert.Equal(t, []string{"svc", "test"}, q.labels, "labels = %q; want [svc test]", q.labels)
-	assert.Equal(t, uint16(typeAAAA), q.qtype, "qtype = %d; want %d", q.qtype, typeAAAA)
-	assert.Equal(t, uint16(classIN), q.qclass, "qclass = %d; want %d", q.qclass, classIN)
-	assert.Equal(t, len(msg), end, "end = %d; want %d", end, len(msg))
+	q, err := parseQuestion(&p)
+	require.NoError(t, err)
+
+	assert.Equal(t, "svc.test.", q.Name.String(), "name = %s; want svc.test.", q.Name)
+	assert.Equal(t, dnsmessage.TypeAAAA, q.Type, "qtype = %v; want %v", q.Type, dnsmessage.TypeAAAA)
+	assert.Equal(t, dnsmessage.ClassINET, q.Class, "qclass = %v; want %v", q.Class, dnsmessage.ClassINET)
+}
+
+func TestParseQuestionRefusesAnythingButOneQuestion(t *testing.T) {
+	for _, qd := range []uint16{0, 2} {
+		msg := query(1, "svc.test.", typeA, classIN)
+		binary.BigEndian.PutUint16(msg[4:], qd)
+		var p dnsmessage.Parser
+		_, err := p.Start(msg)
+		require.NoError(t, err)
+
+		_, err = parseQuestion(&p)
+		assert.ErrorIs(t, err, errMalformed, "QDCOUNT = %d: error = %v; want errMalformed", qd, err)
+	}
 }
 
 // FuzzReply holds reply to its promise that no packet makes it panic; plain `go test` runs the

@@ -22,6 +22,7 @@ import (
 	"github.com/serverless-claims/claims/harness/loopback"
 	"github.com/serverless-claims/claims/harness/proc"
 	"github.com/serverless-claims/claims/harness/protocol"
+	"github.com/serverless-claims/claims/harness/repo"
 	"github.com/serverless-claims/claims/harness/runtimes"
 	"github.com/serverless-claims/claims/harness/tlsca"
 )
@@ -75,7 +76,7 @@ func Start(t testing.TB, o Options) *Server {
 	if _, err := tlsca.ParseKeyKind(string(o.Key)); err != nil {
 		t.Fatalf("dynalite: %v", err)
 	}
-	script, err := runtimes.FromRoot(Script)
+	script, err := repo.Path(Script)
 	if err != nil {
 		t.Fatalf("dynalite: %v", err)
 	}
@@ -130,7 +131,7 @@ func Start(t testing.TB, o Options) *Server {
 
 // installed says what is missing when `make setup` has not installed dynalite.
 func installed() error {
-	p, err := runtimes.FromRoot(Installed)
+	p, err := repo.Path(Installed)
 	if err != nil {
 		return err
 	}

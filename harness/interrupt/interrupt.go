@@ -9,6 +9,7 @@ package interrupt
 import (
 	"os"
 	"os/signal"
+	"slices"
 	"sync"
 	"syscall"
 )
@@ -38,7 +39,7 @@ func OnSignal(f func()) {
 	go func() {
 		sig := <-ch
 		state.Lock()
-		hooks := append([]func(){}, state.hooks...)
+		hooks := slices.Clone(state.hooks)
 		state.Unlock()
 		for _, h := range hooks {
 			h()

@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"runtime"
@@ -26,11 +27,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/serverless-claims/claims/harness/build"
 	"github.com/serverless-claims/claims/harness/cgroup"
 	"github.com/serverless-claims/claims/harness/lambdareport"
 	"github.com/serverless-claims/claims/harness/loopback"
 	"github.com/serverless-claims/claims/harness/proc"
-	"github.com/serverless-claims/claims/harness/runtimes"
 )
 
 // EmulatorPackage is the emulator's command, required by go.mod's tool directive.
@@ -98,10 +99,10 @@ var started atomic.Int64
 // memory size out of range, a quota the kernel refuses) fails the test at once, naming it.
 func Start(t testing.TB, o Options) *Environment {
 	t.Helper()
-	if _, err := cgroup.ShareForMemory(o.MemoryMB); err != nil {
+	if _, err := ShareForMemory(o.MemoryMB); err != nil {
 		t.Fatalf("lambdalocal: %v", err)
 	}
-	rie, err := runtimes.BuildGo(EmulatorPackage)
+	rie, err := build.Go(EmulatorPackage)
 	if err != nil {
 		t.Fatalf("lambdalocal: building the emulator: %v", err)
 	}
@@ -116,9 +117,7 @@ func Start(t testing.TB, o Options) *Environment {
 		"AWS_LAMBDA_FUNCTION_TIMEOUT":     "30",
 		"LOG_LEVEL":                       "info",
 	}
-	for k, v := range o.Env {
-		env[k] = v
-	}
+	maps.Copy(env, o.Env)
 	if o.InitShare < 0 || (o.InitShare > 0 && !o.Quota) {
 		t.Fatalf("lambdalocal: InitShare = %g; want 0, or more than 0 with Quota", o.InitShare)
 	}
@@ -135,12 +134,11 @@ func Start(t testing.TB, o Options) *Environment {
 		e.Group = g
 	}
 	if o.Quota {
-		q, err := cgroup.QuotaForMemory(o.MemoryMB)
+		share, err := ShareForMemory(o.MemoryMB)
 		if err != nil {
 			t.Fatalf("lambdalocal: %v", err)
 		}
-		q.Period = o.Period
-		share := q.Share
+		q := cgroup.Quota{Share: share, Period: o.Period}
 		if o.InitShare > 0 {
 			q.Share = o.InitShare
 		}

@@ -11,13 +11,13 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/serverless-claims/claims/harness/build"
 	"github.com/serverless-claims/claims/harness/cgroup"
-	"github.com/serverless-claims/claims/harness/runtimes"
 )
 
 func echoBootstrap(t *testing.T) string {
 	t.Helper()
-	p, err := runtimes.BuildGo("testdata/lambdalocal/echo")
+	p, err := build.Go("testdata/lambdalocal/echo")
 	require.NoError(t, err)
 	return p
 }

@@ -24,6 +24,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -320,7 +321,7 @@ func splitFields(body string) ([]field, error) {
 			} else if lo > 0 {
 				return nil, fmt.Errorf("unnamed text %q before %q", strings.Join(words[:lo], " "), w)
 			}
-			names := append(append([]string(nil), words[lo:i]...), last)
+			names := append(slices.Clone(words[lo:i]), last)
 			out = append(out, field{name: strings.Join(names, " ")})
 			cur, valueFrom = len(out)-1, i+1
 		}
@@ -348,23 +349,11 @@ func nameStart(words []string, i, floor int, filling bool) int {
 	last := strings.TrimSuffix(words[i], ":")
 	for _, name := range knownNames {
 		start := i - len(name) + 1
-		if start < lo && start >= floor && name[len(name)-1] == last && equalWords(words[start:i], name[:len(name)-1]) {
+		if start < lo && start >= floor && name[len(name)-1] == last && slices.Equal(words[start:i], name[:len(name)-1]) {
 			lo = start
 		}
 	}
 	return lo
-}
-
-func equalWords(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // isUnit reports whether w is a unit that ends a value and so cannot start a name.

@@ -1,6 +1,8 @@
 // Package pattern holds the article's request patterns (claims W1-W12) and runs them against a
 // target: each trial sends its requests at exact offsets from the trial's start, waits for every
-// answer, then pauses. It measures and records; deciding is the verdict package's job.
+// answer, then pauses. It measures and records, and decides from one probe's own clock whether a
+// /ping waited behind a /cpu (PingWait), so network jitter and a noisy machine cannot touch that;
+// a claim's verdict is the verdict package's job.
 package pattern
 
 import (

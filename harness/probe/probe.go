@@ -4,13 +4,16 @@
 package probe
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/serverless-claims/claims/harness/build"
 	"github.com/serverless-claims/claims/harness/proc"
 	"github.com/serverless-claims/claims/harness/protocol"
+	"github.com/serverless-claims/claims/harness/repo"
 	"github.com/serverless-claims/claims/harness/runtimes"
 )
 
@@ -62,7 +65,7 @@ type Options struct {
 func StartNode(t testing.TB, o Options) *Probe {
 	t.Helper()
 	node := mustNode(t)
-	script, source := choose(t, o, NodeProbeEnv, func() (string, error) { return runtimes.FromRoot(NodeScript) })
+	script, source := choose(t, o, NodeProbeEnv, func() (string, error) { return repo.Path(NodeScript) })
 	return start(t, "node probe", node, script, o.Env, Info{Runtime: "node", Source: source})
 }
 
@@ -71,22 +74,20 @@ func StartNode(t testing.TB, o Options) *Probe {
 func StartGo(t testing.TB, o Options) *Probe {
 	t.Helper()
 	node := mustNode(t)
-	launcher, err := runtimes.FromRoot(GoLauncher)
+	launcher, err := repo.Path(GoLauncher)
 	if err != nil {
 		t.Fatalf("Go launcher: %v", err)
 	}
-	bin, source := choose(t, o, GoProbeEnv, func() (string, error) { return runtimes.BuildGo(GoPackage) })
+	bin, source := choose(t, o, GoProbeEnv, func() (string, error) { return build.Go(GoPackage) })
 	env := map[string]string{"GO_PROBE_BIN": bin}
-	for k, v := range o.Env {
-		env[k] = v
-	}
+	maps.Copy(env, o.Env)
 	return start(t, "go probe", node, launcher, env, Info{Runtime: "go", Source: source, Program: rel(bin)})
 }
 
 // BuildGoVariant builds the built-in Go probe with build tags, for deliberately broken probes.
 func BuildGoVariant(t testing.TB, tags ...string) string {
 	t.Helper()
-	bin, err := runtimes.BuildGo(GoPackage, tags...)
+	bin, err := build.Go(GoPackage, tags...)
 	if err != nil {
 		t.Fatalf("build Go probe with tags %v: %v", tags, err)
 	}
@@ -136,10 +137,8 @@ func start(t testing.TB, name string, node runtimes.Node, script string, env map
 	if info.Program == "" {
 		info.Program = rel(script)
 	}
-	info.Env = make(map[string]string, len(env))
-	for k, v := range env {
-		info.Env[k] = v
-	}
+	info.Env = make(map[string]string, len(env)) // not nil, which a result would write as null
+	maps.Copy(info.Env, env)
 	if bin, ok := info.Env["GO_PROBE_BIN"]; ok {
 		info.Env["GO_PROBE_BIN"] = rel(bin)
 	}
@@ -151,7 +150,7 @@ func start(t testing.TB, name string, node runtimes.Node, script string, env map
 // rel shortens a path inside the repository to its repository-relative form, so results do not
 // carry the user's home directory.
 func rel(path string) string {
-	root, err := runtimes.RepoRoot()
+	root, err := repo.Root()
 	if err != nil {
 		return path
 	}

@@ -5,7 +5,8 @@
 // Every process starts in a process group of its own, with a clean environment, and its output
 // goes to a log that is written into the test's log only when the test fails. Stop ends the
 // whole group (a launcher and the server it started), SIGTERM first and SIGKILL after a grace
-// period. Three things make sure nothing outlives the test binary:
+// period: it cancels the command's context, exec.Cmd's Cancel sends the group SIGTERM and its
+// WaitDelay bounds the wait. Three things make sure nothing outlives the test binary:
 //   - Start registers Stop with t.Cleanup;
 //   - SIGINT, SIGTERM or SIGHUP to the test binary (Ctrl-C) kills every live group before the
 //     binary dies of the signal, as it would have without this package;
@@ -15,11 +16,13 @@ package proc
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -46,7 +49,9 @@ type Spec struct {
 	// ReadyTimeout bounds the wait for readiness; zero means 30 seconds. It never runs past the
 	// test's own deadline.
 	ReadyTimeout time.Duration
-	// Grace is how long Stop waits after SIGTERM before SIGKILL; zero means 3 seconds.
+	// Grace is how long Stop waits after SIGTERM before SIGKILL, and how long the process's
+	// end waits for a child that outlived it to let go of its stdout and stderr (exec.Cmd's
+	// WaitDelay is both); zero means 3 seconds.
 	Grace time.Duration
 }
 
@@ -64,11 +69,7 @@ func CleanEnv(extra ...string) []string {
 // Vars turns a map of variables into "KEY=value" entries for CleanEnv, sorted by key so that a
 // process's environment, and its log, read the same from run to run.
 func Vars(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(m))
 	out := make([]string, len(keys))
 	for i, k := range keys {
 		out[i] = k + "=" + m[k]
@@ -86,6 +87,7 @@ type Process struct {
 	readyDone bool
 	exited    chan struct{} // closed when the process has been waited for
 	waitErr   error
+	cancel    context.CancelFunc // cancels the command's context, which stops the process
 	stopOnce  sync.Once
 }
 
@@ -94,7 +96,14 @@ type Process struct {
 // something wrong before it is ready, or is not ready in time.
 func Start(t testing.TB, spec Spec) *Process {
 	t.Helper()
-	p, err := start(spec, deadline(t, spec.ReadyTimeout))
+	return startIn(context.Background(), t, spec)
+}
+
+// startIn is Start with the command's context: when ctx is done, the process is stopped as Stop
+// stops it, SIGTERM to the group and SIGKILL after the grace period.
+func startIn(ctx context.Context, t testing.TB, spec Spec) *Process {
+	t.Helper()
+	p, err := start(ctx, spec, deadline(t, spec.ReadyTimeout))
 	if p != nil {
 		t.Cleanup(func() {
 			if err := p.Stop(); err != nil {
@@ -119,15 +128,15 @@ func Start(t testing.TB, spec Spec) *Process {
 func Run(t testing.TB, spec Spec, timeout time.Duration) ([]string, error) {
 	t.Helper()
 	spec.Ready = nil
-	p := Start(t, spec)
-	wait := time.Until(deadline(t, timeout))
-	timer := time.NewTimer(wait)
-	defer timer.Stop()
-	select {
-	case <-p.exited:
-	case <-timer.C:
-		_ = p.Stop()
-		return p.stdout, fmt.Errorf("%s did not exit within %v; killed", spec.Name, wait.Round(time.Millisecond))
+	by := deadline(t, timeout)
+	limit := time.Until(by)
+	ctx, cancel := context.WithDeadline(context.Background(), by)
+	defer cancel()
+	p := startIn(ctx, t, spec)
+	<-p.exited
+	if ctx.Err() != nil {
+		_ = p.Stop() // what is left of the group, and the bookkeeping
+		return p.stdout, fmt.Errorf("%s did not exit within %v; killed", spec.Name, limit.Round(time.Millisecond))
 	}
 	if p.waitErr != nil {
 		return p.stdout, fmt.Errorf("%s: %v; its stderr:\n%s", spec.Name, p.waitErr, p.stderrTail(20))
@@ -162,12 +171,13 @@ func deadline(t testing.TB, timeout time.Duration) time.Time {
 	return d
 }
 
-func start(spec Spec, readyBy time.Time) (*Process, error) {
+func start(ctx context.Context, spec Spec, readyBy time.Time) (*Process, error) {
 	if spec.Path == "" {
 		return nil, errors.New("no command")
 	}
-	p := &Process{spec: spec, exited: make(chan struct{})}
-	cmd := exec.Command(spec.Path, spec.Args...)
+	ctx, cancel := context.WithCancel(ctx)
+	p := &Process{spec: spec, exited: make(chan struct{}), cancel: cancel}
+	cmd := exec.CommandContext(ctx, spec.Path, spec.Args...)
 	cmd.Env = spec.Env
 	if cmd.Env == nil {
 		cmd.Env = CleanEnv()
@@ -177,8 +187,12 @@ func start(spec Spec, readyBy time.Time) (*Process, error) {
 	ready := make(chan error, 1)
 	cmd.Stdout = &lineWriter{line: func(l string) { p.onStdout(l, ready) }}
 	cmd.Stderr = &lineWriter{line: func(l string) { p.log.WriteString("stderr: " + l + "\n") }}
-	// A child that outlives its parent keeps stdout open; do not let Wait hang on it.
-	cmd.WaitDelay = time.Second
+	// When ctx is done (Stop, or Run's deadline) the whole group gets SIGTERM, and the leader
+	// SIGKILL if it has not ended a grace period later; Stop then kills what is left of the
+	// group. The same delay keeps Wait from hanging on a child that outlived its parent and
+	// keeps stdout open.
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) }
+	cmd.WaitDelay = spec.grace()
 	p.cmd = cmd
 
 	live.Lock() // held across the fork so a signal cannot slip between start and tracking
@@ -189,6 +203,7 @@ func start(spec Spec, readyBy time.Time) (*Process, error) {
 	}
 	live.Unlock()
 	if err != nil {
+		cancel()
 		return nil, err
 	}
 
@@ -265,27 +280,39 @@ func (p *Process) Stop() error {
 	var err error
 	p.stopOnce.Do(func() {
 		pgid := p.cmd.Process.Pid
-		grace := p.spec.Grace
-		if grace <= 0 {
-			grace = 3 * time.Second
-		}
-		_ = syscall.Kill(-pgid, syscall.SIGTERM)
-		select {
-		case <-p.exited:
-		case <-time.After(grace):
-			err = fmt.Errorf("did not end within %v of SIGTERM; killed", grace)
+		p.cancel() // Cancel sends the group SIGTERM; WaitDelay later, the leader gets SIGKILL
+		<-p.exited
+		if p.killedAfterGrace() {
+			err = fmt.Errorf("did not end within %v of SIGTERM; killed", p.spec.grace())
 		}
 		// The group outlives its leader while any member is alive, so its id cannot have been
 		// reused: this reaches only what this Process started.
 		if kerr := syscall.Kill(-pgid, syscall.SIGKILL); kerr != nil && !errors.Is(kerr, syscall.ESRCH) && err == nil {
 			err = kerr
 		}
-		<-p.exited
 		live.Lock()
 		delete(live.groups, pgid)
 		live.Unlock()
 	})
 	return err
+}
+
+// killedAfterGrace says whether the leader died of SIGKILL, which, once the context has sent
+// SIGTERM, is what exec sends when WaitDelay has passed. Call it only after exited is closed.
+func (p *Process) killedAfterGrace() bool {
+	if p.cmd.ProcessState == nil {
+		return false // never waited for: wait4 itself failed
+	}
+	ws, ok := p.cmd.ProcessState.Sys().(syscall.WaitStatus)
+	return ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL
+}
+
+// grace is Grace, or its default.
+func (s Spec) grace() time.Duration {
+	if s.Grace <= 0 {
+		return 3 * time.Second
+	}
+	return s.Grace
 }
 
 // live tracks the process groups started and not yet stopped, for the signal handler.
@@ -316,11 +343,7 @@ func watchSignals() {
 func LiveGroups() []int {
 	live.Lock()
 	defer live.Unlock()
-	ids := make([]int, 0, len(live.groups))
-	for id := range live.groups {
-		ids = append(ids, id)
-	}
-	return ids
+	return slices.Collect(maps.Keys(live.groups))
 }
 
 // syncBuffer is a bytes.Buffer safe for the stdout and stderr goroutines at once.

@@ -2,10 +2,12 @@ package proc
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -64,6 +66,41 @@ func TestStopKillsWhatIgnoresSIGTERM(t *testing.T) {
 	assert.True(t, p.Exited())
 }
 
+// TestStopSignalsTheWholeGroup: SIGTERM reaches every member of the group, not only the leader,
+// and a member that outlives it is killed with the group once the grace period is over, though
+// the leader is what the grace period waits for.
+func TestStopSignalsTheWholeGroup(t *testing.T) {
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "term")
+	// The child notes SIGTERM, runs on, and says READY once it listens; the leader survives
+	// SIGTERM too (a trap, not an ignored signal, which the child would inherit).
+	child := filepath.Join(dir, "child.sh")
+	require.NoError(t, os.WriteFile(child, []byte(`trap 'echo TERM >> "$1"' TERM; echo "READY $$"; while :; do sleep 0.01; done`+"\n"), 0o644))
+	p := Start(t, Spec{
+		Name:  "group",
+		Path:  "/bin/sh",
+		Args:  []string{"-c", `trap : TERM; sh "$0" "$1" & while :; do sleep 0.01; done`, child, marker},
+		Ready: readyOn("READY"),
+		Grace: 300 * time.Millisecond,
+	})
+	pid, err := strconv.Atoi(strings.Fields(p.ReadyLine())[1])
+	require.NoError(t, err)
+	require.True(t, alive(pid), "the child should run")
+	t.Cleanup(func() {
+		if alive(pid) { // a Stop that failed; the group cannot be reused while the child is in it
+			_ = syscall.Kill(-p.Pid(), syscall.SIGKILL)
+		}
+	})
+
+	err = p.Stop()
+
+	assert.ErrorContains(t, err, "did not end within 300ms of SIGTERM")
+	got, _ := os.ReadFile(marker)
+	assert.Equal(t, "TERM\n", string(got), "the child's record of signals = %q; want TERM (the group's SIGTERM)", got)
+	assert.Eventually(t, func() bool { return !alive(pid) }, 2*time.Second, 10*time.Millisecond,
+		"child %d, which outlives SIGTERM, outlived Stop", pid)
+}
+
 // TestInterruptKillsLiveGroups runs this test binary again as a helper that starts a process and
 // waits; Ctrl-C (SIGINT) to the helper must end that process too, and the helper must still die
 // of the signal, as a test binary without this package would.
@@ -119,7 +156,7 @@ func TestStartFailures(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			p, err := start(c.spec, c.by)
+			p, err := start(context.Background(), c.spec, c.by)
 			if p != nil {
 				t.Cleanup(func() { _ = p.Stop() })
 			}

@@ -15,7 +15,7 @@ import (
 
 	"github.com/serverless-claims/claims/harness/probe"
 	"github.com/serverless-claims/claims/harness/protocol"
-	"github.com/serverless-claims/claims/harness/runtimes"
+	"github.com/serverless-claims/claims/harness/repo"
 )
 
 // docPath is the protocol's document, relative to the repository root. The tests read its tables,
@@ -63,7 +63,7 @@ var types = []string{"string", "string or null", "integer", "number"}
 // readSpec reads the document's tables; a table that is missing or malformed fails the test.
 func readSpec(t *testing.T) spec {
 	t.Helper()
-	path, err := runtimes.FromRoot(docPath)
+	path, err := repo.Path(docPath)
 	require.NoError(t, err)
 	raw, err := os.ReadFile(path)
 	require.NoError(t, err)

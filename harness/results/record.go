@@ -6,11 +6,11 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/serverless-claims/claims/harness/runtimes"
+	"github.com/serverless-claims/claims/harness/repo"
 )
 
 var validator = sync.OnceValues(func() (*Validator, error) {
-	root, err := runtimes.RepoRoot()
+	root, err := repo.Root()
 	if err != nil {
 		return nil, err
 	}
@@ -24,7 +24,7 @@ var validator = sync.OnceValues(func() (*Validator, error) {
 // evidence is lost or malformed has not run.
 func Record(t testing.TB, group string, res Result) string {
 	t.Helper()
-	root, err := runtimes.RepoRoot()
+	root, err := repo.Root()
 	if err != nil {
 		t.Fatalf("writing the result: %v", err)
 	}

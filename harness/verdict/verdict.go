@@ -1,14 +1,12 @@
 // Package verdict turns evidence into a claim's verdict: pass, fail or inconclusive, with the
-// reason and every check that went into it. The wait decision compares times on one probe's own
-// clock, so network jitter and a noisy machine cannot touch it; checks on time are ratio bands
-// measured in the same run.
+// reason and every check that went into it. Checks on time are ratio bands measured in the same
+// run; whether a /ping waited is decided before, on one probe's own clock (pattern.PingWait).
 package verdict
 
 import (
 	"fmt"
 	"strings"
 
-	"github.com/serverless-claims/claims/harness/protocol"
 	"github.com/serverless-claims/claims/harness/stats"
 )
 
@@ -199,38 +197,4 @@ func withUnit(v float64, unit string) string {
 		return fmt.Sprintf("%.2f", v)
 	}
 	return fmt.Sprintf("%.2f %s", v, unit)
-}
-
-// Wait is the same-clock evidence of one trial: did the /ping's handler start only after a /cpu
-// of the same environment had finished?
-type Wait struct {
-	// CoLocated counts the /cpu answered by the /ping's environment (same envId).
-	CoLocated int `json:"coLocated"`
-	// InFlight counts those whose handler started before the /ping's handler did.
-	InFlight int `json:"inFlight"`
-	// WaitedFor counts those that finished at or before the /ping's handler started.
-	WaitedFor int `json:"waitedFor"`
-	// Evidential says the /ping reached a process already busy with a /cpu (InFlight >= 1);
-	// a /ping handled before any /cpu started shows nothing about waiting.
-	Evidential bool `json:"evidential"`
-}
-
-// PingWait decides from the probe's own clock how the /ping related to the trial's /cpu. Times of
-// different environments are never compared.
-func PingWait(ping protocol.Answer, cpus []protocol.Answer) Wait {
-	var w Wait
-	for _, c := range cpus {
-		if c.EnvID != ping.EnvID {
-			continue
-		}
-		w.CoLocated++
-		if c.ReceivedAt < ping.ReceivedAt {
-			w.InFlight++
-		}
-		if c.FinishedAt <= ping.ReceivedAt {
-			w.WaitedFor++
-		}
-	}
-	w.Evidential = w.InFlight > 0
-	return w
 }

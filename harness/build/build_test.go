@@ -1,0 +1,41 @@
+package build
+
+import (
+	"os/exec"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestGoOncePerBinary(t *testing.T) {
+	a, err := Go("testdata/probes/go")
+	require.NoError(t, err)
+	b, err := Go("testdata/probes/go")
+	require.NoError(t, err)
+	assert.Equal(t, a, b)
+	assert.FileExists(t, a)
+
+	v, err := Go("testdata/probes/go", "brokenserialize")
+	require.NoError(t, err)
+	assert.NotEqual(t, a, v, "a variant must not overwrite the built-in probe")
+}
+
+func TestSharedC(t *testing.T) {
+	t.Run("builds a preloadable library once", func(t *testing.T) {
+		if _, err := exec.LookPath("gcc"); err != nil {
+			t.Skip("gcc is not on PATH: the C stand-ins cannot be built here")
+		}
+		p, err := SharedC("testdata/threadpool/slowdns/slowgai.c")
+		require.NoError(t, err)
+		assert.FileExists(t, p)
+		again, err := SharedC("testdata/threadpool/slowdns/slowgai.c")
+		require.NoError(t, err)
+		assert.Equal(t, p, again)
+	})
+	t.Run("a missing compiler is named", func(t *testing.T) {
+		t.Setenv("CC", "no-such-cc")
+		_, err := SharedC("testdata/threadpool/slowdns/other.c")
+		assert.ErrorContains(t, err, "no-such-cc")
+	})
+}
