@@ -4,13 +4,13 @@ import (
 	"fmt"
 	"net"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/serverless-claims/claims/harness/claimtest"
 	"github.com/serverless-claims/claims/harness/dnsstub"
-	"github.com/serverless-claims/claims/harness/results"
-	"github.com/serverless-claims/claims/harness/runtimes"
 	"github.com/serverless-claims/claims/harness/stats"
 	"github.com/serverless-claims/claims/harness/verdict"
 )
@@ -29,6 +29,16 @@ const apiTableRuns = 2
 // (a 5 ms timer, a loopback read), short enough that the table takes seconds.
 const apiTableJobMs = 60
 
+// apiTableHeavyJobs is how many pool jobs saturate the pool: the slots of a 4-slot pool.
+const apiTableHeavyJobs = 4
+
+// The docs' list of pool APIs, and dns.lookup's half of P7 (the other half, that lookups slow
+// file reads, is TestSharedPoolInterference's).
+var apiTableClaim = claimtest.Claim{IDs: []string{"P2", "P7"}, Group: "threadpool", Family: "threadpool.apiTable"}
+
+// apiTableStatement is what the table tests of P2 and P7: which APIs take a pool slot.
+const apiTableStatement = "the threadpool runs all fs APIs but watchers and Sync ones, async pbkdf2, scrypt, randomBytes, randomFill, generateKeyPair, dns.lookup and async zlib; dns.resolve* and sockets do not use it"
+
 // apiRow is one API's measurement in one run.
 type apiRow struct {
 	API             string  `json:"api"`
@@ -38,12 +48,34 @@ type apiRow struct {
 	WaitedForSlot   bool    `json:"waitedForSlot"`
 }
 
+// apiTableRun is what the lab's apiTable scenario reports: a trial of threadpool.apiTable.
+type apiTableRun struct {
+	HeavyJobs  int      `json:"heavyJobs"`
+	Iterations int      `json:"iterations"`
+	Rows       []apiRow `json:"rows"`
+}
+
 // tableRow is one row of the result's table.
 type tableRow struct {
 	API      string `json:"api"`
 	Docs     string `json:"docs"`
 	Measured string `json:"measured"`
 	Agree    bool   `json:"agree"`
+}
+
+// apiTableParameters are threadpool.apiTable's parameters.
+type apiTableParameters struct {
+	Runs             int    `json:"runs"`
+	HeavyJobs        int    `json:"heavyJobs"`  // pbkdf2 jobs started before each call
+	JobMs            int    `json:"jobMs"`      // one job's length on an idle core
+	Iterations       int    `json:"iterations"` // its pbkdf2 iterations, calibrated to JobMs
+	UVThreadpoolSize string `json:"uvThreadpoolSize"`
+}
+
+// apiTableSummary is threadpool.apiTable's summary.
+type apiTableSummary struct {
+	Table        []tableRow       `json:"table"`
+	RowsAgreeing stats.Proportion `json:"rowsAgreeing"` // rows whose every run agrees with the docs
 }
 
 // startDNS starts the test's own DNS server, which dns.resolve4 in the lab asks.
@@ -56,74 +88,66 @@ func startDNS(t *testing.T) *dnsstub.Server {
 }
 
 func TestThreadpoolAPITable(t *testing.T) {
-	forEachNode(t, func(t *testing.T, node runtimes.Node) {
-		res := measureAPITable(t, node, "4")
-		for _, row := range res.Summary["table"].([]tableRow) {
-			t.Logf("%-24s docs: %-22s measured: %-22s agree: %v", row.API, row.Docs, row.Measured, row.Agree)
-		}
-		holds(t, res)
-	})
+	claimtest.RunEach(t, testThreadpoolAPITable, nodeModes(t)...)
 }
 
-// measureAPITable measures every row of the table on a lab started with UV_THREADPOOL_SIZE=size,
-// saturating 4 slots, and decides each row against the docs. With size 4 that is every slot;
-// the sensitivity test passes a larger size, a pool with room to spare, which must fail.
-func measureAPITable(t *testing.T, node runtimes.Node, size string) *results.Result {
-	t.Helper()
-	dns := startDNS(t)
-	l := labOn(node, sizeEnv(size))
-	params := map[string]any{"heavyJobs": 4, "iterations": iterationsFor(t, node, apiTableJobMs), "dnsServer": dns.Addr()}
-	res := claim{
-		ids:       []string{"P2", "P7"},
-		text:      "the threadpool runs all fs APIs but watchers and Sync ones, async pbkdf2, scrypt, randomBytes, randomFill, generateKeyPair, dns.lookup and async zlib; dns.resolve* and sockets do not use it",
-		published: "the docs' list (UV_THREADPOOL_SIZE in Node's CLI docs; dns docs for resolve*); the article plans to verify it by measurement",
-	}.start(t, l, map[string]any{"runs": apiTableRuns, "heavyJobs": 4, "jobMs": apiTableJobMs, "uvThreadpoolSize": size})
+func testThreadpoolAPITable(t *testing.T, l lab) { apiTableClaim.Check(t, measureAPITable(t, l, "4")) }
 
-	runs := make([][]apiRow, apiTableRuns)
+// measureAPITable measures every row of the table on the lab on l's runtime started with
+// UV_THREADPOOL_SIZE=size, saturating 4 slots, and checks each row against the docs. With size
+// 4 that is every slot; the sensitivity test passes a larger size, a pool with room to spare,
+// which must fail.
+func measureAPITable(t *testing.T, l lab, size string) claimtest.Measurement {
+	t.Helper()
+	started := time.Now()
+	dns := startDNS(t)
+	sized := l.sized(size)
+	params := apiTableParameters{Runs: apiTableRuns, HeavyJobs: apiTableHeavyJobs, JobMs: apiTableJobMs, Iterations: iterationsFor(t, l.Node, apiTableJobMs), UVThreadpoolSize: size}
+
+	runs := make([]apiTableRun, apiTableRuns)
 	for i := range runs {
-		var out struct{ Rows []apiRow }
-		params["dir"] = t.TempDir()
-		l.run(t, "apiTable", params, &out)
-		require.NotEmpty(t, out.Rows, "the lab measured no API")
-		runs[i] = out.Rows
+		sized.run(t, "apiTable", map[string]any{"heavyJobs": params.HeavyJobs, "iterations": params.Iterations, "dnsServer": dns.Addr(), "dir": t.TempDir()}, &runs[i])
+		require.NotEmpty(t, runs[i].Rows, "the lab measured no API")
 	}
 	assert.Positive(t, dns.Queries(), "dns.resolve4 never reached the test's DNS server")
-	res.Trials = runs
 
 	// One check per API: in every run, it waited for a slot exactly when the docs say it
 	// uses the pool.
-	var table []tableRow
+	summary := apiTableSummary{RowsAgreeing: stats.Proportion{N: len(runs[0].Rows)}}
 	var checks []verdict.Check
-	agreeing := 0
-	for r, row := range runs[0] {
+	for r, row := range runs[0].Rows {
 		waited := stats.Proportion{N: len(runs)}
 		for _, run := range runs {
-			require.Equal(t, row.API, run[r].API, "rows in another order between runs")
-			if run[r].WaitedForSlot {
+			require.Equal(t, row.API, run.Rows[r].API, "rows in another order between runs")
+			if run.Rows[r].WaitedForSlot {
 				waited.K++
 			}
 		}
-		wantWaited := row.Docs == docsPool
-		agree := (wantWaited && waited.All()) || (!wantWaited && waited.None())
-		table = append(table, tableRow{API: row.API, Docs: row.Docs, Measured: measured(waited), Agree: agree})
-		if agree {
-			agreeing++
+		name := fmt.Sprintf("%s (docs: %s): runs in which it waited for a slot", row.API, row.Docs)
+		check := verdict.None(name, waited)
+		if row.Docs == docsPool {
+			check = verdict.All(name, waited)
 		}
-		want := fmt.Sprintf("0/%d", waited.N)
-		if wantWaited {
-			want = fmt.Sprintf("%d/%d", waited.N, waited.N)
+		check.Note = fmt.Sprintf("completed %.1f ms after the call, after %d of %d saturating jobs in the first run", row.CompletedMs, row.HeavyDoneBefore, params.HeavyJobs)
+		checks = append(checks, check)
+		summary.Table = append(summary.Table, tableRow{API: row.API, Docs: row.Docs, Measured: measured(waited), Agree: check.Pass})
+		if check.Pass {
+			summary.RowsAgreeing.K++
 		}
-		checks = append(checks, verdict.Check{
-			Name: fmt.Sprintf("%s (docs: %s): runs in which it waited for a slot", row.API, row.Docs),
-			Got:  waited.String(),
-			Want: want,
-			Pass: agree,
-			Note: fmt.Sprintf("completed %.1f ms after the call, after %d of 4 saturating jobs in the first run", row.CompletedMs, row.HeavyDoneBefore),
-		})
+		t.Logf("%-24s docs: %-22s measured: %-22s agree: %v", row.API, row.Docs, measured(waited), check.Pass)
 	}
-	res.Summary = map[string]any{"table": table, results.HeadlineKey: fmt.Sprintf("%d/%d rows agree with the docs", agreeing, len(table))}
-	decide(t, res, stats.Proportion{K: len(runs), N: len(runs)}, checks...)
-	return res
+	return claimtest.Measurement{
+		Target:      sized,
+		Statement:   apiTableStatement,
+		StartedAt:   started,
+		Headline:    fmt.Sprintf("%s rows agree with the docs", summary.RowsAgreeing),
+		Parameters:  params,
+		Summary:     summary,
+		Trials:      runs,
+		Environment: sized.environment(),
+		Evidence:    stats.Proportion{K: len(runs), N: len(runs)},
+		Checks:      checks,
+	}
 }
 
 // measured says what the runs showed, in the docs' words.

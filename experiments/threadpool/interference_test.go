@@ -8,8 +8,6 @@ import (
 
 	"github.com/serverless-claims/claims/harness/build"
 	"github.com/serverless-claims/claims/harness/claimtest"
-	"github.com/serverless-claims/claims/harness/results"
-	"github.com/serverless-claims/claims/harness/runtimes"
 	"github.com/serverless-claims/claims/harness/stats"
 	"github.com/serverless-claims/claims/harness/verdict"
 )
@@ -32,6 +30,13 @@ const (
 	slowResolverSO = "testdata/threadpool/slowdns/slowgai.c"
 )
 
+// P6 and P7: unrelated work slowing file reads through the shared pool.
+var (
+	compressionSlowsReadsClaim = claimtest.Claim{IDs: []string{"P6"}, Group: "threadpool", Family: "threadpool.interference"}
+	lookupsSlowReadsClaim      = claimtest.Claim{IDs: []string{"P7"}, Group: "threadpool", Family: "threadpool.interference",
+		Expect: claimtest.Refuted("libuv runs getaddrinfo as slow I/O, on at most half the pool's threads (since libuv 1.21), so file reads keep the other half")}
+)
+
 // readUnder is one condition's measurement in one trial.
 type readUnder struct {
 	ReadMs             float64 `json:"readMs"`
@@ -39,38 +44,112 @@ type readUnder struct {
 	LoadCalls          int     `json:"loadCalls"`
 }
 
+// interferenceTrial is one trial: the read under each condition in turn.
+type interferenceTrial struct {
+	Alone    readUnder `json:"alone"`
+	Gzip     readUnder `json:"gzip"`
+	Lookup   readUnder `json:"lookup"`
+	Resolve4 readUnder `json:"resolve4"`
+}
+
+// condition picks one condition's measurement of a trial.
+type condition func(interferenceTrial) readUnder
+
+// The conditions.
+func alone(tr interferenceTrial) readUnder         { return tr.Alone }
+func underGzip(tr interferenceTrial) readUnder     { return tr.Gzip }
+func underLookup(tr interferenceTrial) readUnder   { return tr.Lookup }
+func underResolve4(tr interferenceTrial) readUnder { return tr.Resolve4 }
+
 // interferenceRun is what the lab's interference scenario reports, and the lab that did.
 type interferenceRun struct {
-	OneLookupMs float64                `json:"oneLookupMs"`
-	Trials      []map[string]readUnder `json:"trials"`
+	OneLookupMs float64             `json:"oneLookupMs"`
+	Trials      []interferenceTrial `json:"trials"`
 	lab         lab
 	size        string
+	started     time.Time
 }
 
 // medianRead is the median read latency under a condition.
-func (r interferenceRun) medianRead(condition string) float64 {
+func (r interferenceRun) medianRead(c condition) float64 {
 	xs := make([]float64, len(r.Trials))
 	for i, tr := range r.Trials {
-		xs[i] = tr[condition].ReadMs
+		xs[i] = c(tr).ReadMs
 	}
 	return stats.Quantile(xs, 0.5)
 }
 
 // readsAfterLoad counts the trials whose read completed only after at least one of the
 // condition's load calls had: the read waited behind the load.
-func (r interferenceRun) readsAfterLoad(condition string) stats.Proportion {
+func (r interferenceRun) readsAfterLoad(c condition) stats.Proportion {
 	p := stats.Proportion{N: len(r.Trials)}
 	for _, tr := range r.Trials {
-		if tr[condition].LoadDoneBeforeRead > 0 {
+		if c(tr).LoadDoneBeforeRead > 0 {
 			p.K++
 		}
 	}
 	return p
 }
 
-// measureInterference runs the interference lab on node with UV_THREADPOOL_SIZE=size, names
-// nameDelay away from both resolvers.
-func measureInterference(t *testing.T, node runtimes.Node, size string) interferenceRun {
+// interferenceParameters are threadpool.interference's parameters.
+type interferenceParameters struct {
+	Trials           int    `json:"trials"`
+	UVThreadpoolSize string `json:"uvThreadpoolSize"`
+	GzipJobs         int    `json:"gzipJobs"`
+	GzipBytes        int    `json:"gzipBytes"`
+	GzipChunkBytes   int    `json:"gzipChunkBytes"`
+	Names            int    `json:"names"`       // lookups, and resolve4 calls, in flight
+	NameDelayMs      int64  `json:"nameDelayMs"` // each name's delay at both resolvers
+	LoadSettleMs     int    `json:"loadSettleMs"`
+	SlowResolver     string `json:"slowResolver"`
+	RoomyPool        string `json:"roomyPool,omitempty"` // P6's control's UV_THREADPOOL_SIZE
+}
+
+// interferenceSummary is threadpool.interference's summary.
+type interferenceSummary struct {
+	OneLookupMs float64     `json:"oneLookupMs"` // one lookup alone, before the trials
+	Reads       readsByLoad `json:"reads"`
+	RoomyPool   *roomyReads `json:"roomyPool,omitempty"` // P6's control
+}
+
+// roomyReads is the reads of P6's control, the same load in a pool with room for it.
+type roomyReads struct {
+	UVThreadpoolSize string      `json:"uvThreadpoolSize"`
+	Reads            readsByLoad `json:"reads"`
+}
+
+// readsByLoad is the reads under each condition.
+type readsByLoad struct {
+	Alone    readSummary `json:"alone"`
+	Gzip     readSummary `json:"gzip"`
+	Lookup   readSummary `json:"lookup"`
+	Resolve4 readSummary `json:"resolve4"`
+}
+
+// readSummary is the reads under one condition.
+type readSummary struct {
+	MedianReadMs   float64          `json:"medianReadMs"`
+	ReadsAfterLoad stats.Proportion `json:"readsAfterLoad"`
+}
+
+// reads sums up the reads of r.
+func (r interferenceRun) reads() readsByLoad {
+	of := func(c condition) readSummary {
+		return readSummary{MedianReadMs: ms(r.medianRead(c)), ReadsAfterLoad: r.readsAfterLoad(c)}
+	}
+	return readsByLoad{Alone: of(alone), Gzip: of(underGzip), Lookup: of(underLookup), Resolve4: of(underResolve4)}
+}
+
+// interferenceTrials is threadpool.interference's trials: the pool under test's, and P6's
+// control's.
+type interferenceTrials struct {
+	Pool      []interferenceTrial `json:"pool"`
+	RoomyPool []interferenceTrial `json:"roomyPool,omitempty"`
+}
+
+// measureInterference runs the interference lab on l's runtime with UV_THREADPOOL_SIZE=size,
+// names nameDelay away from both resolvers.
+func measureInterference(t *testing.T, l lab, size string) interferenceRun {
 	t.Helper()
 	shim, err := build.SharedC(slowResolverSO)
 	if err != nil {
@@ -78,11 +157,11 @@ func measureInterference(t *testing.T, node runtimes.Node, size string) interfer
 	}
 	dns := startDNS(t)
 	dns.SetDelay(nameDelay)
-	env := sizeEnv(size)
-	env["LD_PRELOAD"] = shim
-	env["SLOWGAI_MS"] = strconv.Itoa(int(nameDelay / time.Millisecond))
-	run := interferenceRun{lab: labOn(node, env), size: size}
-	run.lab.run(t, "interference", map[string]any{
+	sized := l.sized(size)
+	sized.Env["LD_PRELOAD"] = shim
+	sized.Env["SLOWGAI_MS"] = strconv.Itoa(int(nameDelay / time.Millisecond))
+	run := interferenceRun{lab: sized, size: size, started: time.Now()}
+	sized.run(t, "interference", map[string]any{
 		"trials": cfg.Trials, "gzipJobs": gzipJobs, "gzipBytes": gzipBytes, "gzipChunkBytes": gzipChunkBytes,
 		"names": names, "settleMs": loadSettleMs,
 		"dir": t.TempDir(), "dnsServer": dns.Addr(),
@@ -91,95 +170,77 @@ func measureInterference(t *testing.T, node runtimes.Node, size string) interfer
 }
 
 func TestSharedPoolInterference(t *testing.T) {
-	forEachNode(t, func(t *testing.T, node runtimes.Node) {
-		run := measureInterference(t, node, "4")
-		t.Run("P6", func(t *testing.T) {
-			holds(t, decideCompressionSlowsReads(t, run, measureInterference(t, node, roomyPool)))
-		})
-		t.Run("P7", func(t *testing.T) {
-			claimtest.Refuted(t, *decideLookupsSlowReads(t, run),
-				"libuv runs getaddrinfo as slow I/O, on at most half the pool's threads (since libuv 1.21), so file reads keep the other half")
-		})
+	claimtest.RunEach(t, testSharedPoolInterference, nodeModes(t)...)
+}
+
+func testSharedPoolInterference(t *testing.T, l lab) {
+	run := measureInterference(t, l, "4")
+	t.Run("P6", func(t *testing.T) {
+		compressionSlowsReadsClaim.Check(t, compressionSlowsReads(run, measureInterference(t, l, roomyPool)))
 	})
+	t.Run("P7", func(t *testing.T) { lookupsSlowReadsClaim.Check(t, lookupsSlowReads(run)) })
 }
 
-// interferenceParams are the parameters both results record.
-func interferenceParams(run interferenceRun) map[string]any {
-	return map[string]any{
-		"trials": len(run.Trials), "uvThreadpoolSize": run.size, "gzipJobs": gzipJobs, "gzipBytes": gzipBytes, "gzipChunkBytes": gzipChunkBytes,
-		"names": names, "nameDelayMs": nameDelay.Milliseconds(), "loadSettleMs": loadSettleMs,
-		"oneLookupMs": ms(run.OneLookupMs), "slowResolver": slowResolverSO + " (LD_PRELOAD)",
+// interferenceMeasurement starts a measurement from run: everything but the checks.
+func interferenceMeasurement(run interferenceRun) claimtest.Measurement {
+	return claimtest.Measurement{
+		Target:    run.lab,
+		StartedAt: run.started,
+		Headline: fmt.Sprintf("read p50: alone %.2f ms, under gzip %.2f ms, lookups %.2f ms, resolve4 %.2f ms; reads after a lookup %s",
+			run.medianRead(alone), run.medianRead(underGzip), run.medianRead(underLookup), run.medianRead(underResolve4), run.readsAfterLoad(underLookup)),
+		Parameters: interferenceParameters{
+			Trials: len(run.Trials), UVThreadpoolSize: run.size, GzipJobs: gzipJobs, GzipBytes: gzipBytes, GzipChunkBytes: gzipChunkBytes,
+			Names: names, NameDelayMs: nameDelay.Milliseconds(), LoadSettleMs: loadSettleMs, SlowResolver: slowResolverSO + " (LD_PRELOAD)",
+		},
+		Summary:     interferenceSummary{OneLookupMs: ms(run.OneLookupMs), Reads: run.reads()},
+		Trials:      interferenceTrials{Pool: run.Trials},
+		Environment: run.lab.environment(),
+		Evidence:    stats.Proportion{K: len(run.Trials), N: len(run.Trials)},
 	}
 }
 
-// interferenceResult starts c's result from run: its parameters, trials and summary.
-func interferenceResult(t *testing.T, c claim, run interferenceRun) *results.Result {
-	t.Helper()
-	res := c.start(t, run.lab, interferenceParams(run))
-	res.Trials = run.Trials
-	res.Summary = interferenceSummary(run)
-	return res
-}
-
-// interferenceSummary is the median read latency under each condition.
-func interferenceSummary(run interferenceRun) map[string]any {
-	s := map[string]any{}
-	for _, c := range []string{"alone", "gzip", "lookup", "resolve4"} {
-		s[c] = map[string]any{"medianReadMs": ms(run.medianRead(c)), "readsAfterLoad": run.readsAfterLoad(c)}
-	}
-	s[results.HeadlineKey] = fmt.Sprintf("read p50: alone %.2f ms, under gzip %.2f ms, lookups %.2f ms, resolve4 %.2f ms; reads after a lookup %s",
-		run.medianRead("alone"), run.medianRead("gzip"), run.medianRead("lookup"), run.medianRead("resolve4"), run.readsAfterLoad("lookup"))
-	return s
-}
-
-// decideCompressionSlowsReads decides P6 from run, the pool under test, and roomy, the same
-// load in a pool with room to spare: async gzip saturating the pool delays a file read, and it
-// is the slots that do it.
-func decideCompressionSlowsReads(t *testing.T, run, roomy interferenceRun) *results.Result {
-	t.Helper()
-	res := interferenceResult(t, claim{
-		ids:       []string{"P6"},
-		text:      "unrelated features slow each other through the 4 shared slots: async compression saturating the pool delays file reads",
-		published: "(qualitative)",
-	}, run)
-	res.Summary["roomyPool"] = map[string]any{"uvThreadpoolSize": roomy.size, "gzip": interferenceSummary(roomy)["gzip"]}
-	alone, gzip := run.medianRead("alone"), run.medianRead("gzip")
-	decide(t, res, stats.Proportion{K: len(run.Trials), N: len(run.Trials)},
+// compressionSlowsReads is P6 from run, the pool under test, and roomy, the same load in a pool
+// with room to spare: async gzip saturating the pool delays a file read, and it is the slots
+// that do it.
+func compressionSlowsReads(run, roomy interferenceRun) claimtest.Measurement {
+	m := interferenceMeasurement(run)
+	params := m.Parameters.(interferenceParameters)
+	params.RoomyPool = roomy.size
+	m.Parameters = params
+	summary := m.Summary.(interferenceSummary)
+	summary.RoomyPool = &roomyReads{UVThreadpoolSize: roomy.size, Reads: roomy.reads()}
+	m.Summary = summary
+	m.Trials = interferenceTrials{Pool: run.Trials, RoomyPool: roomy.Trials}
+	m.Checks = []verdict.Check{
 		// Ordering: the read's first step needs a slot, and every slot holds a whole gzip.
-		verdict.All(fmt.Sprintf("UV_THREADPOOL_SIZE=%s: trials whose read completed only after a gzip had (%d in flight)", run.size, gzipJobs), run.readsAfterLoad("gzip")),
+		verdict.All(fmt.Sprintf("UV_THREADPOOL_SIZE=%s: trials whose read completed only after a gzip had (%d in flight)", run.size, gzipJobs), run.readsAfterLoad(underGzip)),
 		// The control: with room in the pool the same load leaves the read a slot; what is left
-		// of its delay is sharing 2 cores with 8 compressing threads (28-31 ms median), which
-		// now and then outlasts the fastest gzip: 1 trial in 8 in one full make test. Saturated
-		// slots make the read wait every time; chance, in fewer than half the trials.
-		verdict.Minority(fmt.Sprintf("UV_THREADPOOL_SIZE=%s, the same load: trials whose read completed only after a gzip had", roomy.size), roomy.readsAfterLoad("gzip")),
-		// The same in time. Alone, a 64 KiB read from the page cache takes 0.1-0.7 ms; waiting
-		// for a gzip to free a slot it takes tens of ms, a hundred times longer. 10x is far above
+		// of its delay is sharing 2 cores with 8 compressing threads, which now and then
+		// outlasts the fastest gzip. Saturated slots make the read wait every time; chance, in
+		// fewer than half the trials.
+		verdict.Minority(fmt.Sprintf("UV_THREADPOOL_SIZE=%s, the same load: trials whose read completed only after a gzip had", roomy.size), roomy.readsAfterLoad(underGzip)),
+		// The same in time. Alone, a 64 KiB read from the page cache takes well under a
+		// millisecond; waiting for a gzip to free a slot it takes tens of ms. 10x is far above
 		// what jitter does to a sub-millisecond read and far below what waiting does.
-		verdict.RatioAtLeast(fmt.Sprintf("read latency with %d gzip streams / alone (medians)", gzipJobs), gzip, alone, 10, "alone"),
-	)
-	return res
+		verdict.RatioAtLeast(fmt.Sprintf("read latency with %d gzip streams / alone (medians)", gzipJobs), run.medianRead(underGzip), run.medianRead(alone), 10, "alone"),
+	}
+	return m
 }
 
-// decideLookupsSlowReads decides P7 as the article states it: names resolved with dns.lookup
-// (in the pool) delay a file read, and the same names resolved with dns.resolve4 (not in the
-// pool) do not.
-func decideLookupsSlowReads(t *testing.T, run interferenceRun) *results.Result {
-	t.Helper()
-	res := interferenceResult(t, claim{
-		ids:       []string{"P7"},
-		text:      "dns.lookup queues in the pool, dns.resolve4 does not: a name-heavy service slows its file reads",
-		published: "(qualitative)",
-	}, run)
-	alone, lookup, resolve := run.medianRead("alone"), run.medianRead("lookup"), run.medianRead("resolve4")
-	decide(t, res, stats.Proportion{K: len(run.Trials), N: len(run.Trials)},
+// lookupsSlowReads is P7 as the article states it: names resolved with dns.lookup (in the pool)
+// delay a file read, and the same names resolved with dns.resolve4 (not in the pool) do not.
+func lookupsSlowReads(run interferenceRun) claimtest.Measurement {
+	m := interferenceMeasurement(run)
+	readAlone := run.medianRead(alone)
+	m.Checks = []verdict.Check{
 		// Ordering: a read queued behind the lookups completes only after one of them has; a
 		// read with a free thread completes long before the first lookup's 50 ms are up.
-		verdict.All(fmt.Sprintf("trials whose read completed only after a dns.lookup (%d in flight, %v each)", names, nameDelay), run.readsAfterLoad("lookup")),
-		verdict.None(fmt.Sprintf("trials whose read completed only after a dns.resolve4 (%d in flight, %v each)", names, nameDelay), run.readsAfterLoad("resolve4")),
+		verdict.All(fmt.Sprintf("trials whose read completed only after a dns.lookup (%d in flight, %v each)", names, nameDelay), run.readsAfterLoad(underLookup)),
+		verdict.None(fmt.Sprintf("trials whose read completed only after a dns.resolve4 (%d in flight, %v each)", names, nameDelay), run.readsAfterLoad(underResolve4)),
 		// The same in time: queued behind lookups, the read would wait tens of ms for a 50 ms
-		// lookup to free a thread, 50x or more its 0.1-0.7 ms alone; 10x is well inside both.
-		verdict.RatioAtLeast("read latency with lookups in flight / alone (medians)", lookup, alone, 10, "alone"),
-		verdict.RatioAtMost("read latency with resolve4 in flight / alone (medians)", resolve, alone, 10, "alone"),
-	)
-	return res
+		// lookup to free a thread, 50x or more its time alone; 10x is well inside both.
+		verdict.RatioAtLeast("read latency with lookups in flight / alone (medians)", run.medianRead(underLookup), readAlone, 10, "alone"),
+		verdict.RatioAtMost("read latency with resolve4 in flight / alone (medians)", run.medianRead(underResolve4), readAlone, 10, "alone"),
+	}
+	return m
 }

@@ -15,12 +15,7 @@ import (
 	"github.com/serverless-claims/claims/harness/repo"
 	"github.com/serverless-claims/claims/harness/results"
 	"github.com/serverless-claims/claims/harness/runtimes"
-	"github.com/serverless-claims/claims/harness/stats"
-	"github.com/serverless-claims/claims/harness/verdict"
 )
-
-// seed is the article these claims come from.
-const seed = "004_932fe155145b0ebf.txt"
 
 // The lab programs, relative to the repository root.
 const (
@@ -36,18 +31,9 @@ const resultPrefix = "RESULT "
 // seconds; a run that takes minutes has hung.
 const labTimeout = 3 * time.Minute
 
-// forEachNode runs body once per Node.js runtime, as subtests named node24, node20, ...
-func forEachNode(t *testing.T, body func(t *testing.T, node runtimes.Node)) {
-	t.Helper()
-	nodes, err := runtimes.NodeRuntimes()
-	require.NoError(t, err, "finding the Node.js runtimes (run `make setup`)")
-	for _, n := range nodes {
-		t.Run(fmt.Sprintf("node%d", n.Major), func(t *testing.T) { body(t, n) })
-	}
-}
-
-// lab is one lab program run: which script on which runtime with which environment. The
-// environment holds nothing but PATH, HOME and env (see proc.CleanEnv), so a UV_THREADPOOL_SIZE
+// lab is one lab program on one Node.js runtime with its environment: what a claim body runs
+// against (nodeModes starts one per runtime) and what a result records as its target. The
+// environment holds nothing but PATH, HOME and Env (see proc.CleanEnv), so a UV_THREADPOOL_SIZE
 // in the user's shell never reaches the lab: the tests set it, or leave it unset on purpose.
 type lab struct {
 	Node   runtimes.Node     `json:"node"`
@@ -55,27 +41,71 @@ type lab struct {
 	Env    map[string]string `json:"env"`
 }
 
-// labOn is the main lab program on node with env.
-func labOn(node runtimes.Node, env map[string]string) lab {
-	return lab{Node: node, Script: labScript, Env: env}
+// Mode is "local": the lab runs on this machine.
+func (lab) Mode() string { return "local" }
+
+// nodeModes are the Node.js runtimes a claim runs on (runtimes.NodeRuntimes), as modes named
+// node24, node20, ...; each starts the main lab program on its runtime with no environment.
+func nodeModes(t *testing.T) []claimtest.Mode[lab] {
+	t.Helper()
+	nodes, err := runtimes.NodeRuntimes()
+	require.NoError(t, err, "finding the Node.js runtimes (run `make setup`)")
+	modes := make([]claimtest.Mode[lab], len(nodes))
+	for i, n := range nodes {
+		modes[i] = claimtest.Mode[lab]{
+			Name:  fmt.Sprintf("node%d", n.Major),
+			Start: func(*testing.T) lab { return lab{Node: n, Script: labScript, Env: map[string]string{}} },
+		}
+	}
+	return modes
 }
 
-// run runs scenario with params and decodes the RESULT line into out; it fails the test when
-// the program cannot run, errs or prints no result.
-func (l lab) run(t *testing.T, scenario string, params map[string]any, out any) {
+// firstLab is the lab on the first runtime, for the tests that check the tests rather than the
+// runtimes.
+func firstLab(t *testing.T) lab {
+	t.Helper()
+	return nodeModes(t)[0].Start(t)
+}
+
+// sized is the main lab program on l's runtime with UV_THREADPOOL_SIZE=size; "" leaves it unset,
+// libuv's default.
+func (l lab) sized(size string) lab {
+	env := map[string]string{}
+	if size != "" {
+		env["UV_THREADPOOL_SIZE"] = size
+	}
+	return lab{Node: l.Node, Script: labScript, Env: env}
+}
+
+// script is another program on l's runtime, with env.
+func (l lab) script(script string, env map[string]string) lab {
+	return lab{Node: l.Node, Script: script, Env: env}
+}
+
+// environment is the machine and l's runtime, for l's result.
+func (l lab) environment() results.Environment {
+	env := results.Fingerprint()
+	env.Node, env.OpenSSL = l.Node.Version, l.Node.OpenSSL
+	env.UVThreadpoolSize = l.Env["UV_THREADPOOL_SIZE"]
+	return env
+}
+
+// run runs scenario with params (a JSON object) and decodes the RESULT line into out; it fails
+// the test when the program cannot run, errs or prints no result.
+func (l lab) run(t *testing.T, scenario string, params, out any) {
 	t.Helper()
 	require.NoError(t, l.try(t, scenario, params, out))
 }
 
 // try is run, returning the error.
-func (l lab) try(t *testing.T, scenario string, params map[string]any, out any) error {
+func (l lab) try(t *testing.T, scenario string, params, out any) error {
 	t.Helper()
 	script, err := repo.Path(l.Script)
 	if err != nil {
 		return err
 	}
 	if params == nil {
-		params = map[string]any{}
+		params = struct{}{}
 	}
 	raw, err := json.Marshal(params)
 	if err != nil {
@@ -119,59 +149,20 @@ func iterationsFor(t *testing.T, node runtimes.Node, jobMs int) int {
 		return n
 	}
 	var c struct{ Iterations int }
-	labOn(node, nil).run(t, "calibrate", map[string]any{"jobMs": jobMs}, &c)
+	l := lab{Node: node, Script: labScript, Env: map[string]string{}}
+	l.run(t, "calibrate", map[string]any{"jobMs": jobMs}, &c)
 	require.Positive(t, c.Iterations, "calibrated pbkdf2 iterations")
 	calibrations.iterations[key] = c.Iterations
 	return c.Iterations
 }
 
-// claim is what a test decides: the IDs in shared/CLAIMS.md, the claim in a sentence and the
-// article's own figure.
-type claim struct {
-	ids       []string
-	text      string
-	published string
-}
-
-// start begins the result of measuring c with l.
-func (c claim) start(t *testing.T, l lab, params map[string]any) *results.Result {
-	t.Helper()
-	env := results.Fingerprint()
-	env.Node, env.OpenSSL = l.Node.Version, l.Node.OpenSSL
-	env.UVThreadpoolSize = l.Env["UV_THREADPOOL_SIZE"]
-	return &results.Result{
-		Experiment:  t.Name(),
-		Claims:      c.ids,
-		Claim:       c.text,
-		Mode:        "local",
-		StartedAt:   time.Now().UTC(),
-		Parameters:  params,
-		Target:      l,
-		Published:   results.Published{Source: seed, Figure: c.published},
-		Environment: env,
-	}
-}
-
-// decide gives res its verdict and writes it under results/threadpool (claimtest.Decide).
-func decide(t *testing.T, res *results.Result, evidence stats.Proportion, checks ...verdict.Check) {
-	t.Helper()
-	claimtest.Decide(t, "threadpool", res, evidence, checks...)
-}
-
-// holds asserts the claim (claimtest.Holds).
-func holds(t *testing.T, res *results.Result) {
-	t.Helper()
-	claimtest.Holds(t, *res)
-}
-
-// sizeEnv is the lab environment for a pool size; "" leaves UV_THREADPOOL_SIZE unset, libuv's
-// default.
-func sizeEnv(size string) map[string]string {
-	if size == "" {
-		return map[string]string{}
-	}
-	return map[string]string{"UV_THREADPOOL_SIZE": size}
-}
-
 // ms rounds milliseconds for results and messages.
 func ms(v float64) float64 { return float64(int64(v*10+0.5)) / 10 }
+
+// shown prints an unset variable as such.
+func shown(v string) string {
+	if v == "" {
+		return "(unset)"
+	}
+	return v
+}

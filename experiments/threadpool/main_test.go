@@ -1,5 +1,5 @@
 // Package threadpool turns the claims of the article "the four letters at the end of a name"
-// (shared/CLAIMS.md, P1-P11) into experiments: where Node.js's "async" work really runs, how many
+// (P1-P11 in the catalog) into experiments: where Node.js's "async" work really runs, how many
 // slots the libuv pool has, what shares them, and what blocks the event loop. Each test starts
 // the lab programs in testdata/threadpool on every Node.js runtime available (Node 24 from `make
 // setup`, and the machine's own node when its major version differs), so results show versions

@@ -7,16 +7,12 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/serverless-claims/claims/harness/runtimes"
 )
 
 // TestLabsRejectBadInput: a lab given a parameter that makes no sense exits 2 naming it, and
 // the P10 server answers bad requests with a JSON error and stays up.
 func TestLabsRejectBadInput(t *testing.T) {
-	nodes, err := runtimes.NodeRuntimes()
-	require.NoError(t, err)
-	node := nodes[0]
+	l := firstLab(t)
 
 	for _, tc := range []struct {
 		scenario string
@@ -33,7 +29,7 @@ func TestLabsRejectBadInput(t *testing.T) {
 	} {
 		t.Run(tc.scenario+"/"+tc.names, func(t *testing.T) {
 			var out map[string]any
-			err := labOn(node, sizeEnv("4")).try(t, tc.scenario, tc.params, &out)
+			err := l.sized("4").try(t, tc.scenario, tc.params, &out)
 			require.Error(t, err, "the lab accepted %v", tc.params)
 			assert.Contains(t, err.Error(), "exit status 2", "a bad parameter exits 2")
 			assert.Contains(t, err.Error(), tc.names, "the message names the parameter")
@@ -41,7 +37,7 @@ func TestLabsRejectBadInput(t *testing.T) {
 	}
 
 	t.Run("sync-server", func(t *testing.T) {
-		srv := startSyncServer(t, syncServerLab(node, "request", syncPathDataFile(t), false))
+		srv := startSyncServer(t, syncServerLab(l, "request", syncPathDataFile(t), false))
 		for path, status := range map[string]int{"/nope": 404, "/work?x=1": 400} {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			r := srv.target.Get(ctx, path)

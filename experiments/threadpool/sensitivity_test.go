@@ -4,9 +4,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
-	"github.com/serverless-claims/claims/harness/results"
+	"github.com/serverless-claims/claims/harness/claimtest"
 	"github.com/serverless-claims/claims/harness/runtimes"
 	"github.com/serverless-claims/claims/harness/verdict"
 )
@@ -14,50 +13,67 @@ import (
 // TestClaimTestsCatchBrokenLabs runs each claim's decision against a lab that breaks the claim
 // and requires the verdict the broken lab deserves. A claim test that would pass here could not
 // tell the claim from its opposite. It runs on the first runtime only: what it checks is the
-// tests, not the runtimes.
+// tests, not the runtimes. Its results go under results/sensitivity.
 func TestClaimTestsCatchBrokenLabs(t *testing.T) {
-	nodes, err := runtimes.NodeRuntimes()
-	require.NoError(t, err)
-	node := nodes[0]
+	l := firstLab(t)
 
 	for _, tc := range []struct {
 		name    string
-		measure func(t *testing.T) *results.Result
+		claim   claimtest.Claim
+		broken  string
+		measure func(t *testing.T) claimtest.Measurement
 		want    verdict.Outcome
 	}{
 		// A pool that is not the size the test expects, as in a Node without the 4-slot limit:
 		// the ordering count sees 5, not 4.
-		{"P3 slots against a 5-slot pool", func(t *testing.T) *results.Result { return measurePoolSlots(t, node, "5", 4) }, verdict.Fail},
+		{"P3 slots against a 5-slot pool", poolSlotsClaim, "UV_THREADPOOL_SIZE=5 where 4 slots are claimed",
+			func(t *testing.T) claimtest.Measurement { return measurePoolSlots(t, l, "5", 4) }, verdict.Fail},
 		// The "4 slots" runs given 8: no second wave.
-		{"P3 P4 waves against an 8-slot pool", func(t *testing.T) *results.Result { return measurePoolWaves(t, node, "8") }, verdict.Fail},
+		{"P3 P4 waves against an 8-slot pool", poolWavesClaim, "UV_THREADPOOL_SIZE=8 in the runs with 4 slots",
+			func(t *testing.T) claimtest.Measurement { return measurePoolWaves(t, l, "8") }, verdict.Fail},
 		// Four saturating jobs in a 5-slot pool leave a slot free: every pool API completes at
 		// once, against the docs.
-		{"P2 API table against a pool with a free slot", func(t *testing.T) *results.Result { return measureAPITable(t, node, "5") }, verdict.Fail},
+		{"P2 API table against a pool with a free slot", apiTableClaim, "UV_THREADPOOL_SIZE=5: four saturating jobs leave a slot free",
+			func(t *testing.T) claimtest.Measurement { return measureAPITable(t, l, "5") }, verdict.Fail},
 		// Node 24 alone honours the first-line setting in both entry forms.
-		{"P5 over Node 24's entry forms only", func(t *testing.T) *results.Result {
-			return decideSetInside(t, nodes[:1], measureSetInside(t, node))
-		}, verdict.Fail},
+		{"P5 over Node 24's entry forms only", setInsideClaim, "P5 decided over the first runtime's entry forms only",
+			func(t *testing.T) claimtest.Measurement {
+				return setInsideMeasurement(t, []runtimes.Node{l.Node}, measureSetInside(t, l))
+			}, verdict.Fail},
 		// The Sync calls run in a worker thread: the loop is never blocked.
-		{"P1 with pbkdf2Sync off the loop", func(t *testing.T) *results.Result { return measureSyncBlocksLoop(t, node, true) }, verdict.Fail},
-		{"P8 with JSON.parse off the loop", func(t *testing.T) *results.Result { return measureJSONParseBlocksLoop(t, node, true) }, verdict.Fail},
-		{"P9 with gzipSync off the loop", func(t *testing.T) *results.Result { return measureGzipSyncVsAsync(t, node, true) }, verdict.Fail},
+		{"P1 with pbkdf2Sync off the loop", syncBlocksLoopClaim, syncOffLoop,
+			func(t *testing.T) claimtest.Measurement { return measureSyncBlocksLoop(t, l, true) }, verdict.Fail},
+		{"P8 with JSON.parse off the loop", jsonParseBlocksLoopClaim, syncOffLoop,
+			func(t *testing.T) claimtest.Measurement { return measureJSONParseBlocksLoop(t, l, true) }, verdict.Fail},
+		{"P9 with gzipSync off the loop", gzipSyncVsAsyncClaim, syncOffLoop,
+			func(t *testing.T) claimtest.Measurement { return measureGzipSyncVsAsync(t, l, true) }, verdict.Fail},
 		// The request path reads with async fs.readFile: nothing stalls.
-		{"P10 with the request-path read made async", func(t *testing.T) *results.Result { return measureSyncOnRequestPath(t, node, true) }, verdict.Fail},
+		{"P10 with the request-path read made async", syncOnRequestPathClaim, "sync-server.js with LAB_BROKEN=async-read: the request path reads with async fs.readFile",
+			func(t *testing.T) claimtest.Measurement { return measureSyncOnRequestPath(t, l, true) }, verdict.Fail},
 		// Room in the pool for every gzip: the read never waits for one.
-		{"P6 against a pool with room for the load", func(t *testing.T) *results.Result {
-			roomy := measureInterference(t, node, roomyPool)
-			return decideCompressionSlowsReads(t, roomy, roomy)
-		}, verdict.Fail},
+		{"P6 against a pool with room for the load", compressionSlowsReadsClaim, "UV_THREADPOOL_SIZE=" + roomyPool + " in the pool under test: room for every gzip",
+			func(t *testing.T) claimtest.Measurement {
+				roomy := measureInterference(t, l, roomyPool)
+				return compressionSlowsReads(roomy, roomy)
+			}, verdict.Fail},
 		// P7 is refuted on a 4-slot pool (TestSharedPoolInterference). With one slot, libuv's
 		// half-the-pool limit for lookups is the whole pool: lookups do hold up the read, the
 		// claim holds, and the refutation test would fail.
-		{"P7 on a 1-slot pool, where lookups fill it", func(t *testing.T) *results.Result {
-			return decideLookupsSlowReads(t, measureInterference(t, node, "1"))
-		}, verdict.Pass},
+		{"P7 on a 1-slot pool, where lookups fill it", lookupsSlowReadsClaim, "UV_THREADPOOL_SIZE=1: lookups' half of the pool is all of it",
+			func(t *testing.T) claimtest.Measurement { return lookupsSlowReads(measureInterference(t, l, "1")) }, verdict.Pass},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res := tc.measure(t)
-			assert.Equal(t, tc.want, res.Verdict.Outcome, "verdict = %s; want %s (%s)", res.Verdict.Outcome, tc.want, res.Verdict.Reason)
+			m := tc.measure(t)
+			m.Broken = tc.broken
+			res := tc.claim.Decide(t, m)
+			if tc.want == verdict.Fail {
+				claimtest.CatchesBroken(t, res)
+				return
+			}
+			// A refutation is caught the other way: the claim holds against this lab, so the
+			// test that asserts it refuted would fail.
+			assert.Equal(t, tc.want, res.Verdict.Outcome, "verdict for %v against %s = %s; want %s (%s)",
+				res.Claims, res.Broken, res.Verdict.Outcome, tc.want, res.Verdict.Reason)
 		})
 	}
 }

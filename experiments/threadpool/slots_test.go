@@ -5,11 +5,12 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/serverless-claims/claims/harness/results"
+	"github.com/serverless-claims/claims/harness/claimtest"
 	"github.com/serverless-claims/claims/harness/runtimes"
 	"github.com/serverless-claims/claims/harness/stats"
 	"github.com/serverless-claims/claims/harness/verdict"
@@ -27,18 +28,31 @@ const slotCountRuns = 3
 // outlast one fs.stat on a free thread by a wide margin: a stat takes microseconds.
 const slotJobMs = 40
 
-// slotCount is what the lab's slots scenario reports.
+// The claims of TestPoolSlots: the slot count by ordering, and the threads of a pool asked for
+// more than libuv allows.
+var (
+	poolSlotsClaim = claimtest.Claim{IDs: []string{"P3", "P4", "P11"}, Group: "threadpool", Family: "threadpool.slots"}
+	poolCapClaim   = claimtest.Claim{IDs: []string{"P3", "P4", "P11"}, Group: "threadpool", Family: "threadpool.poolThreads"}
+)
+
+// threadList is the process's threads as /proc/self/task lists them.
+type threadList struct {
+	Total  int            `json:"total"`
+	ByName map[string]int `json:"byName"` // libuv 1.50 and later name the pool's threads libuv-worker
+}
+
+// slotRound is one round of a count: jobs heavy jobs, then the tiny one.
+type slotRound struct {
+	Jobs                int  `json:"jobs"`
+	HeavyDoneBeforeStat int  `json:"heavyDoneBeforeStat"`
+	StatWaited          bool `json:"statWaited"`
+}
+
+// slotCount is what the lab's slots scenario reports: one count, a trial of threadpool.slots.
 type slotCount struct {
-	Slots  *int `json:"slots"` // nil: the stat never waited up to maxJobs
-	Rounds []struct {
-		Jobs                int  `json:"jobs"`
-		HeavyDoneBeforeStat int  `json:"heavyDoneBeforeStat"`
-		StatWaited          bool `json:"statWaited"`
-	} `json:"rounds"`
-	Threads struct {
-		Total  int            `json:"total"`
-		ByName map[string]int `json:"byName"`
-	} `json:"threads"`
+	Slots   *int        `json:"slots"` // nil: the stat never waited up to maxJobs
+	Rounds  []slotRound `json:"rounds"`
+	Threads threadList  `json:"threads"`
 }
 
 // String is the count as a message reads it.
@@ -49,95 +63,121 @@ func (c slotCount) String() string {
 	return strconv.Itoa(*c.Slots)
 }
 
+// slotsParameters are threadpool.slots' parameters: how the slots were counted.
+type slotsParameters struct {
+	Runs       int `json:"runs"`       // processes that each counted
+	MaxJobs    int `json:"maxJobs"`    // the most heavy jobs a count tries
+	JobMs      int `json:"jobMs"`      // one heavy job's length on an idle core
+	Iterations int `json:"iterations"` // pbkdf2 iterations of a heavy job, calibrated to JobMs
+	Want       int `json:"want"`       // the slot count the claim says
+}
+
+// slotsSummary is threadpool.slots' summary.
+type slotsSummary struct {
+	Counts         []*int           `json:"counts"` // each run's count; null where none was found
+	CountsAgreeing stats.Proportion `json:"countsAgreeing"`
+}
+
 // countSlots runs the lab's ordering count on l: k equal heavy pool jobs and one tiny one, for k =
 // 1, 2, ... up to maxJobs; the smallest k whose tiny job had to wait for a heavy one.
-func countSlots(t *testing.T, l lab, maxJobs int) slotCount {
+func countSlots(t *testing.T, l lab, maxJobs, iterations int) slotCount {
 	t.Helper()
 	var c slotCount
-	l.run(t, "slots", map[string]any{"maxJobs": maxJobs, "iterations": iterationsFor(t, l.Node, slotJobMs)}, &c)
+	l.run(t, "slots", map[string]any{"maxJobs": maxJobs, "iterations": iterations}, &c)
 	return c
 }
 
-var poolSlotsClaim = claim{
-	ids:       []string{"P3", "P4", "P11"},
-	text:      "libuv's pool has 4 slots by default, UV_THREADPOOL_SIZE sets the number, and libuv caps it at 1024",
-	published: "default 4 (Node docs); absolute maximum 1024 (libuv docs)",
-}
-
-// measurePoolSlots counts the slots of a lab started with UV_THREADPOOL_SIZE=size ("" for unset)
-// slotCountRuns times and decides whether every count is want.
-func measurePoolSlots(t *testing.T, node runtimes.Node, size string, want int) *results.Result {
+// measurePoolSlots counts the slots of the lab on l's runtime started with
+// UV_THREADPOOL_SIZE=size ("" for unset) slotCountRuns times: does every count say want?
+func measurePoolSlots(t *testing.T, l lab, size string, want int) claimtest.Measurement {
 	t.Helper()
-	l := labOn(node, sizeEnv(size))
-	maxJobs := want + 1
-	res := poolSlotsClaim.start(t, l, map[string]any{"runs": slotCountRuns, "maxJobs": maxJobs, "jobMs": slotJobMs, "want": want})
+	started := time.Now()
+	sized := l.sized(size)
+	params := slotsParameters{Runs: slotCountRuns, MaxJobs: want + 1, JobMs: slotJobMs, Iterations: iterationsFor(t, l.Node, slotJobMs), Want: want}
 	counts := make([]slotCount, slotCountRuns)
-	var agree stats.Proportion
-	for i := range counts {
-		counts[i] = countSlots(t, l, maxJobs)
-		agree.N++
-		if c := counts[i].Slots; c != nil && *c == want {
-			agree.K++
-		}
-	}
-	res.Trials = counts
+	summary := slotsSummary{CountsAgreeing: stats.Proportion{N: slotCountRuns}}
 	shownCounts := make([]string, len(counts))
-	for i, c := range counts {
-		shownCounts[i] = c.String()
+	for i := range counts {
+		counts[i] = countSlots(t, sized, params.MaxJobs, params.Iterations)
+		summary.Counts = append(summary.Counts, counts[i].Slots)
+		if c := counts[i].Slots; c != nil && *c == want {
+			summary.CountsAgreeing.K++
+		}
+		shownCounts[i] = counts[i].String()
 	}
-	res.Summary = map[string]any{
-		"slots": counts[0].String(), "countsAgreeing": agree,
-		results.HeadlineKey: fmt.Sprintf("slot counts %s (UV_THREADPOOL_SIZE=%s)", strings.Join(shownCounts, ", "), shown(size)),
+	return claimtest.Measurement{
+		Target:      sized,
+		Statement:   fmt.Sprintf("with UV_THREADPOOL_SIZE=%s libuv's pool has %d slots", shown(size), want),
+		StartedAt:   started,
+		Headline:    fmt.Sprintf("slot counts %s (UV_THREADPOOL_SIZE=%s)", strings.Join(shownCounts, ", "), shown(size)),
+		Parameters:  params,
+		Summary:     summary,
+		Trials:      counts,
+		Environment: sized.environment(),
+		// Every count is a whole ordering decision: a run whose count is another number is
+		// evidence against the claim, not noise.
+		Evidence: stats.Proportion{K: slotCountRuns, N: slotCountRuns},
+		Checks: []verdict.Check{
+			verdict.All(fmt.Sprintf("slot counts equal to %d (UV_THREADPOOL_SIZE=%s)", want, shown(size)), summary.CountsAgreeing),
+		},
 	}
-	// Every count is a whole ordering decision: a run whose count is another number is evidence
-	// against the claim, not noise.
-	decide(t, res, stats.Proportion{K: slotCountRuns, N: slotCountRuns},
-		verdict.All(fmt.Sprintf("slot counts equal to %d (UV_THREADPOOL_SIZE=%s)", want, shown(size)), agree))
-	return res
 }
 
-// shown prints an unset variable as such.
-func shown(v string) string {
-	if v == "" {
-		return "(unset)"
-	}
-	return v
+// poolThreadsParameters are threadpool.poolThreads' parameters.
+type poolThreadsParameters struct {
+	Requested int `json:"requested"` // UV_THREADPOOL_SIZE
+	Max       int `json:"max"`       // libuv's maximum
 }
 
-func TestPoolSlots(t *testing.T) {
-	forEachNode(t, func(t *testing.T, node runtimes.Node) {
-		t.Run("default", func(t *testing.T) {
-			holds(t, measurePoolSlots(t, node, "", 4))
-		})
-		t.Run("UV_THREADPOOL_SIZE=8", func(t *testing.T) {
-			holds(t, measurePoolSlots(t, node, "8", 8))
-		})
-		t.Run("UV_THREADPOOL_SIZE=2000", func(t *testing.T) {
-			// Counting 1024 slots by ordering would take 1024 heavy jobs; the kernel's list of
-			// the process's threads, before and after the pool starts, counts them directly.
-			l := labOn(node, sizeEnv("2000"))
-			res := poolSlotsClaim.start(t, l, map[string]any{"requested": 2000})
-			var p struct {
-				PoolThreads int `json:"poolThreads"`
-				Before      any `json:"before"`
-				After       any `json:"after"`
-			}
-			l.run(t, "poolThreads", nil, &p)
-			res.Trials = p
-			res.Summary = map[string]any{"poolThreads": p.PoolThreads,
-				results.HeadlineKey: fmt.Sprintf("%d pool threads for UV_THREADPOOL_SIZE=2000", p.PoolThreads)}
-			decide(t, res, stats.Proportion{K: 1, N: 1},
-				verdict.Check{
-					Name: "pool threads started for UV_THREADPOOL_SIZE=2000",
-					Got:  strconv.Itoa(p.PoolThreads),
-					Want: strconv.Itoa(libuvMaxThreads),
-					Pass: p.PoolThreads == libuvMaxThreads,
-					Note: "new entries in /proc/self/task once the first pool job completed",
-				})
-			holds(t, res)
-		})
-	})
+// poolThreadsSummary is threadpool.poolThreads' summary.
+type poolThreadsSummary struct {
+	PoolThreads int `json:"poolThreads"` // threads the first pool job started
 }
+
+// poolThreadsRun is what the lab's poolThreads scenario reports: threadpool.poolThreads' trials.
+type poolThreadsRun struct {
+	PoolThreads int        `json:"poolThreads"`
+	Before      threadList `json:"before"`
+	After       threadList `json:"after"`
+}
+
+// measurePoolCap asks l's runtime for 2000 pool threads and counts the threads it starts.
+// Counting 1024 slots by ordering would take 1024 heavy jobs; the kernel's list of the process's
+// threads, before and after the pool starts, counts them directly.
+func measurePoolCap(t *testing.T, l lab) claimtest.Measurement {
+	t.Helper()
+	started := time.Now()
+	const requested = 2000
+	sized := l.sized(strconv.Itoa(requested))
+	var p poolThreadsRun
+	sized.run(t, "poolThreads", nil, &p)
+	return claimtest.Measurement{
+		Target:      sized,
+		Statement:   fmt.Sprintf("libuv caps the pool at %d threads: UV_THREADPOOL_SIZE=%d starts %d", libuvMaxThreads, requested, libuvMaxThreads),
+		StartedAt:   started,
+		Headline:    fmt.Sprintf("%d pool threads for UV_THREADPOOL_SIZE=%d", p.PoolThreads, requested),
+		Parameters:  poolThreadsParameters{Requested: requested, Max: libuvMaxThreads},
+		Summary:     poolThreadsSummary{PoolThreads: p.PoolThreads},
+		Trials:      p,
+		Environment: sized.environment(),
+		Evidence:    stats.Proportion{K: 1, N: 1},
+		Checks: []verdict.Check{
+			verdict.Exactly(fmt.Sprintf("pool threads started for UV_THREADPOOL_SIZE=%d", requested), p.PoolThreads, libuvMaxThreads,
+				"new entries in /proc/self/task once the first pool job completed"),
+		},
+	}
+}
+
+func TestPoolSlots(t *testing.T) { claimtest.RunEach(t, testPoolSlots, nodeModes(t)...) }
+
+func testPoolSlots(t *testing.T, l lab) {
+	t.Run("default", func(t *testing.T) { poolSlotsClaim.Check(t, measurePoolSlots(t, l, "", 4)) })
+	t.Run("UV_THREADPOOL_SIZE=8", func(t *testing.T) { poolSlotsClaim.Check(t, measurePoolSlots(t, l, "8", 8)) })
+	t.Run("UV_THREADPOOL_SIZE=2000", func(t *testing.T) { poolCapClaim.Check(t, measurePoolCap(t, l)) })
+}
+
+// P5: setting the pool's size from inside the program.
+var setInsideClaim = claimtest.Claim{IDs: []string{"P5"}, Group: "threadpool", Family: "threadpool.entry"}
 
 // entryForm is one way to write a program's entry that sets the pool size on its first line.
 type entryForm struct {
@@ -151,81 +191,104 @@ var entryForms = []entryForm{{"CommonJS", labCJS}, {"ES module", labESM}}
 // apart.
 const setInsideSize = 8
 
-// insideOutcome is what one entry form did on one runtime.
+// entryTarget is threadpool.entry's target: every entry form on every runtime measured.
+type entryTarget struct {
+	Nodes []runtimes.Node   `json:"nodes"`
+	Forms []entryForm       `json:"forms"`
+	Env   map[string]string `json:"env"` // UV_THREADPOOL_SIZE unset: the program is to set it
+}
+
+// Mode is "local": the entries run on this machine.
+func (entryTarget) Mode() string { return "local" }
+
+// entryParameters are threadpool.entry's parameters.
+type entryParameters struct {
+	SetPoolSize int `json:"setPoolSize"` // what each entry's first line sets
+}
+
+// entrySummary is threadpool.entry's summary.
+type entrySummary struct {
+	Ignored  stats.Proportion `json:"ignored"`  // entry forms whose count is not what they set
+	Outcomes []string         `json:"outcomes"` // each form on each runtime, in words
+}
+
+// insideOutcome is what one entry form did on one runtime: a trial of threadpool.entry.
 type insideOutcome struct {
 	Node    string `json:"node"`
 	Form    string `json:"form"`
 	Script  string `json:"script"`
-	Slots   string `json:"slots"`
+	Slots   int    `json:"slots"`
 	Honored bool   `json:"honored"` // the count is the size the program set
+}
+
+// setInsideEnv is the environment of the entries.
+func setInsideEnv() map[string]string {
+	return map[string]string{"LAB_SET_POOL_SIZE": strconv.Itoa(setInsideSize)}
 }
 
 func TestPoolSizeFromInsideProgram(t *testing.T) {
 	// The docs only say it is "not guaranteed"; one ordinary entry form that ignores the line, on
 	// any runtime here, shows it. Each form on each runtime is measured in a subtest; the claim
 	// is decided over all of them.
+	started := time.Now()
 	var outcomes []insideOutcome
 	var nodes []runtimes.Node
-	forEachNode(t, func(t *testing.T, node runtimes.Node) {
-		nodes = append(nodes, node)
-		outcomes = append(outcomes, measureSetInside(t, node)...)
-	})
-	holds(t, decideSetInside(t, nodes, outcomes))
+	claimtest.RunEach(t, func(t *testing.T, l lab) {
+		nodes = append(nodes, l.Node)
+		outcomes = append(outcomes, measureSetInside(t, l)...)
+	}, nodeModes(t)...)
+	m := setInsideMeasurement(t, nodes, outcomes)
+	m.StartedAt = started
+	setInsideClaim.Check(t, m)
 }
 
 // measureSetInside counts the slots of each entry form that sets the pool size on its first
-// line, as subtests of t.
-func measureSetInside(t *testing.T, node runtimes.Node) []insideOutcome {
+// line, on l's runtime, as subtests of t.
+func measureSetInside(t *testing.T, l lab) []insideOutcome {
 	t.Helper()
 	var outcomes []insideOutcome
+	iterations := iterationsFor(t, l.Node, slotJobMs)
 	for _, f := range entryForms {
 		t.Run(strings.ReplaceAll(f.Name, " ", "-"), func(t *testing.T) {
-			// UV_THREADPOOL_SIZE itself stays unset: the program is to set it.
-			l := lab{Node: node, Script: f.Script, Env: map[string]string{"LAB_SET_POOL_SIZE": strconv.Itoa(setInsideSize)}}
-			c := countSlots(t, l, setInsideSize+1)
+			c := countSlots(t, l.script(f.Script, setInsideEnv()), setInsideSize+1, iterations)
 			require.NotNil(t, c.Slots, "slot count: %s", c)
 			assert.Contains(t, []int{4, setInsideSize}, *c.Slots,
 				"slot count = %d; want the default 4 or the %d the program set", *c.Slots, setInsideSize)
-			outcomes = append(outcomes, insideOutcome{Node: node.Version, Form: f.Name, Script: f.Script, Slots: c.String(), Honored: *c.Slots == setInsideSize})
+			outcomes = append(outcomes, insideOutcome{Node: l.Node.Version, Form: f.Name, Script: f.Script, Slots: *c.Slots, Honored: *c.Slots == setInsideSize})
 		})
 	}
 	return outcomes
 }
 
-// decideSetInside decides P5 over every form on every runtime measured.
-func decideSetInside(t *testing.T, nodes []runtimes.Node, outcomes []insideOutcome) *results.Result {
+// setInsideMeasurement is P5 over every form on every runtime measured.
+func setInsideMeasurement(t *testing.T, nodes []runtimes.Node, outcomes []insideOutcome) claimtest.Measurement {
 	t.Helper()
 	require.NotEmpty(t, outcomes, "no entry form was measured")
-	env := map[string]string{"LAB_SET_POOL_SIZE": strconv.Itoa(setInsideSize)}
-	res := claim{
-		ids:       []string{"P5"},
-		text:      "setting process.env.UV_THREADPOOL_SIZE inside the program is not guaranteed to work: the pool may be created before user code runs",
-		published: "docs statement; known nuance: on Linux it takes effect from the first line of a CommonJS entry, but not of an ES-module entry",
-	}.start(t, lab{Node: nodes[0], Script: labScript, Env: env}, map[string]any{"set": setInsideSize, "forms": entryForms})
-	res.Target = map[string]any{"nodes": nodes, "forms": entryForms, "env": env}
+	summary := entrySummary{Ignored: stats.Proportion{N: len(outcomes)}}
+	for _, o := range outcomes {
+		what := "honored"
+		if !o.Honored {
+			summary.Ignored.K++
+			what = "ignored"
+		}
+		summary.Outcomes = append(summary.Outcomes, fmt.Sprintf("%s %s: %s (%d slots)", o.Node, o.Form, what, o.Slots))
+	}
+	env := lab{Node: nodes[0], Env: setInsideEnv()}.environment()
 	var versions []string
 	for _, n := range nodes {
 		versions = append(versions, n.Version)
 	}
-	res.Environment.Node = strings.Join(versions, ", ")
-	ignored := stats.Proportion{N: len(outcomes)}
-	var said []string
-	for _, o := range outcomes {
-		what := "honored"
-		if !o.Honored {
-			ignored.K++
-			what = "ignored"
-		}
-		said = append(said, fmt.Sprintf("%s %s: %s (%s slots)", o.Node, o.Form, what, o.Slots))
+	env.Node = strings.Join(versions, ", ")
+	check := verdict.Some("entry forms that ignored the first-line setting", summary.Ignored)
+	check.Note = strings.Join(summary.Outcomes, "; ")
+	return claimtest.Measurement{
+		Target:      entryTarget{Nodes: nodes, Forms: entryForms, Env: setInsideEnv()},
+		Headline:    strings.Join(summary.Outcomes, "; "),
+		Parameters:  entryParameters{SetPoolSize: setInsideSize},
+		Summary:     summary,
+		Trials:      outcomes,
+		Environment: env,
+		Evidence:    stats.Proportion{K: len(outcomes), N: len(outcomes)},
+		Checks:      []verdict.Check{check},
 	}
-	res.Trials = outcomes
-	res.Summary = map[string]any{"outcomes": said, results.HeadlineKey: strings.Join(said, "; ")}
-	decide(t, res, stats.Proportion{K: len(outcomes), N: len(outcomes)}, verdict.Check{
-		Name: "entry forms that ignored the first-line setting",
-		Got:  ignored.String(),
-		Want: "at least 1",
-		Pass: ignored.K >= 1,
-		Note: strings.Join(said, "; "),
-	})
-	return res
 }

@@ -2,6 +2,7 @@ package threadpool
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -12,11 +13,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/serverless-claims/claims/harness/claimtest"
 	"github.com/serverless-claims/claims/harness/proc"
 	"github.com/serverless-claims/claims/harness/protocol"
 	"github.com/serverless-claims/claims/harness/repo"
-	"github.com/serverless-claims/claims/harness/results"
-	"github.com/serverless-claims/claims/harness/runtimes"
 	"github.com/serverless-claims/claims/harness/stats"
 	"github.com/serverless-claims/claims/harness/target"
 	"github.com/serverless-claims/claims/harness/verdict"
@@ -71,37 +71,78 @@ const (
 	syncPathHarmlessAtMost = 3.0
 )
 
-var syncOnRequestPathClaim = claim{
-	ids:       []string{"P10"},
-	text:      "a ...Sync call at start-up is harmless; the same call on the request path stalls every request",
-	published: "(qualitative)",
-}
+// P10: a Sync call on the request path against the same call at start-up.
+var syncOnRequestPathClaim = claimtest.Claim{IDs: []string{"P10"}, Group: "threadpool", Family: "threadpool.syncPath"}
 
 func TestSyncOnRequestPath(t *testing.T) {
-	forEachNode(t, func(t *testing.T, node runtimes.Node) {
-		holds(t, measureSyncOnRequestPath(t, node, false))
-	})
+	claimtest.RunEach(t, testSyncOnRequestPath, nodeModes(t)...)
 }
 
-// measureSyncOnRequestPath runs both variants of the sync-server on node side by side and
-// decides P10: with /work flowing, /ping to the server that reads on the request path is many
-// times slower than /ping to the server that read at start-up and waits for a read, while the
-// start-up server answers about as fast as when idle. broken starts the request variant with
-// LAB_BROKEN=async-read, which the claim must catch.
-func measureSyncOnRequestPath(t *testing.T, node runtimes.Node, broken bool) *results.Result {
-	t.Helper()
-	file := syncPathDataFile(t)
-	atStartup := syncServerLab(node, "startup", file, false)
-	onRequest := syncServerLab(node, "request", file, broken)
-	startup := startSyncServer(t, atStartup)
-	request := startSyncServer(t, onRequest)
+func testSyncOnRequestPath(t *testing.T, l lab) {
+	syncOnRequestPathClaim.Check(t, measureSyncOnRequestPath(t, l, false))
+}
 
-	res := syncOnRequestPathClaim.start(t, onRequest, map[string]any{
-		"rounds": cfg.Trials, "fileBytes": syncPathFileBytes, "loaders": syncPathLoaders,
-		"pingsPerRound": syncPathPings, "pingEveryMs": syncPathPingEvery.Milliseconds(),
-		"broken": broken, "startupVariantEnv": atStartup.Env,
-		"startupVariantReady": startup.ready.Extra, "requestVariantReady": request.ready.Extra,
-	})
+// syncPathParameters are threadpool.syncPath's parameters.
+type syncPathParameters struct {
+	Rounds        int   `json:"rounds"`
+	FileBytes     int   `json:"fileBytes"` // the data file each read reads
+	Loaders       int   `json:"loaders"`   // goroutines keeping /work flowing
+	PingsPerRound int   `json:"pingsPerRound"`
+	PingEveryMs   int64 `json:"pingEveryMs"`
+}
+
+// syncPathTarget is threadpool.syncPath's target: both variants of the sync-server, side by side.
+type syncPathTarget struct {
+	Startup syncServerRun `json:"startup"`
+	Request syncServerRun `json:"request"`
+}
+
+// Mode is "local": both servers run on this machine.
+func (syncPathTarget) Mode() string { return "local" }
+
+// syncServerRun is one variant: its lab and what its READY line said.
+type syncServerRun struct {
+	Lab   lab             `json:"lab"`
+	Ready syncServerReady `json:"ready"`
+}
+
+// syncServerReady is the sync-server's READY line.
+type syncServerReady struct {
+	Addr          string   `json:"addr"`
+	EnvID         string   `json:"envId"`
+	PID           int      `json:"pid"`
+	Runtime       string   `json:"runtime"`
+	Version       string   `json:"version"`
+	SyncAt        string   `json:"syncAt"`        // startup or request
+	Mode          string   `json:"mode"`          // SyncAt, or request-async-read when broken
+	Broken        *string  `json:"broken"`        // LAB_BROKEN, null when unset
+	StartupBytes  *int     `json:"startupBytes"`  // the start-up read's length; null on the request path
+	StartupReadMs *float64 `json:"startupReadMs"` // the start-up read's time; null on the request path
+}
+
+// syncPathSummary is threadpool.syncPath's summary.
+type syncPathSummary struct {
+	IdlePing                    stats.Summary `json:"idlePing"`
+	StartupVariantPingUnderWork stats.Summary `json:"startupVariantPingUnderWork"`
+	RequestVariantPingUnderWork stats.Summary `json:"requestVariantPingUnderWork"`
+	// RequestVariantWorkHandler is the server's own time per /work: one read per answer.
+	RequestVariantWorkHandler stats.Summary    `json:"requestVariantWorkHandler"`
+	StartupReadMs             float64          `json:"startupReadMs"`
+	EvidentialRounds          stats.Proportion `json:"evidentialRounds"`
+}
+
+// measureSyncOnRequestPath runs both variants of the sync-server on l's runtime side by side:
+// with /work flowing, is /ping to the server that reads on the request path many times slower
+// than /ping to the server that read at start-up, and does it wait for a read, while the
+// start-up server answers about as fast as when idle? broken starts the request variant with
+// LAB_BROKEN=async-read, which the claim must catch.
+func measureSyncOnRequestPath(t *testing.T, l lab, broken bool) claimtest.Measurement {
+	t.Helper()
+	started := time.Now()
+	file := syncPathDataFile(t)
+	startup := startSyncServer(t, syncServerLab(l, "startup", file, false))
+	request := startSyncServer(t, syncServerLab(l, "request", file, broken))
+	require.NotNil(t, startup.run.Ready.StartupReadMs, "the start-up variant's READY line has no startupReadMs")
 
 	// Each round: /ping alone (the idle baseline), then /ping under /work load on each variant,
 	// the order alternating so neither always runs on a warmer machine.
@@ -131,29 +172,35 @@ func measureSyncOnRequestPath(t *testing.T, node runtimes.Node, broken bool) *re
 	atStart := stats.Summarize(syncPathPooled(rounds, func(r syncPathRound) []float64 { return r.Startup.PingMs }))
 	onReq := stats.Summarize(syncPathPooled(rounds, func(r syncPathRound) []float64 { return r.Request.PingMs }))
 	reads := stats.Summarize(syncPathPooled(rounds, func(r syncPathRound) []float64 { return r.Request.WorkHandlerMs }))
-	res.Trials = rounds
-	res.Summary = map[string]any{
-		"idlePing":                    idle,
-		"startupVariantPingUnderWork": atStart,
-		"requestVariantPingUnderWork": onReq,
-		"requestVariantWorkHandler":   reads, // the server's own time per /work: one read per answer
-		"startupReadMs":               startup.ready.Extra["startupReadMs"],
-		"evidentialRounds":            evidence,
-		results.HeadlineKey: fmt.Sprintf("/ping p50: idle %.2f ms; under /work, start-up variant %.2f ms, request variant %.2f ms; one read %.1f ms",
-			idle.P50Ms, atStart.P50Ms, onReq.P50Ms, reads.P50Ms),
-	}
 	t.Logf("P10 on node%d (broken=%v): idle /ping %s; start-up variant under /work %s; request variant under /work %s; read per /work %s; evidence %s",
-		node.Major, broken, idle, atStart, onReq, reads, evidence)
+		l.Node.Major, broken, idle, atStart, onReq, reads, evidence)
 
-	decide(t, res, evidence,
-		verdict.RatioAtLeast("request-path /ping p50 / start-up /ping p50, both under /work",
-			onReq.P50Ms, atStart.P50Ms, syncPathStallAtLeast,
-			fmt.Sprintf("one read on the request path took p50 %.1f ms", reads.P50Ms)),
-		verdict.RatioAtLeast("request-path /ping p50 / one read on the request path (server p50 per /work)",
-			onReq.P50Ms, reads.P50Ms, syncPathWaitsReadAtLeast, "does a /ping wait for a read?"),
-		verdict.RatioAtMost("start-up /ping p50 under /work / idle /ping p50",
-			atStart.P50Ms, idle.P50Ms, syncPathHarmlessAtMost, "idle: the same server, no /work"))
-	return res
+	return claimtest.Measurement{
+		Target:    syncPathTarget{Startup: startup.run, Request: request.run},
+		StartedAt: started,
+		Headline: fmt.Sprintf("/ping p50: idle %.2f ms; under /work, start-up variant %.2f ms, request variant %.2f ms; one read %.1f ms",
+			idle.P50Ms, atStart.P50Ms, onReq.P50Ms, reads.P50Ms),
+		Parameters: syncPathParameters{
+			Rounds: cfg.Trials, FileBytes: syncPathFileBytes, Loaders: syncPathLoaders,
+			PingsPerRound: syncPathPings, PingEveryMs: syncPathPingEvery.Milliseconds(),
+		},
+		Summary: syncPathSummary{
+			IdlePing: idle, StartupVariantPingUnderWork: atStart, RequestVariantPingUnderWork: onReq,
+			RequestVariantWorkHandler: reads, StartupReadMs: *startup.run.Ready.StartupReadMs, EvidentialRounds: evidence,
+		},
+		Trials:      rounds,
+		Environment: request.run.Lab.environment(),
+		Evidence:    evidence,
+		Checks: []verdict.Check{
+			verdict.RatioAtLeast("request-path /ping p50 / start-up /ping p50, both under /work",
+				onReq.P50Ms, atStart.P50Ms, syncPathStallAtLeast,
+				fmt.Sprintf("one read on the request path took p50 %.1f ms", reads.P50Ms)),
+			verdict.RatioAtLeast("request-path /ping p50 / one read on the request path (server p50 per /work)",
+				onReq.P50Ms, reads.P50Ms, syncPathWaitsReadAtLeast, "does a /ping wait for a read?"),
+			verdict.RatioAtMost("start-up /ping p50 under /work / idle /ping p50",
+				atStart.P50Ms, idle.P50Ms, syncPathHarmlessAtMost, "idle: the same server, no /work"),
+		},
+	}
 }
 
 // syncPathRound is one round's figures, in milliseconds on the client's clock.
@@ -194,19 +241,19 @@ func syncPathDataFile(t *testing.T) string {
 	return path
 }
 
-// syncServerLab is the sync-server reading file at syncAt; broken swaps the request path's Sync
-// call for async fs.readFile.
-func syncServerLab(node runtimes.Node, syncAt, file string, broken bool) lab {
+// syncServerLab is the sync-server on l's runtime reading file at syncAt; broken swaps the
+// request path's Sync call for async fs.readFile.
+func syncServerLab(l lab, syncAt, file string, broken bool) lab {
 	env := map[string]string{"LAB_SYNC_AT": syncAt, "LAB_FILE": file}
 	if broken {
 		env["LAB_BROKEN"] = "async-read"
 	}
-	return lab{Node: node, Script: syncServerScript, Env: env}
+	return l.script(syncServerScript, env)
 }
 
 // syncServer is a started sync-server.
 type syncServer struct {
-	ready  protocol.Ready
+	run    syncServerRun
 	target *target.Local
 }
 
@@ -224,7 +271,10 @@ func startSyncServer(t *testing.T, l lab) *syncServer {
 		Dir:   t.TempDir(),
 		Ready: protocol.AwaitReady(&ready),
 	})
-	s := &syncServer{ready: ready, target: target.NewLocal(ready.Addr)}
+	s := &syncServer{run: syncServerRun{Lab: l}, target: target.NewLocal(ready.Addr)}
+	extra, err := json.Marshal(ready.Extra)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(extra, &s.run.Ready), "the sync-server's READY line")
 	t.Cleanup(s.target.Close)
 	s.pings(t) // open the connection and warm the handler before anything is measured
 	return s

@@ -5,9 +5,9 @@ import (
 	"runtime"
 	"slices"
 	"testing"
+	"time"
 
-	"github.com/serverless-claims/claims/harness/results"
-	"github.com/serverless-claims/claims/harness/runtimes"
+	"github.com/serverless-claims/claims/harness/claimtest"
 	"github.com/serverless-claims/claims/harness/stats"
 	"github.com/serverless-claims/claims/harness/verdict"
 )
@@ -19,11 +19,26 @@ const waveJobMs = 150
 // waveSplit divides one wave from two; see the checks in measurePoolWaves.
 const waveSplit = 1.5
 
+// P3 and P4 in time: the waves of equal jobs.
+var poolWavesClaim = claimtest.Claim{IDs: []string{"P3", "P4"}, Group: "threadpool", Family: "threadpool.waves"}
+
+// The configurations each trial runs.
+const (
+	fourOnFour   = "4 jobs, 4 slots"
+	eightOnFour  = "8 jobs, 4 slots"
+	eightOnEight = "8 jobs, 8 slots"
+)
+
+// waveConfig is one configuration: how many jobs in a pool of which size.
+type waveConfig struct {
+	Config string `json:"config"`
+	Jobs   int    `json:"jobs"`
+	Size   string `json:"uvThreadpoolSize"`
+}
+
 // waveRun is one lab run of the waves scenario: when each job ended, in ms after the start.
 type waveRun struct {
-	Config string    `json:"config"`
-	Jobs   int       `json:"jobs"`
-	Size   string    `json:"uvThreadpoolSize"`
+	waveConfig
 	EndsMs []float64 `json:"endsMs"`
 }
 
@@ -37,19 +52,51 @@ func (w waveRun) split() float64 {
 // last is when the last job ended.
 func (w waveRun) last() float64 { return w.EndsMs[len(w.EndsMs)-1] }
 
-// waveTrial is one trial: the three configurations, run one after the other.
+// waveTrial is one trial, a trial of threadpool.waves: the three configurations, in the order
+// they ran.
 type waveTrial struct {
-	Order []string           `json:"order"`
-	Runs  map[string]waveRun `json:"runs"`
+	Runs []waveRun `json:"runs"`
+}
+
+// run is the trial's run of config.
+func (tr waveTrial) run(config string) waveRun {
+	i := slices.IndexFunc(tr.Runs, func(r waveRun) bool { return r.Config == config })
+	return tr.Runs[i]
+}
+
+// wavesParameters are threadpool.waves' parameters.
+type wavesParameters struct {
+	Trials     int          `json:"trials"`
+	JobMs      int          `json:"jobMs"`      // one job's length on an idle core
+	Iterations int          `json:"iterations"` // pbkdf2 iterations of a job, calibrated to JobMs
+	Configs    []waveConfig `json:"configs"`
+}
+
+// wavesSummary is threadpool.waves' summary.
+type wavesSummary struct {
+	Configs []waveConfigSummary `json:"configs"`
+	// TotalRatio is the median over trials of the last end with 8 slots / with 4 (8 jobs);
+	// ExpectedTotalRatio what pure CPU work on Cores cores gives.
+	TotalRatio         float64 `json:"totalRatio"`
+	ExpectedTotalRatio float64 `json:"expectedTotalRatio"`
+	Cores              int     `json:"cores"`
+}
+
+// waveConfigSummary is one configuration's figures over the trials.
+type waveConfigSummary struct {
+	Config           string    `json:"config"`
+	MedianLastEndMs  float64   `json:"medianLastEndMs"`
+	MedianSplit      float64   `json:"medianSplit"`      // later half's median end / earlier half's
+	FirstTrialEndsMs []float64 `json:"firstTrialEndsMs"` // as the article printed its ends
 }
 
 // waveConfigs are the configurations each trial runs. fourSlots is the UV_THREADPOOL_SIZE of
 // the "4 slots" ones: "4", except in the sensitivity test, which passes a wrong size.
-func waveConfigs(fourSlots string) []waveRun {
-	return []waveRun{
-		{Config: "4 jobs, 4 slots", Jobs: 4, Size: fourSlots},
-		{Config: "8 jobs, 4 slots", Jobs: 8, Size: fourSlots},
-		{Config: "8 jobs, 8 slots", Jobs: 8, Size: "8"},
+func waveConfigs(fourSlots string) []waveConfig {
+	return []waveConfig{
+		{Config: fourOnFour, Jobs: 4, Size: fourSlots},
+		{Config: eightOnFour, Jobs: 8, Size: fourSlots},
+		{Config: eightOnEight, Jobs: 8, Size: "8"},
 	}
 }
 
@@ -62,95 +109,83 @@ func expectedTotalRatio(cores int) float64 {
 	return eight / twoWaves
 }
 
-func TestPoolWaves(t *testing.T) {
-	forEachNode(t, func(t *testing.T, node runtimes.Node) {
-		holds(t, measurePoolWaves(t, node, "4"))
-	})
-}
+func TestPoolWaves(t *testing.T) { claimtest.RunEach(t, testPoolWaves, nodeModes(t)...) }
 
-// measurePoolWaves runs cfg.Trials trials of the three configurations, the "4 slots" ones with
-// UV_THREADPOOL_SIZE=fourSlots, and decides P3 and P4.
-func measurePoolWaves(t *testing.T, node runtimes.Node, fourSlots string) *results.Result {
+func testPoolWaves(t *testing.T, l lab) { poolWavesClaim.Check(t, measurePoolWaves(t, l, "4")) }
+
+// measurePoolWaves runs cfg.Trials trials of the three configurations on l's runtime, the "4
+// slots" ones with UV_THREADPOOL_SIZE=fourSlots: P3 and P4.
+func measurePoolWaves(t *testing.T, l lab, fourSlots string) claimtest.Measurement {
 	t.Helper()
-	iterations := iterationsFor(t, node, waveJobMs)
-	configs := waveConfigs(fourSlots)
-	res := claim{
-		ids:       []string{"P3", "P4"},
-		text:      "4 equal pool jobs end together and 8 end in two waves; with UV_THREADPOOL_SIZE=8 the waves go but the time until the last job ends stays the same on 2 cores",
-		published: "4 jobs: 298 301 302 307 ms; 8 jobs: 315 317 321 325 | 700 703 703 704 ms; UV_THREADPOOL_SIZE=8: all 8 near 710 ms (Node 22.11.0, 2 cores)",
-	}.start(t, labOn(node, sizeEnv(fourSlots)), map[string]any{"trials": cfg.Trials, "jobMs": waveJobMs, "iterations": iterations, "configs": configs})
+	started := time.Now()
+	params := wavesParameters{Trials: cfg.Trials, JobMs: waveJobMs, Iterations: iterationsFor(t, l.Node, waveJobMs), Configs: waveConfigs(fourSlots)}
 
 	trials := make([]waveTrial, cfg.Trials)
 	for i := range trials {
 		// Alternate which pool size goes first, so drift on the machine hits both alike.
-		order := slices.Clone(configs)
+		order := slices.Clone(params.Configs)
 		if i%2 == 1 {
 			slices.Reverse(order)
 		}
-		trials[i].Runs = map[string]waveRun{}
 		for _, c := range order {
-			labOn(node, sizeEnv(c.Size)).run(t, "waves", map[string]any{"jobs": c.Jobs, "iterations": iterations}, &c)
-			trials[i].Order = append(trials[i].Order, c.Config)
-			trials[i].Runs[c.Config] = c
+			r := waveRun{waveConfig: c}
+			l.sized(c.Size).run(t, "waves", map[string]any{"jobs": c.Jobs, "iterations": params.Iterations}, &r)
+			trials[i].Runs = append(trials[i].Runs, r)
 		}
 	}
-	res.Trials = trials
 
 	medianOf := func(config string, f func(waveRun) float64) float64 {
 		var xs []float64
 		for _, tr := range trials {
-			xs = append(xs, f(tr.Runs[config]))
+			xs = append(xs, f(tr.run(config)))
 		}
 		return stats.Quantile(xs, 0.5)
 	}
 	totalRatios := make([]float64, len(trials))
 	for i, tr := range trials {
-		totalRatios[i] = tr.Runs["8 jobs, 8 slots"].last() / tr.Runs["8 jobs, 4 slots"].last()
+		totalRatios[i] = tr.run(eightOnEight).last() / tr.run(eightOnFour).last()
 	}
 	cores := runtime.NumCPU()
-	wantTotal := expectedTotalRatio(cores)
-	totalRatio := stats.Quantile(totalRatios, 0.5)
-	res.Summary = map[string]any{
-		"firstTrialEndsMs": map[string][]float64{
-			"4 jobs, 4 slots": rounded(trials[0].Runs["4 jobs, 4 slots"].EndsMs),
-			"8 jobs, 4 slots": rounded(trials[0].Runs["8 jobs, 4 slots"].EndsMs),
-			"8 jobs, 8 slots": rounded(trials[0].Runs["8 jobs, 8 slots"].EndsMs),
-		},
-		"medianLastEndMs": map[string]float64{
-			"4 jobs, 4 slots": ms(medianOf("4 jobs, 4 slots", waveRun.last)),
-			"8 jobs, 4 slots": ms(medianOf("8 jobs, 4 slots", waveRun.last)),
-			"8 jobs, 8 slots": ms(medianOf("8 jobs, 8 slots", waveRun.last)),
-		},
-		"cores": cores,
-		results.HeadlineKey: fmt.Sprintf("last job ends (medians): 4 jobs/4 slots %.0f ms, 8/4 %.0f ms, 8/8 %.0f ms; split 8/4 %.2f, 8/8 %.2f",
-			medianOf("4 jobs, 4 slots", waveRun.last), medianOf("8 jobs, 4 slots", waveRun.last), medianOf("8 jobs, 8 slots", waveRun.last),
-			medianOf("8 jobs, 4 slots", waveRun.split), medianOf("8 jobs, 8 slots", waveRun.split)),
+	summary := wavesSummary{TotalRatio: stats.Quantile(totalRatios, 0.5), ExpectedTotalRatio: expectedTotalRatio(cores), Cores: cores}
+	for _, c := range params.Configs {
+		summary.Configs = append(summary.Configs, waveConfigSummary{
+			Config:           c.Config,
+			MedianLastEndMs:  ms(medianOf(c.Config, waveRun.last)),
+			MedianSplit:      medianOf(c.Config, waveRun.split),
+			FirstTrialEndsMs: rounded(trials[0].run(c.Config).EndsMs),
+		})
 	}
-	decide(t, res, stats.Proportion{K: len(trials), N: len(trials)},
-		// Waves, by the split (later half's median end / earlier half's), median of the trials.
-		// One wave reads 1.0; single trials reach about 1.35 when the scheduler first places the
-		// threads unevenly over the cores and one job runs alone for a while, and the median of
-		// the trials stayed at or below 1.28. Two waves read 2.0 (the article: 703/319 = 2.2);
-		// here 1.94-1.97, down to 1.60 once when the machine was loaded 4 times over (so the
-		// first wave ended staggered and the second started early). waveSplit, 1.5, sits
-		// between. (On 2 cores the time to the last end cannot tell 2 slots from 4; the shape
-		// can: 4 jobs in 2 slots would end as two pairs, split 2.0.)
-		verdict.AtMost("4 jobs on 4 slots: later half's median end / earlier half's (median of trials)", medianOf("4 jobs, 4 slots", waveRun.split), waveSplit, "", ""),
-		verdict.AtLeast("8 jobs on 4 slots: later half's median end / earlier half's (median of trials)", medianOf("8 jobs, 4 slots", waveRun.split), waveSplit, "", ""),
-		verdict.AtMost("8 jobs on 8 slots: later half's median end / earlier half's (median of trials)", medianOf("8 jobs, 8 slots", waveRun.split), waveSplit, "", ""),
-		// P4: the last job ends when the CPU has done all eight jobs' work, however many
-		// slots share it. The band is +-25% around the expected ratio: trials alternate the
-		// sizes, and a shared 2-core machine moves single runs by about 10%.
-		verdict.Check{
-			Name: "time until the last of 8 ends, 8 slots / 4 slots (median of per-trial ratios)",
-			Got:  fmt.Sprintf("%.2f", totalRatio),
-			Want: fmt.Sprintf("within [%.2f, %.2f]", 0.8*wantTotal, 1.25*wantTotal),
-			Pass: totalRatio >= 0.8*wantTotal && totalRatio <= 1.25*wantTotal,
-			Note: fmt.Sprintf("expected %.2f on %d cores; medians %.0f ms / %.0f ms", wantTotal, cores,
-				medianOf("8 jobs, 8 slots", waveRun.last), medianOf("8 jobs, 4 slots", waveRun.last)),
+	wantTotal := summary.ExpectedTotalRatio
+	return claimtest.Measurement{
+		Target:    l.sized(fourSlots),
+		StartedAt: started,
+		Headline: fmt.Sprintf("last job ends (medians): 4 jobs/4 slots %.0f ms, 8/4 %.0f ms, 8/8 %.0f ms; split 8/4 %.2f, 8/8 %.2f",
+			medianOf(fourOnFour, waveRun.last), medianOf(eightOnFour, waveRun.last), medianOf(eightOnEight, waveRun.last),
+			medianOf(eightOnFour, waveRun.split), medianOf(eightOnEight, waveRun.split)),
+		Parameters:  params,
+		Summary:     summary,
+		Trials:      trials,
+		Environment: l.sized(fourSlots).environment(),
+		Evidence:    stats.Proportion{K: len(trials), N: len(trials)},
+		Checks: []verdict.Check{
+			// Waves, by the split (later half's median end / earlier half's), median of the
+			// trials. One wave reads 1.0, a single trial up to about 1.35 when the scheduler first
+			// places the threads unevenly and one job runs alone for a while. Two waves read 2.0
+			// (the article: 703/319 = 2.2), less when a loaded machine staggers the first wave's
+			// ends. waveSplit, 1.5, sits between. (On 2 cores the time to the last end cannot
+			// tell 2 slots from 4; the shape can: 4 jobs in 2 slots would end as two pairs.)
+			verdict.AtMost("4 jobs on 4 slots: later half's median end / earlier half's (median of trials)", medianOf(fourOnFour, waveRun.split), waveSplit, "", ""),
+			verdict.AtLeast("8 jobs on 4 slots: later half's median end / earlier half's (median of trials)", medianOf(eightOnFour, waveRun.split), waveSplit, "", ""),
+			verdict.AtMost("8 jobs on 8 slots: later half's median end / earlier half's (median of trials)", medianOf(eightOnEight, waveRun.split), waveSplit, "", ""),
+			// P4: the last job ends when the CPU has done all eight jobs' work, however many
+			// slots share it. The band is +-25% around the expected ratio: trials alternate the
+			// sizes, and a shared 2-core machine moves single runs by about 10%.
+			verdict.InBand("time until the last of 8 ends, 8 slots / 4 slots (median of per-trial ratios)",
+				summary.TotalRatio, 0.8*wantTotal, 1.25*wantTotal, "",
+				fmt.Sprintf("expected %.2f on %d cores; medians %.0f ms / %.0f ms", wantTotal, cores,
+					medianOf(eightOnEight, waveRun.last), medianOf(eightOnFour, waveRun.last))),
 		},
-	)
-	return res
+	}
 }
 
 // rounded rounds each figure to 0.1 ms, as the article printed them.

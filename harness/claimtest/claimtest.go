@@ -62,6 +62,13 @@ func Run[T any](t *testing.T, body func(t *testing.T, target T), modes ...Mode[T
 		body(t, modes[0].Start(t))
 		return
 	}
+	RunEach(t, body, modes...)
+}
+
+// RunEach is Run with a subtest per mode even when there is one, for modes found at run time
+// (the Node.js runtimes a machine has), so that a result's name does not depend on how many.
+func RunEach[T any](t *testing.T, body func(t *testing.T, target T), modes ...Mode[T]) {
+	t.Helper()
 	for _, m := range modes {
 		t.Run(m.Name, func(t *testing.T) { body(t, m.Start(t)) })
 	}

@@ -78,3 +78,15 @@ func TestRunGivesEachModeItsTarget(t *testing.T) {
 	)
 	assert.Equal(t, []string{"TestRunGivesEachModeItsTarget/a=local", "TestRunGivesEachModeItsTarget/b=live"}, got)
 }
+
+func TestRunEachNamesEvenOneMode(t *testing.T) {
+	var got []string
+	RunEach(t, func(t *testing.T, tgt modeTarget) { got = append(got, t.Name()) },
+		Mode[modeTarget]{Name: "node24", Start: func(*testing.T) modeTarget { return "local" }})
+	assert.Equal(t, []string{"TestRunEachNamesEvenOneMode/node24"}, got)
+
+	got = nil
+	Run(t, func(t *testing.T, tgt modeTarget) { got = append(got, t.Name()) },
+		Mode[modeTarget]{Name: "node", Start: func(*testing.T) modeTarget { return "local" }})
+	assert.Equal(t, []string{"TestRunEachNamesEvenOneMode"}, got, "Run with one mode runs in the test itself")
+}

@@ -104,6 +104,17 @@ func Minority(name string, p stats.Proportion) Check {
 	return Check{Name: name, Got: p.String(), Want: fmt.Sprintf("fewer than %d/%d", (p.N+1)/2, p.N), Pass: p.N > 0 && 2*p.K < p.N}
 }
 
+// Some checks that at least one trial counted: "ignored = 1/4; want at least 1/4". It is for a
+// claim that something can happen ("not guaranteed"), which one case shows.
+func Some(name string, p stats.Proportion) Check {
+	return Check{Name: name, Got: p.String(), Want: fmt.Sprintf("at least 1/%d", p.N), Pass: p.K >= 1}
+}
+
+// Exactly checks a count that has one right value: "pool threads = 1024; want exactly 1024".
+func Exactly(name string, got, want int, note string) Check {
+	return Check{Name: name, Got: fmt.Sprint(got), Want: fmt.Sprintf("exactly %d", want), Pass: got == want, Note: note}
+}
+
 // Within checks that got/ref lies in [lo, hi]; the note gives both figures and refWhat, which
 // says what ref is ("spin - 15 ms").
 func Within(name string, got, ref, lo, hi float64, refWhat string) Check {

@@ -110,3 +110,15 @@ func TestInBand(t *testing.T) {
 	}
 	assert.Equal(t, "period = 20.00 ms; want within [18.00 ms, 22.00 ms]", InBand("period", 20, 18, 22, "ms", "").String())
 }
+
+func TestSomeAndExactly(t *testing.T) {
+	assert.True(t, Some("ignored", stats.Proportion{K: 1, N: 4}).Pass)
+	assert.False(t, Some("ignored", stats.Proportion{K: 0, N: 4}).Pass)
+	assert.False(t, Some("ignored", stats.Proportion{}).Pass, "no trials is no case")
+	assert.Equal(t, "ignored = 1/4; want at least 1/4", Some("ignored", stats.Proportion{K: 1, N: 4}).String())
+
+	assert.True(t, Exactly("threads", 1024, 1024, "").Pass)
+	assert.False(t, Exactly("threads", 1023, 1024, "").Pass)
+	assert.False(t, Exactly("threads", 2000, 1024, "").Pass)
+	assert.Equal(t, "threads = 2000; want exactly 1024 (from /proc)", Exactly("threads", 2000, 1024, "from /proc").String())
+}
