@@ -30,6 +30,7 @@ const (
 	NeedCC
 )
 
+// String names the need in messages.
 func (n Need) String() string {
 	switch n {
 	case WantNode24:
@@ -91,6 +92,8 @@ func (p *Provisioner) Ensure(ctx context.Context, needs ...Need) error {
 				errs = append(errs, err)
 			}
 		case NeedNode:
+			// FindNode looks below the working directory's repository, which is Root but in
+			// this package's tests.
 			if _, err := runtimes.FindNode(); err != nil {
 				errs = append(errs, fmt.Errorf("%w: install Node.js and npm (apt-get install nodejs npm)", err))
 			}
