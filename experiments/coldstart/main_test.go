@@ -10,6 +10,7 @@ import (
 
 	"github.com/serverless-claims/claims/harness/cgroup"
 	"github.com/serverless-claims/claims/harness/lambdalocal"
+	"github.com/serverless-claims/claims/harness/provision"
 	"github.com/serverless-claims/claims/harness/settings"
 )
 
@@ -17,8 +18,11 @@ import (
 // that do not depend on a CPU share, CLAIMS_COLD_STARTS of those that do.
 var cfg settings.Settings
 
+// TestMain installs dynalite, the DynamoDB stand-in, and requires a Node.js to run it on, after
+// the settings' checks, which cost nothing.
 func TestMain(m *testing.M) {
-	os.Exit(settings.RunTests(m, "coldstart experiments", &cfg, quotaReachesKernelMinimum))
+	os.Exit(settings.RunTests(m, "coldstart experiments", &cfg, quotaReachesKernelMinimum,
+		provision.Check(provision.NeedDynalite, provision.NeedNode)))
 }
 
 // quotaReachesKernelMinimum refuses a CPU period at which the smallest memory size's quota would

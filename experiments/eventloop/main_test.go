@@ -7,6 +7,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/serverless-claims/claims/harness/provision"
 	"github.com/serverless-claims/claims/harness/settings"
 )
 
@@ -14,4 +15,8 @@ import (
 // probe starts.
 var cfg settings.Settings
 
-func TestMain(m *testing.M) { os.Exit(settings.RunTests(m, "eventloop experiments", &cfg)) }
+// TestMain installs Node 24 first where it can (the article ran nodejs24.x; any Node.js decides
+// these claims, so one that cannot be installed is a note) and requires some Node.js.
+func TestMain(m *testing.M) {
+	os.Exit(settings.RunTests(m, "eventloop experiments", &cfg, provision.Check(provision.WantNode24, provision.NeedNode)))
+}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/serverless-claims/claims/harness/provision"
 	"github.com/serverless-claims/claims/harness/settings"
 )
 
@@ -17,4 +18,9 @@ import (
 // lab program starts.
 var cfg settings.Settings
 
-func TestMain(m *testing.M) { os.Exit(settings.RunTests(m, "threadpool experiments", &cfg)) }
+// TestMain installs Node 24 first, so that results show it beside the machine's node, and
+// requires the C compiler that builds the slow-resolver stand-in.
+func TestMain(m *testing.M) {
+	os.Exit(settings.RunTests(m, "threadpool experiments", &cfg,
+		provision.Check(provision.NeedNode24, provision.NeedNode, provision.NeedCC)))
+}

@@ -1,0 +1,25 @@
+// Command setup installs what the experiments need and the machine lacks (Node 24, dynalite) and
+// checks the C compiler: `make setup` runs it, and the experiment packages run the same code
+// (harness/provision) before their tests, so it is never a required first step.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/serverless-claims/claims/harness/provision"
+)
+
+func main() {
+	// Ctrl-C stops npm; an unfinished install is never put in place (harness/provision).
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := provision.All(ctx, os.Stdout); err != nil {
+		fmt.Fprintf(os.Stderr, "setup: %v\n", err)
+		stop()
+		os.Exit(1)
+	}
+}
