@@ -1,48 +1,56 @@
-// Package catalog is the registry of the claims this repository tests: one entry per claim, with
-// its statement, where it was published and the figures published with it. Tests name claims by
-// their IDs; results quote the catalog's figures.
+// Package catalog is the registry of the claims this repository turns into experiments: every
+// claim ID (W1-W12, T1-T8, P1-P11) with the claim in one sentence, where it was published, the
+// publisher's own figures, and whether it is settled on this machine, needs AWS Lambda, or both.
+//
+// It is the one place a claim is written down. Tests name claims by ID and quote the published
+// figures from here, and the package's own tests keep the repository in step with it: every
+// claim has a test under experiments/ unless it says why not (Pending), no test names a claim
+// the catalog lacks, and the README's claim tables state each claim as the catalog does.
 package catalog
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Kind says where a claim can be settled.
 type Kind string
 
-// The kinds of claims.
+// The kinds of claim.
 const (
 	Local Kind = "local" // settled on this machine
 	Live  Kind = "live"  // needs AWS Lambda
 	Both  Kind = "both"  // a local experiment now, and live with -tags lambda
 )
 
-// Source is where a claim was published.
+// Source is the publication a claim comes from.
 type Source struct {
-	Title  string `json:"title"`
+	Title  string `json:"title"` // the article's title (as published; add an English gloss in parentheses when it is not English)
 	Author string `json:"author"`
 	Date   string `json:"date"`          // YYYY-MM-DD
 	URL    string `json:"url,omitempty"` // its public address, where it has one
 }
 
-// Claim is one registered claim.
+// Claim is one published claim, or a question its article left open, under its ID.
 type Claim struct {
-	ID        string `json:"id"`
-	Statement string `json:"statement"`
+	ID        string `json:"id"`        // W1..W12, T1..T8, P1..P11
+	Statement string `json:"statement"` // the claim in one sentence
 	Kind      Kind   `json:"kind"`
-	Beyond    bool   `json:"beyond,omitempty"`
+	Beyond    bool   `json:"beyond,omitempty"` // the article did not measure it: a question it left open, or a control
 	Source    Source `json:"source"`
-	Published string `json:"published"`
-	Pending   string `json:"pending,omitempty"`
+	Published string `json:"published"`         // the article's own figures, quoted; "" where it published none
+	Pending   string `json:"pending,omitempty"` // why no test decides it yet; "" once one does
 }
 
-// All returns every claim in ID order.
-func All() []Claim { return append([]Claim(nil), entries...) }
+// All returns every claim, in order W1..W12, T1..T8, P1..P11. The slice is the caller's own:
+// changing it does not change the catalog.
+func All() []Claim { return slices.Clone(entries) }
 
-// Lookup returns the claim with id.
+// Lookup returns the claim with the given ID, or an error naming the ID when there is none.
 func Lookup(id string) (Claim, error) {
-	for _, c := range entries {
-		if c.ID == id {
-			return c, nil
-		}
+	i := slices.IndexFunc(entries, func(c Claim) bool { return c.ID == id })
+	if i < 0 {
+		return Claim{}, fmt.Errorf("catalog: no claim %q (IDs are W1-W12, T1-T8, P1-P11)", id)
 	}
-	return Claim{}, fmt.Errorf("claim %q is not in the catalog", id)
+	return entries[i], nil
 }
