@@ -89,7 +89,7 @@ func measureOwnConnection(t *testing.T, p lambdaPlatform, b build, trials int) c
 		if counts {
 			before = counter.DynamoDBHandshakes()
 		}
-		runs[i].coldStart = runColdStart(t, fn, c.String(), 1)
+		runs[i].coldStart = runColdStart(t, fn, c.String(), 0)
 		if counts {
 			n := counter.DynamoDBHandshakes() - before
 			runs[i].ServerHandshakes = &n
