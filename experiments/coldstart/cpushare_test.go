@@ -2,12 +2,12 @@ package coldstart
 
 // The claims about a memory size's CPU share: T1, T2, T3 and T5.
 //
-// The model of Lambda's CPU (the local platform, standins_test.go): the emulator and the function run in one cgroup
-// whose CFS quota is the memory size's share of one CPU per period (CLAIMS_CPU_PERIOD_MS, 20 ms by
-// default, the period measured on Lambda; TestThrottleSlices, T8, checks the model against it),
-// and Init runs with one whole CPU until the runtime first asks for an event (Lambda's burst CPU
-// for Init). The function trusts DynamoDB through the system's roots, which Go loads inside the
-// first handshake, as on Lambda.
+// The model of Lambda's CPU (the local platform, standins_test.go): the emulator and the function
+// run in one cgroup whose CFS quota is the memory size's share of one CPU per period
+// (CLAIMS_CPU_PERIOD_MS, 20 ms by default, the period measured on Lambda; TestThrottleSlices, T8,
+// checks the model against it), and Init runs with one whole CPU until the runtime first asks for
+// an event (Lambda's burst CPU for Init). The function trusts DynamoDB through the system's roots,
+// which Go loads inside the first handshake, as on Lambda.
 //
 // Under a quota a process runs until the period's quota is spent, then waits for the next
 // period, so a phase's time holds a whole number of throttles: at 128 MB about 20 ms each. A

@@ -89,7 +89,6 @@ func startLocal(t *testing.T, o localOptions) *local {
 	if p.period == 0 {
 		p.period = cfg.CPUPeriod
 	}
-	t.Cleanup(p.end)
 	return p
 }
 
