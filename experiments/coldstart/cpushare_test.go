@@ -2,12 +2,12 @@ package coldstart
 
 // The claims about a memory size's CPU share: T1, T2, T3 and T5.
 //
-// The model of Lambda's CPU (share, lambdalocal): the emulator and the function run in one cgroup
-// whose CFS quota is the memory size's share of one CPU per period (CLAIMS_CPU_PERIOD_MS, 20 ms by
-// default, the period measured on Lambda; TestThrottleSlices, T8, checks the model against it),
-// and Init runs with one whole CPU until the runtime first asks for an event (Lambda's burst CPU
-// for Init). The function trusts DynamoDB through the system's roots, which Go loads inside the
-// first handshake, as on Lambda.
+// The model of Lambda's CPU (the local platform, standins_test.go): the emulator and the function
+// run in one cgroup whose CFS quota is the memory size's share of one CPU per period
+// (CLAIMS_CPU_PERIOD_MS, 20 ms by default, the period measured on Lambda; TestThrottleSlices, T8,
+// checks the model against it), and Init runs with one whole CPU until the runtime first asks for
+// an event (Lambda's burst CPU for Init). The function trusts DynamoDB through the system's roots,
+// which Go loads inside the first handshake, as on Lambda.
 //
 // Under a quota a process runs until the period's quota is spent, then waits for the next
 // period, so a phase's time holds a whole number of throttles: at 128 MB about 20 ms each. A
@@ -24,32 +24,176 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/serverless-claims/claims/harness/claimtest"
 	"github.com/serverless-claims/claims/harness/results"
 	"github.com/serverless-claims/claims/harness/stats"
-	"github.com/serverless-claims/claims/harness/tlsca"
 	"github.com/serverless-claims/claims/harness/verdict"
 )
 
-// arm is one kind of cold start in an experiment: a variant at a CPU share.
+// The results folder of every cold-start claim, and the family of these four.
+const (
+	group        = "coldstart"
+	familyPhases = "coldstart.phases"
+)
+
+// arm is one kind of cold start in an experiment: a function, named as the result names it.
 type arm struct {
-	Variant string
-	Share   share
+	Name   string
+	Config functionConfig
 }
 
-// alternate runs n cold starts of each arm, taking the arms in turn (a, b, a, b, ...) so that
-// whatever else the machine does falls on all of them alike, and returns them by arm.
-func alternate(t *testing.T, s *stage, n int, arms ...arm) [][]coldStart {
+// phasesRun is the cold starts of a coldstart.phases experiment, taken in turn arm by arm (a,
+// b, a, b, ...) so that whatever else the machine does falls on all of them alike.
+type phasesRun struct {
+	p       lambdaPlatform
+	build   functionCode
+	started time.Time
+	params  phasesParameters
+	arms    []arm
+	// all are each arm's cold starts; kept those that answered (evidential).
+	all, kept [][]coldStart
+	answered  []stats.Proportion
+}
+
+// runPhases creates each arm's function on p and runs n cold starts of each, in turn, each with
+// warm invocations in all (the second and later ones).
+func runPhases(t *testing.T, p lambdaPlatform, n, warmInvocations int, arms ...arm) *phasesRun {
 	t.Helper()
-	runs := make([][]coldStart, len(arms))
+	r := &phasesRun{p: p, build: arms[0].Config.Build, started: time.Now(), arms: arms,
+		params: phasesParameters{ColdStarts: n, WarmInvocations: warmInvocations, InvocationGapMs: float64(cfg.CPUPeriod) / float64(time.Millisecond)}}
+	fns := make([]function, len(arms))
+	for i, a := range arms {
+		fns[i] = p.Create(t, a.Config)
+		r.params.Arms = append(r.params.Arms, armParameters{Arm: a.Name, Variant: a.Config.Env["CLAIMS_VARIANT"], MemoryMB: a.Config.MemoryMB, Unthrottled: a.Config.Unthrottled})
+	}
+	r.all = make([][]coldStart, len(arms))
 	for range n {
 		for i, a := range arms {
-			runs[i] = append(runs[i], s.startCold(t, a.Variant, a.Share))
+			r.all[i] = append(r.all[i], runColdStart(t, fns[i], a.Name, warmInvocations-1))
 		}
 	}
-	return runs
+	for _, runs := range r.all {
+		kept, answered := evidential(runs)
+		r.kept, r.answered = append(r.kept, kept), append(r.answered, answered)
+	}
+	return r
+}
+
+// measurement is the run as a claim's measurement, with the claim's own figures in s.
+func (r *phasesRun) measurement(s phasesSummary, headline string, evidence stats.Proportion, checks ...verdict.Check) claimtest.Measurement {
+	s.Statistic = statistic
+	configs := make([]functionConfig, len(r.arms))
+	for i, a := range r.arms {
+		configs[i] = a.Config
+		s.Arms = append(s.Arms, summarizeArm(a, r.kept[i], r.answered[i]))
+	}
+	// The cold starts in the order they ran.
+	var trials []coldStart
+	for j := range r.all[0] {
+		for i := range r.all {
+			trials = append(trials, r.all[i][j])
+		}
+	}
+	return claimtest.Measurement{
+		Target:      onPlatform{Platform: r.p, Functions: configs},
+		Broken:      brokenIn(r.p, r.build),
+		StartedAt:   r.started,
+		Headline:    headline,
+		Parameters:  r.params,
+		Summary:     s,
+		Trials:      trials,
+		Environment: results.Fingerprint(),
+		Evidence:    evidence,
+		Checks:      checks,
+	}
+}
+
+// phasesParameters are a coldstart.phases experiment's parameters.
+type phasesParameters struct {
+	// ColdStarts is the number of cold starts of each arm.
+	ColdStarts int `json:"coldStarts"`
+	// WarmInvocations is the number of warm invocations of each cold start, the second and later.
+	WarmInvocations int `json:"warmInvocations"`
+	// InvocationGapMs is the pause between one invocation's answer and the next invoke.
+	InvocationGapMs float64         `json:"invocationGapMs"`
+	Arms            []armParameters `json:"arms"`
+}
+
+// armParameters is one arm: its name, the function's variant and memory size, and whether it is
+// an unthrottled control.
+type armParameters struct {
+	Arm         string `json:"arm"`
+	Variant     string `json:"variant"`
+	MemoryMB    int    `json:"memoryMB"`
+	Unthrottled bool   `json:"unthrottled"`
+}
+
+// phasesSummary is a coldstart.phases experiment's summary: each arm's figures, and the
+// estimates of the one claim it decides.
+type phasesSummary struct {
+	// Statistic says how the claim is decided.
+	Statistic       string                  `json:"statistic"`
+	Arms            []armSummary            `json:"arms"`
+	Setup           *setupFigures           `json:"setup,omitempty"`
+	FirstInvocation *firstInvocationFigures `json:"firstInvocation,omitempty"`
+	Warmup          *warmupFigures          `json:"warmup,omitempty"`
+	Scaling         *scalingFigures         `json:"scaling,omitempty"`
+}
+
+// armSummary is one arm's figures over its cold starts that answered, in ms.
+type armSummary struct {
+	Arm      string           `json:"arm"`
+	MemoryMB int              `json:"memoryMB"`
+	Answered stats.Proportion `json:"answered"`
+	InitMs   stats.Summary    `json:"initMs"`
+	// The first call's phases.
+	DNSMs     stats.Summary `json:"dnsMs"`
+	ConnectMs stats.Summary `json:"connectMs"`
+	TLSMs     stats.Summary `json:"tlsMs"`
+	// The handler's own measure of its Duration: of the first invocation, of the second, and
+	// each environment's mean over its warm invocations.
+	FirstDurationMs  stats.Summary `json:"firstDurationMs"`
+	SecondDurationMs stats.Summary `json:"secondDurationMs"`
+	WarmDurationMs   stats.Summary `json:"warmDurationMs"`
+	// BilledMs is Init + the first Duration, what Lambda bills for a cold start.
+	BilledMs stats.Summary `json:"billedMs"`
+	// ReportFirstDurationMs is the first REPORT's Duration, beside the handler's.
+	ReportFirstDurationMs stats.Summary `json:"reportFirstDurationMs"`
+	// ThrottledMs is the time the platform counted the environment throttled (0 where it
+	// counts none).
+	ThrottledMs stats.Summary `json:"throttledMs"`
+	// WarmupMs is the warm variant's warm-up call in Init.
+	WarmupMs *stats.Summary `json:"warmupMs,omitempty"`
+	CPU      cpuCost        `json:"cpu"`
+	// HandshakeMBSeconds is the mean handshake times the memory size: what a bill by
+	// GB-seconds follows, in MB·s.
+	HandshakeMBSeconds float64 `json:"handshakeMBSeconds"`
+}
+
+// summarizeArm is a's figures over kept, of which answered counts the cold starts that answered.
+func summarizeArm(a arm, kept []coldStart, answered stats.Proportion) armSummary {
+	s := armSummary{
+		Arm: a.Name, MemoryMB: a.Config.MemoryMB, Answered: answered,
+		InitMs: stats.Summarize(figure(kept, initMs)), DNSMs: stats.Summarize(figure(kept, dnsMs)),
+		ConnectMs: stats.Summarize(figure(kept, connectMs)), TLSMs: stats.Summarize(figure(kept, tlsMs)),
+		FirstDurationMs: stats.Summarize(figure(kept, firstMs)), SecondDurationMs: stats.Summarize(figure(kept, warmMs)),
+		WarmDurationMs: stats.Summarize(figure(kept, meanWarmMs)), BilledMs: stats.Summarize(figure(kept, billedMs)),
+		ReportFirstDurationMs: stats.Summarize(figure(kept, func(c coldStart) float64 { return c.First.reportDurationMs() })),
+		ThrottledMs:           stats.Summarize(figure(kept, throttledMs)),
+		CPU:                   costOf(kept),
+	}
+	if a.Config.Env["CLAIMS_VARIANT"] == warm {
+		w := stats.Summarize(figure(kept, warmupMs))
+		s.WarmupMs = &w
+	}
+	if s.TLSMs.N > 0 {
+		s.HandshakeMBSeconds = s.TLSMs.MeanMs / 1000 * float64(a.Config.MemoryMB)
+	}
+	return s
 }
 
 // answered says every invocation of c answered with the item: the cold start did what the
@@ -87,8 +231,12 @@ func figure(runs []coldStart, of func(coldStart) float64) []float64 {
 // (handlerMs): the emulator runs Init inside the first invoke, so its first REPORT Duration
 // holds Init too, which Lambda's does not; each result keeps the REPORT beside it.
 var (
+	dnsMs      = func(c coldStart) float64 { return c.First.Answer.DNSMs }
+	connectMs  = func(c coldStart) float64 { return c.First.Answer.ConnectMs }
 	tlsMs      = func(c coldStart) float64 { return c.First.Answer.TLSMs }
 	tlsCPUMs   = func(c coldStart) float64 { return c.First.Answer.TLSCPUMs }
+	setupMs    = func(c coldStart) float64 { return c.First.Answer.setupMs() }
+	setupCPUMs = func(c coldStart) float64 { return c.First.Answer.setupCPUMs() }
 	initMs     = func(c coldStart) float64 { return c.First.Answer.InitMs }
 	firstMs    = func(c coldStart) float64 { return c.First.Answer.HandlerMs }
 	firstCPUMs = func(c coldStart) float64 { return c.First.Answer.HandlerCPUMs }
@@ -108,6 +256,12 @@ var (
 			return 0
 		}
 		return c.Throttling.WaitedMs
+	}
+	warmupMs = func(c coldStart) float64 {
+		if c.First.Answer.Warmup == nil {
+			return 0
+		}
+		return c.First.Answer.Warmup.TotalMs
 	}
 )
 
@@ -141,12 +295,18 @@ func meansRatio(t *testing.T, a []coldStart, of func(coldStart) float64, b []col
 	return e
 }
 
+// firstCallClaim is T1, on the SDK's own connection (T6).
+var firstCallClaim = claimtest.Claim{IDs: []string{"T1", "T6"}, Group: group, Family: familyPhases}
+
 // TestFirstCallDominatedByTLS is T1, on the SDK's own connection (T6): at 128 MB's CPU share, the
 // first call's network set-up is almost all TLS handshake, because the handshake is where the CPU
 // goes; with the machine's CPU, in the same run, the same handshake is several times shorter.
 func TestFirstCallDominatedByTLS(t *testing.T) {
-	needQuota(t)
-	holds(t, measureSetup(t, setUp(t, tlsca.DefaultKeyKind), articleShare, t1ColdStarts*cfg.ColdStarts))
+	claimtest.Run(t, testFirstCallDominatedByTLS, localLambda)
+}
+
+func testFirstCallDominatedByTLS(t *testing.T, p lambdaPlatform) {
+	firstCallClaim.Check(t, measureSetup(t, p, t1ColdStarts*cfg.ColdStarts))
 }
 
 // t1ColdStarts is how many times CLAIMS_COLD_STARTS T1 runs in each arm. The handshake's share
@@ -162,89 +322,78 @@ const (
 	minQuotaSlowdown  = 5
 )
 
-// measureSetup runs n cold starts of the cold variant at sh, in turn with n at the same memory
-// size without a quota (the control), and decides T1 from the first call's phases.
-func measureSetup(t *testing.T, s *stage, sh share, n int) *results.Result {
-	t.Helper()
-	res := claim{
-		ids:       []string{"T1", "T6"},
-		text:      "a cold start's first DynamoDB call's network set-up is almost all TLS handshake, because at 128 MB the handshake has about 7% of a CPU: on the SDK's own connection the handshake is at least 90% of what DNS + TCP + TLS cost in CPU, and takes at least 5 times as long as with the machine's CPU",
-		published: "DNS 7.3 ms, TCP 0.7 ms, TLS 745 ms (662 to 820): 99% of 753 ms",
-	}.start(t, s, s.functionEnv("cold"), []share{sh, noQuota}, map[string]any{"coldStarts": n, "variant": "cold", "cpuPeriodMs": s.period.Milliseconds()})
+// setupFigures are T1's estimates. The check is on the CPU: in some cold starts a throttle falls
+// in the TCP connect, which takes a period of wall time though the connect costs next to no CPU,
+// so the wall-time share is a figure, as is its median per cold start.
+type setupFigures struct {
+	NewConnection          stats.Proportion `json:"newConnection"`
+	HandshakeCPUShare      stats.Estimate   `json:"handshakeCpuShare"`
+	HandshakeShare         stats.Estimate   `json:"handshakeShare"`
+	HandshakeSharePerStart stats.Interval   `json:"handshakeSharePerStart"`
+	ShareAtLeastBound      stats.Proportion `json:"coldStartsShareAtLeast90"`
+	Slowdown               stats.Estimate   `json:"slowdown"`
+}
 
-	byArm := alternate(t, s, n, arm{"cold", sh}, arm{"cold", noQuota})
-	res.Trials = map[string][]coldStart{"quota": byArm[0], "noQuota": byArm[1]}
-	quota, evidence := evidential(byArm[0])
-	control, _ := evidential(byArm[1])
+// measureSetup runs n cold starts of the cold variant at 128 MB, in turn with n of the same
+// function unthrottled (the control), and decides T1 from the first call's phases.
+func measureSetup(t *testing.T, p lambdaPlatform, n int) claimtest.Measurement {
+	t.Helper()
+	quotaArm := getitemConfig(getitem, cold, memoryMB, false)
+	controlArm := getitemConfig(getitem, cold, memoryMB, true)
+	r := runPhases(t, p, n, 1, arm{quotaArm.String(), quotaArm}, arm{controlArm.String(), controlArm})
+	quota, control := r.kept[0], r.kept[1]
+	evidence := r.answered[0]
 
 	// Every first call must have made its own connection; that is what T6 checks in depth.
-	var newConn, aboveBound stats.Proportion
+	var f setupFigures
 	shares := make([]float64, len(quota))
 	for i, c := range quota {
-		newConn.N++
-		aboveBound.N++
+		f.NewConnection.N++
+		f.ShareAtLeastBound.N++
 		if !c.First.Answer.Reused && c.First.Answer.TLSMs > 0 {
-			newConn.K++
+			f.NewConnection.K++
 		}
 		shares[i] = c.First.Answer.TLSMs / c.First.Answer.setupMs()
 		if shares[i] >= minHandshakeShare {
-			aboveBound.K++
+			f.ShareAtLeastBound.K++
 		}
 	}
-	dns := func(c coldStart) float64 { return c.First.Answer.DNSMs }
-	tcp := func(c coldStart) float64 { return c.First.Answer.ConnectMs }
-	setupMs := func(c coldStart) float64 { return c.First.Answer.setupMs() }
-	setupCPUMs := func(c coldStart) float64 { return c.First.Answer.setupCPUMs() }
-	cpuShare := meansRatio(t, quota, tlsCPUMs, quota, setupCPUMs, true)
-	handshakeShare := meansRatio(t, quota, tlsMs, quota, setupMs, true)
-	slowdown := meansRatio(t, quota, tlsMs, control, tlsMs, false)
-	tls, controlTLS := stats.Summarize(figure(quota, tlsMs)), stats.Summarize(figure(control, tlsMs))
-	res.Summary = map[string]any{
-		"statistic": statistic,
-		"quota": map[string]any{
-			"dnsMs": stats.Summarize(figure(quota, dns)), "tcpMs": stats.Summarize(figure(quota, tcp)), "tlsMs": tls,
-			"throttledMs": stats.Summarize(figure(quota, throttledMs)), "cpu": costOf(quota),
-		},
-		"noQuota": map[string]any{
-			"dnsMs": stats.Summarize(figure(control, dns)), "tcpMs": stats.Summarize(figure(control, tcp)), "tlsMs": controlTLS,
-			"cpu": costOf(control),
-		},
-		// The check is on the CPU: in some cold starts a throttle falls in the TCP connect,
-		// which takes about 20 ms of wall time though the connect costs next to no CPU, so the
-		// wall-time share is near 0.8 in those and near 1 in the rest, and whether enough of
-		// them do to bring an interval under 0.9 is chance. These are figures.
-		"handshakeCpuShare":        cpuShare,
-		"handshakeShare":           handshakeShare,
-		"handshakeSharePerStart":   stats.MedianCI(shares, stats.Confidence),
-		"slowdown":                 slowdown,
-		"coldStartsShareAtLeast90": aboveBound,
-		results.HeadlineKey: fmt.Sprintf("at %s: DNS %.1f ms, TCP %.1f ms, TLS %.1f ms mean (%.1f ms of CPU), the handshake %.0f%% of the set-up's CPU and %.0f%% of its time (at least 90%% in %s cold starts); with no quota TLS %.1f ms mean, %s times shorter (article: DNS 7.3, TCP 0.7, TLS 745 ms, 99%%)",
-			sh, stats.Mean(figure(quota, dns)), stats.Mean(figure(quota, tcp)), tls.MeanMs, stats.Mean(figure(quota, tlsCPUMs)),
-			100*cpuShare.Value, 100*handshakeShare.Value, aboveBound, controlTLS.MeanMs, slowdown),
-	}
-	decide(t, res, evidence,
-		verdict.All("cold starts whose first call made its own connection, with a handshake", newConn),
-		verdict.EstimateAtLeast(fmt.Sprintf("the handshake's share of the CPU DNS + TCP + TLS cost at %s", sh), cpuShare, minHandshakeShare,
-			fmt.Sprintf("means %.2f ms / %.2f ms of CPU, over the same cold starts; of their time %s", stats.Mean(figure(quota, tlsCPUMs)), stats.Mean(figure(quota, setupCPUMs)), handshakeShare)),
-		verdict.EstimateAtLeast(fmt.Sprintf("handshake at %s / with no quota", sh), slowdown, minQuotaSlowdown,
-			fmt.Sprintf("means %.1f ms / %.1f ms, the same cold starts with the machine's CPU in turn in the same run", tls.MeanMs, controlTLS.MeanMs)),
+	f.HandshakeCPUShare = meansRatio(t, quota, tlsCPUMs, quota, setupCPUMs, true)
+	f.HandshakeShare = meansRatio(t, quota, tlsMs, quota, setupMs, true)
+	f.HandshakeSharePerStart = stats.MedianCI(shares, stats.Confidence)
+	f.Slowdown = meansRatio(t, quota, tlsMs, control, tlsMs, false)
+	mean := func(runs []coldStart, of func(coldStart) float64) float64 { return stats.Mean(figure(runs, of)) }
+	headline := fmt.Sprintf("at %s: DNS %.1f ms, TCP %.1f ms, TLS %.1f ms mean (%.1f ms of CPU), the handshake %.0f%% of the set-up's CPU and %.0f%% of its time (at least 90%% in %s cold starts); unthrottled TLS %.1f ms mean, %s times shorter (article: DNS 7.3, TCP 0.7, TLS 745 ms, 99%%)",
+		quotaArm, mean(quota, dnsMs), mean(quota, connectMs), mean(quota, tlsMs), mean(quota, tlsCPUMs),
+		100*f.HandshakeCPUShare.Value, 100*f.HandshakeShare.Value, f.ShareAtLeastBound, mean(control, tlsMs), f.Slowdown)
+	return r.measurement(phasesSummary{Setup: &f}, headline, evidence,
+		verdict.All("cold starts whose first call made its own connection, with a handshake", f.NewConnection),
+		verdict.EstimateAtLeast(fmt.Sprintf("the handshake's share of the CPU DNS + TCP + TLS cost at %s", quotaArm), f.HandshakeCPUShare, minHandshakeShare,
+			fmt.Sprintf("means %.2f ms / %.2f ms of CPU, over the same cold starts; of their time %s", mean(quota, tlsCPUMs), mean(quota, setupCPUMs), f.HandshakeShare)),
+		verdict.EstimateAtLeast(fmt.Sprintf("handshake at %s / at %s", quotaArm, controlArm), f.Slowdown, minQuotaSlowdown,
+			fmt.Sprintf("means %.1f ms / %.1f ms, the same cold starts unthrottled in turn in the same run", mean(quota, tlsMs), mean(control, tlsMs))),
 	)
-	return res
 }
+
+// firstInvocationClaim is T2.
+var firstInvocationClaim = claimtest.Claim{IDs: []string{"T2"}, Group: group, Family: familyPhases}
 
 // TestFirstInvocationIsSlow is T2: at 128 MB, Init is fast and the first invocation slow,
 // slower than Init and than a warm invocation of the same environment.
 func TestFirstInvocationIsSlow(t *testing.T) {
-	needQuota(t)
-	holds(t, measureFirstInvocation(t, setUp(t, tlsca.DefaultKeyKind), articleShare, cfg.ColdStarts))
+	claimtest.Run(t, testFirstInvocationIsSlow, localLambda)
+}
+
+func testFirstInvocationIsSlow(t *testing.T, p lambdaPlatform) {
+	firstInvocationClaim.Check(t, measureFirstInvocation(t, p, cfg.ColdStarts))
 }
 
 // T2's bounds. The claim is qualitative ("fast", "slow"); the article's figures are 868 ms
 // against an Init of 104 ms, 8.3 times. Twice Init is the least gap that reads as slow against
 // fast. Init is the function's measure from its process's start, whose clock ticks of 10 ms can
 // lengthen it by up to 10 ms; each answer also carries initGoMs, from the Go program's own start
-// (without the runtime's start), and the emulator's first REPORT Duration less the handler's is a
-// third view. Five times a warm invocation is T1's factor for "slow".
+// (without the runtime's start), and the first REPORT's Duration less the handler's is a third
+// view. Five times a warm invocation is T1's factor for "slow".
 const (
 	minFirstOverInit = 2
 	minFirstOverWarm = 5
@@ -256,49 +405,45 @@ const (
 // figure is the mean of several, which the bootstrap then compares with its first.
 const warmInvocationsT2 = 4
 
-// measureFirstInvocation runs n cold starts of the cold variant at sh and decides T2 from Init,
-// the first invocation's Duration and the second's, compared within each environment.
-func measureFirstInvocation(t *testing.T, s *stage, sh share, n int) *results.Result {
-	t.Helper()
-	res := claim{
-		ids:       []string{"T2"},
-		text:      "at 128 MB, Init is fast and the first handler invocation slow: its Duration is at least twice Init and at least 5 times a warm invocation's",
-		published: "Init Duration 104 ms avg; first Duration 868 ms avg (912 in the earlier article)",
-	}.start(t, s, s.functionEnv("cold"), []share{sh}, map[string]any{"coldStarts": n, "variant": "cold", "cpuPeriodMs": s.period.Milliseconds(), "warmInvocations": warmInvocationsT2})
+// firstInvocationFigures are T2's estimates, each within the same environments.
+type firstInvocationFigures struct {
+	FirstOverInit stats.Estimate `json:"firstOverInit"`
+	FirstOverWarm stats.Estimate `json:"firstOverWarm"`
+}
 
-	s.laterInvocations = warmInvocationsT2 - 1
-	runs := alternate(t, s, n, arm{"cold", sh})[0]
-	res.Trials = runs
-	kept, evidence := evidential(runs)
+// measureFirstInvocation runs n cold starts of the cold variant at 128 MB and decides T2 from
+// Init, the first invocation's Duration and the warm ones', compared within each environment.
+func measureFirstInvocation(t *testing.T, p lambdaPlatform, n int) claimtest.Measurement {
+	t.Helper()
+	c := getitemConfig(getitem, cold, memoryMB, false)
+	r := runPhases(t, p, n, warmInvocationsT2, arm{c.String(), c})
+	kept := r.kept[0]
 	init, first, warm := stats.Summarize(figure(kept, initMs)), stats.Summarize(figure(kept, firstMs)), stats.Summarize(figure(kept, meanWarmMs))
-	overInit, overWarm := meansRatio(t, kept, firstMs, kept, initMs, true), meansRatio(t, kept, firstMs, kept, meanWarmMs, true)
-	res.Summary = map[string]any{
-		"statistic":           statistic,
-		"initMs":              init,
-		"firstDurationMs":     first,
-		"warmDurationMs":      warm, // each environment's mean over its warm invocations
-		"secondDurationMs":    stats.Summarize(figure(kept, warmMs)),
-		"firstOverInit":       overInit,
-		"firstOverWarm":       overWarm,
-		"cpu":                 costOf(kept),
-		"emulatorFirstReport": stats.Summarize(figure(kept, func(c coldStart) float64 { return c.First.DurationMs })),
-		results.HeadlineKey: fmt.Sprintf("at %s, means: Init %.1f ms, first Duration %.1f ms (%.1f ms of CPU), warm Duration %.1f ms (medians %.1f, %.1f, %.1f; article, averages: Init 104 ms, first Duration 868 ms)",
-			sh, init.MeanMs, first.MeanMs, stats.Mean(figure(kept, firstCPUMs)), warm.MeanMs, init.P50Ms, first.P50Ms, warm.P50Ms),
+	f := firstInvocationFigures{
+		FirstOverInit: meansRatio(t, kept, firstMs, kept, initMs, true),
+		FirstOverWarm: meansRatio(t, kept, firstMs, kept, meanWarmMs, true),
 	}
-	decide(t, res, evidence,
-		verdict.EstimateAtLeast("first Duration / Init", overInit, minFirstOverInit,
+	headline := fmt.Sprintf("at %s, means: Init %.1f ms, first Duration %.1f ms (%.1f ms of CPU), warm Duration %.1f ms (medians %.1f, %.1f, %.1f; article, averages: Init 104 ms, first Duration 868 ms)",
+		c, init.MeanMs, first.MeanMs, stats.Mean(figure(kept, firstCPUMs)), warm.MeanMs, init.P50Ms, first.P50Ms, warm.P50Ms)
+	return r.measurement(phasesSummary{FirstInvocation: &f}, headline, r.answered[0],
+		verdict.EstimateAtLeast("first Duration / Init", f.FirstOverInit, minFirstOverInit,
 			fmt.Sprintf("means %.1f ms / %.1f ms, each environment's own Init, from the kernel's start time of its process", first.MeanMs, init.MeanMs)),
-		verdict.EstimateAtLeast("first Duration / warm Duration", overWarm, minFirstOverWarm,
+		verdict.EstimateAtLeast("first Duration / warm Duration", f.FirstOverWarm, minFirstOverWarm,
 			fmt.Sprintf("means %.1f ms / %.1f ms, each environment's %d warm invocations, one CFS period apart", first.MeanMs, warm.MeanMs, warmInvocationsT2)),
 	)
-	return res
 }
+
+// warmupClaim is T3.
+var warmupClaim = claimtest.Claim{IDs: []string{"T3"}, Group: group, Family: familyPhases}
 
 // TestWarmupRemovesHandshake is T3: a warm-up call in Init (ListTables, limit 1) leaves a live
 // connection for the handler, whose first call then has no handshake of its own.
 func TestWarmupRemovesHandshake(t *testing.T) {
-	needQuota(t)
-	holds(t, measureWarmup(t, setUp(t, tlsca.DefaultKeyKind), articleShare, cfg.ColdStarts))
+	claimtest.Run(t, testWarmupRemovesHandshake, localLambda)
+}
+
+func testWarmupRemovesHandshake(t *testing.T, p lambdaPlatform) {
+	warmupClaim.Check(t, measureWarmup(t, p, getitem, cfg.ColdStarts))
 }
 
 // T3's bound on what the warm-up saves the first invocation, as a part of the cold variant's
@@ -307,84 +452,77 @@ func TestWarmupRemovesHandshake(t *testing.T) {
 // warm-up on a connection the handler cannot use saves.
 const minSavedOfHandshake = 0.5
 
-// measureWarmup runs n cold starts of the cold variant and n of the warm one at sh, in turn, and
-// decides T3.
-func measureWarmup(t *testing.T, s *stage, sh share, n int) *results.Result {
-	t.Helper()
-	res := claim{
-		ids:       []string{"T3"},
-		text:      "warming the SDK's connection in Init (one ListTables, limit 1) removes the handshake from the first invocation: its call reuses the connection, its Duration falls by at least half the cold variant's handshake, and Init + first Duration (what Lambda bills) falls",
-		published: "first Duration 912 to 21 ms; Init 112 to 166 ms (+54); billed Init+Duration 1,025 to 188 ms (-82%); the warm-up call itself 75 ms",
-	}.start(t, s, s.functionEnv("warm"), []share{sh}, map[string]any{"coldStarts": n, "cpuPeriodMs": s.period.Milliseconds()})
+// warmupFigures are T3's figures and estimates.
+type warmupFigures struct {
+	// WarmupsPooled counts the warm-ups whose connection the SDK pooled, of all.
+	WarmupsPooled stats.Proportion `json:"warmupsPooled"`
+	// Reused counts the first calls that reused it, of those pooled.
+	Reused                    stats.Proportion `json:"reused"`
+	SavedOfHandshake          stats.Estimate   `json:"savedOfHandshake"`
+	BilledWarmOverCold        stats.Estimate   `json:"billedWarmOverCold"`
+	FirstDurationWarmOverCold stats.Estimate   `json:"firstDurationWarmOverCold"`
+}
 
-	byArm := alternate(t, s, n, arm{"cold", sh}, arm{"warm", sh})
-	res.Trials = map[string][]coldStart{"cold": byArm[0], "warm": byArm[1]}
-	cold, coldEvidence := evidential(byArm[0])
-	warm, warmEvidence := evidential(byArm[1])
+// measureWarmup runs n cold starts of the cold variant and n of the warm one, both built from b,
+// at 128 MB, in turn, and decides T3.
+func measureWarmup(t *testing.T, p lambdaPlatform, b functionCode, n int) claimtest.Measurement {
+	t.Helper()
+	r := runPhases(t, p, n, 1, arm{cold, getitemConfig(b, cold, memoryMB, false)}, arm{warm, getitemConfig(b, warm, memoryMB, false)})
+	colds, warms := r.kept[0], r.kept[1]
 
 	// The SDK now and then closes a connection it could have pooled (the function reports
 	// pooled = false, and why); a warm-up whose connection was not pooled left the handler
 	// nothing to reuse, so only the others are evidence of reuse.
-	var pooled, reused stats.Proportion
-	for _, c := range warm {
-		pooled.N++
+	var f warmupFigures
+	for _, c := range warms {
+		f.WarmupsPooled.N++
 		w := c.First.Answer.Warmup
 		if w == nil || w.Error != "" || !w.Pooled {
 			continue
 		}
-		pooled.K++
-		reused.N++
+		f.WarmupsPooled.K++
+		f.Reused.N++
 		if c.First.Answer.Reused && c.First.Answer.TLSMs == 0 {
-			reused.K++
+			f.Reused.K++
 		}
 	}
-	warmupMs := figure(warm, func(c coldStart) float64 {
-		if c.First.Answer.Warmup == nil {
-			return 0
-		}
-		return c.First.Answer.Warmup.TotalMs
-	})
-	saved, err := stats.MeansCI([]stats.Paired{{figure(cold, firstMs), figure(cold, tlsMs)}, {figure(warm, firstMs)}},
+	var err error
+	f.SavedOfHandshake, err = stats.MeansCI([]stats.Paired{{figure(colds, firstMs), figure(colds, tlsMs)}, {figure(warms, firstMs)}},
 		func(m [][]float64) float64 { return (m[0][0] - m[1][0]) / m[0][1] }, stats.Confidence)
 	require.NoError(t, err)
-	billed := meansRatio(t, warm, billedMs, cold, billedMs, false)
+	f.BilledWarmOverCold = meansRatio(t, warms, billedMs, colds, billedMs, false)
+	f.FirstDurationWarmOverCold = meansRatio(t, warms, firstMs, colds, firstMs, false)
 	mean := func(runs []coldStart, of func(coldStart) float64) float64 { return stats.Mean(figure(runs, of)) }
-	res.Summary = map[string]any{
-		"statistic": statistic,
-		"cold":      map[string]any{"initMs": stats.Summarize(figure(cold, initMs)), "firstDurationMs": stats.Summarize(figure(cold, firstMs)), "billedMs": stats.Summarize(figure(cold, billedMs)), "tlsMs": stats.Summarize(figure(cold, tlsMs)), "cpu": costOf(cold)},
-		"warm": map[string]any{"initMs": stats.Summarize(figure(warm, initMs)), "firstDurationMs": stats.Summarize(figure(warm, firstMs)), "billedMs": stats.Summarize(figure(warm, billedMs)),
-			"warmupMs": stats.Summarize(warmupMs), "cpu": costOf(warm)},
-		"warmupsPooled":              pooled,
-		"savedOfHandshake":           saved,
-		"billedWarmOverCold":         billed,
-		"firstDurationWarmOverCold":  meansRatio(t, warm, firstMs, cold, firstMs, false),
-		"firstInvocationCPUWarmCold": []float64{mean(warm, firstCPUMs), mean(cold, firstCPUMs)},
-		results.HeadlineKey: fmt.Sprintf("means, cold to warm: first Duration %.1f to %.1f ms (article 912 to 21), saving %s of the cold handshake (%.1f ms); Init %.1f to %.1f ms against a warm-up of %.1f ms (article 112 to 166, warm-up 75); Init + first Duration %.1f to %.1f ms (article 1,025 to 188); the first call reused the warm-up's connection in %s where it was pooled (%s)",
-			mean(cold, firstMs), mean(warm, firstMs), saved, mean(cold, tlsMs), mean(cold, initMs), mean(warm, initMs), stats.Mean(warmupMs), mean(cold, billedMs), mean(warm, billedMs), reused, pooled),
-	}
+	headline := fmt.Sprintf("means, cold to warm: first Duration %.1f to %.1f ms (article 912 to 21), saving %s of the cold handshake (%.1f ms); Init %.1f to %.1f ms against a warm-up of %.1f ms (article 112 to 166, warm-up 75); Init + first Duration %.1f to %.1f ms (article 1,025 to 188); the first call reused the warm-up's connection in %s where it was pooled (%s)",
+		mean(colds, firstMs), mean(warms, firstMs), f.SavedOfHandshake, mean(colds, tlsMs), mean(colds, initMs), mean(warms, initMs), mean(warms, warmupMs), mean(colds, billedMs), mean(warms, billedMs), f.Reused, f.WarmupsPooled)
 	// Evidence: both arms' cold starts answered, and most warm-ups left a connection to reuse;
 	// the fewest of the three counts.
-	evidence := coldEvidence
-	for _, e := range []stats.Proportion{warmEvidence, pooled} {
+	evidence := r.answered[0]
+	for _, e := range []stats.Proportion{r.answered[1], f.WarmupsPooled} {
 		if e.K*evidence.N < evidence.K*e.N {
 			evidence = e
 		}
 	}
-	decide(t, res, evidence,
-		verdict.All("warm cold starts whose first call reused the warm-up's pooled connection (no handshake in its trace)", reused),
-		verdict.EstimateAtLeast("first Duration saved (cold - warm) / the cold variant's handshake", saved, minSavedOfHandshake,
-			fmt.Sprintf("means (%.1f - %.1f) ms / %.1f ms, the cold variant in turn in the same run", mean(cold, firstMs), mean(warm, firstMs), mean(cold, tlsMs))),
-		verdict.EstimateAtMost("Init + first Duration, warm / cold", billed, 1,
-			fmt.Sprintf("means %.1f ms / %.1f ms, what Lambda bills for a cold start; lower means below 1", mean(warm, billedMs), mean(cold, billedMs))),
+	return r.measurement(phasesSummary{Warmup: &f}, headline, evidence,
+		verdict.All("warm cold starts whose first call reused the warm-up's pooled connection (no handshake in its trace)", f.Reused),
+		verdict.EstimateAtLeast("first Duration saved (cold - warm) / the cold variant's handshake", f.SavedOfHandshake, minSavedOfHandshake,
+			fmt.Sprintf("means (%.1f - %.1f) ms / %.1f ms, the cold variant in turn in the same run", mean(colds, firstMs), mean(warms, firstMs), mean(colds, tlsMs))),
+		verdict.EstimateAtMost("Init + first Duration, warm / cold", f.BilledWarmOverCold, 1,
+			fmt.Sprintf("means %.1f ms / %.1f ms, what Lambda bills for a cold start; lower means below 1", mean(warms, billedMs), mean(colds, billedMs))),
 	)
-	return res
 }
+
+// scalingClaim is T5.
+var scalingClaim = claimtest.Claim{IDs: []string{"T5"}, Group: group, Family: familyPhases}
 
 // TestHandshakeScalesWithCPU is T5, the question the article left open: does more memory, and so
 // more CPU, make the handshake faster? The cold variant at each memory size's share.
 func TestHandshakeScalesWithCPU(t *testing.T) {
-	needQuota(t)
-	holds(t, measureScaling(t, setUp(t, tlsca.DefaultKeyKind), true, cfg.ColdStarts))
+	claimtest.Run(t, testHandshakeScalesWithCPU, localLambda)
+}
+
+func testHandshakeScalesWithCPU(t *testing.T, p lambdaPlatform) {
+	scalingClaim.Check(t, measureScaling(t, p, cfg.ColdStarts))
 }
 
 // scalingSizes are T5's memory sizes, from the article's 128 MB to one whole CPU (1,769 MB).
@@ -395,67 +533,39 @@ var scalingSizes = []int{128, 256, 512, 1024, 1769}
 // quota not at all.
 const minScaling = 4
 
-// sizeRow is one memory size's line of T5's table.
-type sizeRow struct {
-	Share share         `json:"share"`
-	TLSMs stats.Summary `json:"tlsMs"`
-	CPU   cpuCost       `json:"cpu"`
-	// FirstMs is the first invocation's Duration.
-	FirstMs stats.Summary `json:"firstDurationMs"`
-	// MBSeconds is the mean handshake times the memory size: what a bill by GB-seconds
-	// follows, in MB·s.
-	MBSeconds float64 `json:"handshakeMBSeconds"`
+// scalingFigures are T5's estimate, and the table its log prints.
+type scalingFigures struct {
+	Scaling stats.Estimate `json:"scaling"`
+	Table   string         `json:"table"`
 }
 
 // measureScaling runs n cold starts of the cold variant at each size of scalingSizes, in turn,
-// with a quota or (for the sensitivity test) without, and decides T5.
-func measureScaling(t *testing.T, s *stage, quota bool, n int) *results.Result {
+// and decides T5.
+func measureScaling(t *testing.T, p lambdaPlatform, n int) claimtest.Measurement {
 	t.Helper()
 	arms := make([]arm, len(scalingSizes))
-	shares := make([]share, len(scalingSizes))
 	for i, mb := range scalingSizes {
-		shares[i] = sized(mb)
-		shares[i].Quota, shares[i].InitBurst = quota, quota
-		arms[i] = arm{"cold", shares[i]}
+		c := getitemConfig(getitem, cold, mb, false)
+		arms[i] = arm{c.String(), c}
 	}
-	res := claim{
-		ids:       []string{"T5"},
-		text:      "the handshake is slow because a 128 MB function has little CPU: more memory means more CPU and a faster handshake, at least 4 times faster at 1,769 MB (one CPU) than at 128 MB",
-		published: "(hypothesis; the article leaves it open)",
-	}.start(t, s, s.functionEnv("cold"), shares, map[string]any{"coldStarts": n, "variant": "cold", "cpuPeriodMs": s.period.Milliseconds()})
-
-	byArm := alternate(t, s, n, arms...)
-	trials := map[string][]coldStart{}
-	rows := make([]sizeRow, len(arms))
-	kept := make([][]coldStart, len(arms))
-	evidence := stats.Proportion{}
+	r := runPhases(t, p, n, 1, arms...)
+	var evidence stats.Proportion
 	var table strings.Builder
-	fmt.Fprintf(&table, "%-22s %10s %10s %12s %16s %10s\n", "share", "TLS mean", "TLS p50", "TLS CPU mean", "first Dur. mean", "TLS MB·s")
+	fmt.Fprintf(&table, "%-22s %10s %10s %12s %16s %10s\n", "memory", "TLS mean", "TLS p50", "TLS CPU mean", "first Dur. mean", "TLS MB·s")
+	rows := make([]armSummary, len(arms))
 	for i, a := range arms {
-		trials[a.Share.String()] = byArm[i]
-		var e stats.Proportion
-		kept[i], e = evidential(byArm[i])
-		evidence.K += e.K
-		evidence.N += e.N
-		rows[i] = sizeRow{Share: a.Share, TLSMs: stats.Summarize(figure(kept[i], tlsMs)), CPU: costOf(kept[i]), FirstMs: stats.Summarize(figure(kept[i], firstMs))}
-		rows[i].MBSeconds = rows[i].TLSMs.MeanMs / 1000 * float64(a.Share.MemoryMB)
-		fmt.Fprintf(&table, "%-22s %7.1f ms %7.1f ms %9.2f ms %13.1f ms %10.2f\n", a.Share, rows[i].TLSMs.MeanMs, rows[i].TLSMs.P50Ms, rows[i].CPU.HandshakeMs.MeanMs, rows[i].FirstMs.MeanMs, rows[i].MBSeconds)
+		evidence.K += r.answered[i].K
+		evidence.N += r.answered[i].N
+		rows[i] = summarizeArm(a, r.kept[i], r.answered[i])
+		fmt.Fprintf(&table, "%-22s %7.1f ms %7.1f ms %9.2f ms %13.1f ms %10.2f\n", a.Name, rows[i].TLSMs.MeanMs, rows[i].TLSMs.P50Ms, rows[i].CPU.HandshakeMs.MeanMs, rows[i].FirstDurationMs.MeanMs, rows[i].HandshakeMBSeconds)
 	}
 	t.Logf("T5, the cold variant's first handshake by memory size (%d cold starts each):\n%s", n, table.String())
-	res.Trials = trials
 	low, high := rows[0], rows[len(rows)-1]
-	scaling := meansRatio(t, kept[0], tlsMs, kept[len(kept)-1], tlsMs, false)
-	res.Summary = map[string]any{
-		"statistic": statistic,
-		"bySize":    rows,
-		"table":     table.String(),
-		"scaling":   scaling,
-		results.HeadlineKey: fmt.Sprintf("mean handshake %.1f ms at %s, %.1f ms at %s: %s times faster, on %.2f and %.2f ms of CPU; handshake MB·s %.2f against %.2f",
-			low.TLSMs.MeanMs, low.Share, high.TLSMs.MeanMs, high.Share, scaling, low.CPU.HandshakeMs.MeanMs, high.CPU.HandshakeMs.MeanMs, low.MBSeconds, high.MBSeconds),
-	}
-	decide(t, res, evidence,
-		verdict.EstimateAtLeast(fmt.Sprintf("handshake at %s / at %s", low.Share, high.Share), scaling, minScaling,
+	f := scalingFigures{Scaling: meansRatio(t, r.kept[0], tlsMs, r.kept[len(arms)-1], tlsMs, false), Table: table.String()}
+	headline := fmt.Sprintf("mean handshake %.1f ms at %s, %.1f ms at %s: %s times faster, on %.2f and %.2f ms of CPU; handshake MB·s %.2f against %.2f",
+		low.TLSMs.MeanMs, low.Arm, high.TLSMs.MeanMs, high.Arm, f.Scaling, low.CPU.HandshakeMs.MeanMs, high.CPU.HandshakeMs.MeanMs, low.HandshakeMBSeconds, high.HandshakeMBSeconds)
+	return r.measurement(phasesSummary{Scaling: &f}, headline, evidence,
+		verdict.EstimateAtLeast(fmt.Sprintf("handshake at %s / at %s", low.Arm, high.Arm), f.Scaling, minScaling,
 			fmt.Sprintf("means %.1f ms / %.1f ms, the same cold starts at one CPU's share in turn in the same run", low.TLSMs.MeanMs, high.TLSMs.MeanMs)),
 	)
-	return res
 }

@@ -1,5 +1,10 @@
 package coldstart
 
+// The local platform: a function under the Runtime Interface Emulator (harness/lambdalocal), one
+// emulator process per execution environment, with the model of Lambda's CPU (a memory size's
+// CFS quota and Init's burst, harness/cgroup), reading DynamoDB from dynalite behind TLS
+// (harness/dynalite) through a trust bundle made at run time.
+
 import (
 	"context"
 	"crypto/tls"
@@ -18,57 +23,94 @@ import (
 
 	"github.com/serverless-claims/claims/harness/build"
 	"github.com/serverless-claims/claims/harness/cgroup"
+	"github.com/serverless-claims/claims/harness/claimtest"
 	"github.com/serverless-claims/claims/harness/dynalite"
 	"github.com/serverless-claims/claims/harness/lambdalocal"
 	"github.com/serverless-claims/claims/harness/tlsca"
 )
 
-// The function, and the table and item it reads.
+// localLambda is the local platform as a claim test's mode.
+var localLambda = claimtest.Mode[lambdaPlatform]{
+	Name:  "local",
+	Start: func(t *testing.T) lambdaPlatform { return startLocal(t, localOptions{}) },
+}
+
+// localOptions change the local platform's CPU model, for the sensitivity tests.
+type localOptions struct {
+	// noQuota gives every function the machine's CPU, whatever its memory size.
+	noQuota bool
+	// period is the quota's CFS period; zero means CLAIMS_CPU_PERIOD_MS.
+	period time.Duration
+	// broken says what the options break, for a sensitivity result; "" for Lambda's model.
+	broken string
+}
+
+// The table and item the function reads, and where.
 const (
-	functionPackage = "functions/getitem"
-	table           = "claims"
-	region          = "us-east-1"
+	table  = "claims"
+	region = "us-east-1"
 )
 
 // itemKey is the item the function's GetItem reads, as CLAIMS_KEY.
 var itemKey = map[string]string{"pk": "bench"}
 
 // Dummy credentials: the stand-in checks that requests are signed in form, not by whom. They are
-// not written into results (see lab.recorded).
+// not written into results.
 const (
 	dummyKeyID  = "claims-local"
 	dummySecret = "claims-local-secret"
 )
 
-// stage is the stand-ins of one test: DynamoDB (dynalite behind TLS) with its table and item,
-// the function's bootstrap, and the trust bundle the function verifies DynamoDB against.
-type stage struct {
-	db        *dynalite.Server
-	bootstrap string
-	trust     tlsca.Bundle
-	// certDir is an empty directory for SSL_CERT_DIR, so that the function loads the bundle
-	// and nothing else (unset, Go would also read every file in /etc/ssl/certs).
-	certDir string
-	// period is the CPU quota's CFS period: CLAIMS_CPU_PERIOD_MS, or another where a
-	// sensitivity test changes the model.
+// initBurstShare is the CPU Init runs with (harness/lambdalocal's initburst.go says why): one
+// whole CPU. Lambda does not publish the burst's size; one CPU is 1,769 MB's share, so a function
+// of that size runs its Init and its invocations alike.
+const initBurstShare = 1.0
+
+// local is the local platform of one test. It runs one execution environment at a time: a cold
+// start of any of its functions ends the environment that ran before, so that an idle one takes
+// nothing from the one measured.
+type local struct {
+	t      *testing.T
+	opts   localOptions
 	period time.Duration
-	// laterInvocations is how many more warm invocations each cold start gets after its
-	// second, each one period after the last.
-	laterInvocations int
+	// db is DynamoDB, started by the first function that reads it; trust and certDir are what
+	// the function verifies it against.
+	db      *dynalite.Server
+	trust   tlsca.Bundle
+	certDir string
+	// running is the function whose environment runs, or nil.
+	running *localFunction
 }
 
-// setUp starts dynalite with a key of kind key, creates the table and the item, writes the trust
-// bundle, and builds the function, with build tags for a deliberately broken one (the
-// sensitivity tests).
-func setUp(t *testing.T, key tlsca.KeyKind, tags ...string) *stage {
+// startLocal makes the local platform of t.
+func startLocal(t *testing.T, o localOptions) *local {
 	t.Helper()
-	bootstrap, err := build.Go(functionPackage, tags...)
-	require.NoError(t, err, "building the function")
-	db := dynalite.Start(t, dynalite.Options{Key: key})
+	p := &local{t: t, opts: o, period: o.period}
+	if p.period == 0 {
+		p.period = cfg.CPUPeriod
+	}
+	return p
+}
+
+// Mode implements claimtest.Target.
+func (p *local) Mode() string { return "local" }
+
+// Broken implements brokenPlatform.
+func (p *local) Broken() string { return p.opts.broken }
+
+// dynamo starts DynamoDB, creates the table and the item and writes the trust bundle, once.
+func (p *local) dynamo() *dynalite.Server {
+	if p.db != nil {
+		return p.db
+	}
+	t := p.t
+	t.Helper()
+	db := dynalite.Start(t, dynalite.Options{Key: tlsca.DefaultKeyKind})
 	seedTable(t, db)
 	trust, err := db.CA.WriteBundle(filepath.Join(t.TempDir(), "trust.pem"), tlsca.SystemBundleFiles)
 	require.NoError(t, err, "writing the trust bundle")
-	return &stage{db: db, bootstrap: bootstrap, trust: trust, certDir: t.TempDir(), period: cfg.CPUPeriod}
+	p.db, p.trust, p.certDir = db, trust, t.TempDir()
+	return db
 }
 
 // seedTable creates the table and puts the item, with the SDK, before any trial.
@@ -80,7 +122,7 @@ func seedTable(t *testing.T, db *dynalite.Server) {
 		Credentials:  credentials.NewStaticCredentialsProvider(dummyKeyID, dummySecret, ""),
 		HTTPClient:   &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: db.CA.Pool()}}},
 	})
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
 	_, err := client.CreateTable(ctx, &dynamodb.CreateTableInput{
 		TableName:            aws.String(table),
@@ -99,132 +141,131 @@ func seedTable(t *testing.T, db *dynalite.Server) {
 	require.NoError(t, err, "putting the item")
 }
 
-// functionEnv is the function's configuration for variant: what Lambda's console would hold,
-// and the trust bundle. The function is given no CA of its own (CLAIMS_CA_FILE): it verifies
-// DynamoDB against the system's roots as on Lambda, loading them inside its first handshake, and
-// SSL_CERT_FILE makes the stand-in's CA one of those roots (tlsca.CA.WriteBundle).
-func (s *stage) functionEnv(variant string) map[string]string {
+// dynamoEnv is what a function that reads DynamoDB gets beside its own settings: what Lambda's
+// console would hold, and the trust bundle. The function is given no CA of its own
+// (CLAIMS_CA_FILE): it verifies DynamoDB against the system's roots as on Lambda, loading them
+// inside its first handshake, and SSL_CERT_FILE makes the stand-in's CA one of those roots
+// (tlsca.CA.WriteBundle); SSL_CERT_DIR is an empty directory, so that nothing else is loaded.
+func (p *local) dynamoEnv() map[string]string {
+	db := p.dynamo()
 	key, _ := json.Marshal(itemKey)
 	return map[string]string{
-		"CLAIMS_VARIANT":            variant,
 		"CLAIMS_TABLE":              table,
 		"CLAIMS_KEY":                string(key),
-		"SSL_CERT_FILE":             s.trust.Path,
-		"SSL_CERT_DIR":              s.certDir,
-		"AWS_ENDPOINT_URL_DYNAMODB": s.db.Endpoint,
+		"SSL_CERT_FILE":             p.trust.Path,
+		"SSL_CERT_DIR":              p.certDir,
+		"AWS_ENDPOINT_URL_DYNAMODB": db.Endpoint,
 		"AWS_REGION":                region,
 		"AWS_ACCESS_KEY_ID":         dummyKeyID,
 		"AWS_SECRET_ACCESS_KEY":     dummySecret,
 	}
 }
 
-// phases is the function's account of one SDK call, on its own connection (functions/getitem).
-type phases struct {
-	DNSMs        float64 `json:"dnsMs"`
-	DNSCPUMs     float64 `json:"dnsCpuMs"`
-	ConnectMs    float64 `json:"connectMs"`
-	ConnectCPUMs float64 `json:"connectCpuMs"`
-	TLSMs        float64 `json:"tlsMs"`
-	TLSCPUMs     float64 `json:"tlsCpuMs"`
-	TTFBMs       float64 `json:"ttfbMs"`
-	Reused       bool    `json:"reused"`
-	Pooled       bool    `json:"pooled"`
-	TotalMs      float64 `json:"totalMs"`
-	Attempts     int     `json:"attempts"`
-	Curve        string  `json:"curve,omitempty"`
-	Error        string  `json:"error,omitempty"`
-}
+// quota says whether c runs under its memory size's quota here.
+func (p *local) quota(c functionConfig) bool { return !c.Unthrottled && !p.opts.noQuota }
 
-// answer is the function's answer to one invocation.
-type answer struct {
-	phases
-	Found      bool    `json:"found"`
-	Variant    string  `json:"variant"`
-	Invocation int     `json:"invocation"`
-	InitMs     float64 `json:"initMs"`
-	InitFrom   string  `json:"initFrom"`
-	InitGoMs   float64 `json:"initGoMs"`
-	Warmup     *phases `json:"warmup,omitempty"`
-	Pid        int     `json:"pid"`
-	HandlerMs  float64 `json:"handlerMs"`
-	// HandlerCPUMs is the CPU the function's process was charged over its handler.
-	HandlerCPUMs float64 `json:"handlerCpuMs"`
-}
-
-// setupMs is the first call's network set-up: DNS, TCP and TLS.
-func (p phases) setupMs() float64 { return p.DNSMs + p.ConnectMs + p.TLSMs }
-
-// setupCPUMs is the CPU the process was charged over the same phases.
-func (p phases) setupCPUMs() float64 { return p.DNSCPUMs + p.ConnectCPUMs + p.TLSCPUMs }
-
-// invoked is one invocation as a result keeps it.
-type invoked struct {
-	Status     int      `json:"status"`
-	Answer     answer   `json:"answer"`
-	Body       string   `json:"body,omitempty"`         // the answer as sent, when it is not the function's JSON
-	InitMs     *float64 `json:"reportInitMs,omitempty"` // the emulator's Init Duration
-	DurationMs float64  `json:"reportDurationMs"`
-	ClientMs   float64  `json:"clientMs"`
-}
-
-// ok says the function answered: status 200 with its JSON.
-func (i invoked) ok() bool { return i.Status == http.StatusOK && i.Body == "" }
-
-// share is the CPU an execution environment gets: with Quota, its memory size's share of one
-// CPU (memory / 1,769 MB) under a CFS quota, Init first running with one whole CPU where
-// InitBurst says so; without Quota, the machine's, and the memory size only sets
-// AWS_LAMBDA_FUNCTION_MEMORY_SIZE.
-type share struct {
-	MemoryMB  int  `json:"memoryMB"`
-	Quota     bool `json:"quota"`
-	InitBurst bool `json:"initBurst"`
-}
-
-// initBurstShare is the CPU Init runs with where a share has InitBurst (harness/lambdalocal's
-// initburst.go says why): one whole CPU. Lambda does not publish the burst's size; one CPU is
-// 1,769 MB's share, so a function of that size runs its Init and its invocations alike.
-const initBurstShare = 1.0
-
-// String names the share as tables print it: "128 MB", "128 MB, no Init burst" or "128 MB, no
-// quota".
-func (sh share) String() string {
-	switch {
-	case !sh.Quota:
-		return fmt.Sprintf("%d MB, no quota", sh.MemoryMB)
-	case !sh.InitBurst:
-		return fmt.Sprintf("%d MB, no Init burst", sh.MemoryMB)
-	}
-	return fmt.Sprintf("%d MB", sh.MemoryMB)
-}
-
-// sized is memoryMB's share as Lambda gives it: the quota, and Init's burst.
-func sized(memoryMB int) share { return share{MemoryMB: memoryMB, Quota: true, InitBurst: true} }
-
-// The article's function's share, and the same size with the machine's CPU: the control.
-var (
-	articleShare = sized(memoryMB)
-	noQuota      = share{MemoryMB: memoryMB}
-)
-
-// needQuota skips t where no cgroup with a CPU quota can be made, saying what is missing.
-func needQuota(t *testing.T) {
+// Create implements lambdaPlatform: it builds the function and wires its environment; each
+// execution environment starts at a cold start (or at the first Invoke).
+func (p *local) Create(t *testing.T, c functionConfig) function {
 	t.Helper()
-	if _, err := cgroup.Available(); err != nil {
-		t.Skipf("no cgroup with a CPU quota can be made on this machine, and this claim is about a memory size's CPU share: %v", err)
+	if p.quota(c) {
+		if _, err := cgroup.Available(); err != nil {
+			t.Skipf("no cgroup with a CPU quota can be made on this machine, and %s needs its memory size's CPU share: %v", c, err)
+		}
+	}
+	var tags []string
+	if c.Build.Tags != "" {
+		tags = append(tags, c.Build.Tags)
+	}
+	bootstrap, err := build.Go(c.Build.Package, tags...)
+	require.NoError(t, err, "building %s", c.Build.Package)
+	env := map[string]string{}
+	if c.DynamoDB {
+		env = p.dynamoEnv()
+	}
+	for k, v := range c.Env {
+		env[k] = v
+	}
+	f := &localFunction{t: t, p: p, cfg: c, bootstrap: bootstrap, vars: env}
+	t.Cleanup(func() { _ = f.Delete() })
+	return f
+}
+
+// end ends the running environment, if any.
+func (p *local) end() {
+	if f := p.running; f != nil {
+		require.NoError(p.t, f.e.Stop(), "ending the execution environment")
+		f.e, p.running = nil, nil
 	}
 }
 
-// throttling is what the kernel counted for one environment's cgroup: periods in which it ran,
-// periods in which it was throttled, and the time it waited.
-type throttling struct {
-	Periods   int64   `json:"periods"`
-	Throttled int64   `json:"throttled"`
-	WaitedMs  float64 `json:"waitedMs"`
+// localFunction is a function on the local platform.
+type localFunction struct {
+	t         *testing.T
+	p         *local
+	cfg       functionConfig
+	bootstrap string
+	vars      map[string]string // the function's environment
+	// e is the running execution environment, or nil.
+	e *lambdalocal.Environment
 }
 
-// readThrottling reads g's cpu.stat (v1 counts the wait in ns, v2 in µs).
-func readThrottling(g *cgroup.Group) (*throttling, error) {
-	st, err := g.CPUStat()
+// ColdStart implements function: it ends the platform's running environment and starts a new
+// one, with the memory size's quota and Init's burst, or the machine's CPU in a cgroup of every
+// CPU with the largest weight, as a quota's group has, so that a control competes with other
+// work on the machine as the arms under a quota do.
+//
+// It returns one CFS period after the emulator listens: the emulator's own start-up is no part of
+// a Lambda cold start, and would otherwise spend the first period's quota before Init begins.
+func (f *localFunction) ColdStart(ctx context.Context) error {
+	f.p.end()
+	o := lambdalocal.Options{Bootstrap: f.bootstrap, Env: f.vars, MemoryMB: f.cfg.MemoryMB, Period: f.p.period}
+	if f.p.quota(f.cfg) {
+		o.Quota, o.InitShare = true, initBurstShare
+	} else if _, err := cgroup.Available(); err == nil {
+		o.Priority = true
+	}
+	f.e = lambdalocal.Start(f.t, o)
+	f.p.running = f
+	select {
+	case <-time.After(f.p.period):
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Invoke implements function; without a running environment it starts one first, as Lambda does.
+func (f *localFunction) Invoke(ctx context.Context, event []byte) (invocation, error) {
+	if f.e == nil {
+		if err := f.ColdStart(ctx); err != nil {
+			return invocation{}, err
+		}
+	}
+	inv, err := f.e.Invoke(ctx, event)
+	if err != nil {
+		return invocation{}, err
+	}
+	return invocation{Status: inv.Status, Payload: inv.Body, Error: inv.Failure, Report: inv.Report, ClientMs: inv.ClientMs}, nil
+}
+
+// Delete implements function.
+func (f *localFunction) Delete() error {
+	if f.p.running != f {
+		return nil
+	}
+	err := f.e.Stop()
+	f.e, f.p.running = nil, nil
+	return err
+}
+
+// Throttling implements throttleCounter: what the kernel counted for the running environment's
+// cgroup (v1 counts the wait in ns, v2 in µs); nil without one.
+func (f *localFunction) Throttling() (*throttling, error) {
+	if f.e == nil || f.e.Group == nil {
+		return nil, nil
+	}
+	st, err := f.e.Group.CPUStat()
 	if err != nil {
 		return nil, err
 	}
@@ -237,89 +278,79 @@ func readThrottling(g *cgroup.Group) (*throttling, error) {
 	return th, nil
 }
 
-// coldStart is one cold start: a fresh execution environment, its first invocation and a second,
-// warm one.
-type coldStart struct {
-	Variant string  `json:"variant"`
-	Share   share   `json:"share"`
-	First   invoked `json:"first"`
-	Second  invoked `json:"second"`
-	// Later are the warm invocations after the second, where a test asks for them.
-	Later []invoked `json:"later,omitempty"`
-	// Throttling is the kernel's count for the whole cold start; nil without a quota.
-	Throttling *throttling `json:"throttling,omitempty"`
+// BreakDynamoDB implements dynamoOutage.
+func (p *local) BreakDynamoDB(how outage) error {
+	switch how {
+	case refused:
+		p.dynamo().Down()
+		return nil
+	case stalled:
+		return p.dynamo().Stall()
+	}
+	return fmt.Errorf("outage %q; want %q or %q", how, refused, stalled)
 }
 
-// start starts a fresh execution environment of the function with env and the CPU share sh.
-func (s *stage) start(t *testing.T, env map[string]string, sh share) *lambdalocal.Environment {
-	t.Helper()
-	o := lambdalocal.Options{Bootstrap: s.bootstrap, Env: env, MemoryMB: sh.MemoryMB, Quota: sh.Quota, Period: s.period}
-	// The machine's CPU, with the priority a quota's group has where a cgroup can be made, so
-	// that a control competes with other work on the machine as the arms under a quota do.
-	if _, err := cgroup.Available(); err == nil && !sh.Quota {
-		o.Priority = true
-	}
-	if sh.InitBurst {
-		o.InitShare = initBurstShare
-	}
-	return lambdalocal.Start(t, o)
+// RestoreDynamoDB implements dynamoOutage.
+func (p *local) RestoreDynamoDB() error { return p.dynamo().Up() }
+
+// DynamoDBHandshakes implements handshakeCounter.
+func (p *local) DynamoDBHandshakes() int { return p.dynamo().Handshakes() }
+
+// localRecord is the local platform as a result records it (target.platform).
+type localRecord struct {
+	Emulator string `json:"emulator"`
+	CPU      struct {
+		// Model says how the CPU shares were made, in a sentence.
+		Model    string  `json:"model"`
+		PeriodMs float64 `json:"periodMs"`
+		// Quota is false where a sensitivity test gave every function the machine's CPU.
+		Quota         bool    `json:"quota"`
+		InitBurstCPUs float64 `json:"initBurstCpus"`
+		Cgroup        string  `json:"cgroup"`
+	} `json:"cpu"`
+	// DynamoDB is the stand-in, where a function read it.
+	DynamoDB *localDynamo `json:"dynamodb,omitempty"`
+	// InitSource says which measure of Init the claims read.
+	InitSource string `json:"initSource"`
 }
 
-// startCold runs one cold start of variant with the CPU share sh.
-//
-// Each invocation comes one CFS period after what went before it. Before the first: the
-// emulator's own start-up is no part of a Lambda cold start, and would otherwise spend the
-// first period's quota before the function's Init begins. Before the second: a warm invocation
-// is a later request, not one on the heels of the first, which would inherit the first's
-// throttling.
-func (s *stage) startCold(t *testing.T, variant string, sh share) coldStart {
-	t.Helper()
-	e := s.start(t, s.functionEnv(variant), sh)
-	c := coldStart{Variant: variant, Share: sh}
-	time.Sleep(s.period)
-	c.First = invoke(t, e)
-	time.Sleep(s.period)
-	c.Second = invoke(t, e)
-	for range s.laterInvocations {
-		time.Sleep(s.period)
-		c.Later = append(c.Later, invoke(t, e))
-	}
-	c.Throttling = stop(t, e)
-	return c
+// localDynamo is the DynamoDB stand-in as a result records it: the credentials are dummies and
+// not recorded, the trust bundle as what it holds.
+type localDynamo struct {
+	Server         string            `json:"server"`
+	Endpoint       string            `json:"endpoint"`
+	CertificateKey tlsca.KeyKind     `json:"certificateKey"`
+	Trust          tlsca.Bundle      `json:"trust"`
+	Table          string            `json:"table"`
+	Key            map[string]string `json:"key"`
+	Region         string            `json:"region"`
 }
 
-// stop stops e, and returns what the kernel counted for its cgroup first (nil without one).
-func stop(t *testing.T, e *lambdalocal.Environment) *throttling {
-	t.Helper()
-	var th *throttling
-	if e.Group != nil {
-		var err error
-		th, err = readThrottling(e.Group)
-		require.NoError(t, err, "reading the cgroup's throttling")
+// MarshalJSON records the platform as localRecord.
+func (p *local) MarshalJSON() ([]byte, error) {
+	var r localRecord
+	r.Emulator = "aws-lambda-rie (go.mod tool)"
+	where, err := cgroup.Available()
+	r.CPU.Cgroup = where
+	machine := "the machine's CPU"
+	if err != nil {
+		r.CPU.Cgroup = "none: " + err.Error()
+	} else {
+		machine = fmt.Sprintf("the machine's CPU, in a cgroup (%s) of every CPU with the largest weight, as a quota's group has", where)
 	}
-	require.NoError(t, e.Stop())
-	return th
-}
-
-// invoke sends one event. An answer that is not the function's JSON (an Init that failed, a
-// timeout) is kept as it came, for the checks to judge; only an invoke that gets no answer at all
-// fails the test.
-func invoke(t *testing.T, e *lambdalocal.Environment) invoked {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	inv, err := e.Invoke(ctx, []byte(`{}`))
-	require.NoError(t, err)
-	out := invoked{Status: inv.Status, InitMs: inv.Report.InitDuration, ClientMs: inv.ClientMs}
-	if inv.Failure != "" {
-		out.Body = "failed: " + inv.Failure
-		return out
+	r.CPU.PeriodMs = float64(p.period) / float64(time.Millisecond)
+	r.CPU.Quota = !p.opts.noQuota
+	r.CPU.Model = "no quota: " + machine
+	if r.CPU.Quota {
+		r.CPU.InitBurstCPUs = initBurstShare
+		r.CPU.Model = fmt.Sprintf("memory / 1769 MB of one CPU per %v CFS period (cgroup %s), for the emulator and the function together; Init runs with %g CPU until the runtime first asks for an event; an unthrottled function: %s",
+			p.period, where, initBurstShare, machine)
 	}
-	if inv.Report.Duration != nil {
-		out.DurationMs = *inv.Report.Duration
+	if p.db != nil {
+		r.DynamoDB = &localDynamo{"dynalite " + p.db.Version + " behind TLS", p.db.Endpoint, p.db.Key, p.trust, table, itemKey, region}
 	}
-	if inv.Status != http.StatusOK || json.Unmarshal(inv.Body, &out.Answer) != nil {
-		out.Body = string(inv.Body)
-	}
-	return out
+	// The emulator's Init Duration ends when the runtime first asks for an event, before work a
+	// runtime does lazily; the function's own measure is the Init evidence.
+	r.InitSource = "the function's own measure (initMs); the emulator's Init Duration is kept beside it (report.initMs)"
+	return json.Marshal(r)
 }

@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
 	"strings"
 	"testing"
@@ -16,8 +17,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/serverless-claims/claims/harness/build"
-	"github.com/serverless-claims/claims/harness/cgroup"
 	"github.com/serverless-claims/claims/harness/claimtest"
 	"github.com/serverless-claims/claims/harness/lambdalocal"
 	"github.com/serverless-claims/claims/harness/results"
@@ -25,14 +24,14 @@ import (
 	"github.com/serverless-claims/claims/harness/verdict"
 )
 
-// throttlePackage is T8's function.
-const throttlePackage = "functions/throttle"
+// familyThrottle is T8's results' family.
+const familyThrottle = "coldstart.throttle"
 
 // publishedPeriodMs is the period T8 is compared with, the one measured on Lambda, never the
 // configured one: a model whose period is not Lambda's must fail it.
 const publishedPeriodMs = 20.0
 
-// oneCPUMB is the memory size that gets one whole vCPU.
+// oneCPUMB is the memory size that gets one whole vCPU: the claim's M/1,769.
 const oneCPUMB = lambdalocal.FullVCPUMemoryMB
 
 // T8's bands. The share: ±15% of M/1,769, for what the emulator's idle threads and the Go
@@ -84,8 +83,22 @@ type loopAnswer struct {
 	MemoryMB     int     `json:"memoryMB"`
 }
 
-// sizeSlices is one memory size's evidence and figures.
-type sizeSlices struct {
+// throttleParameters are T8's parameters.
+type throttleParameters struct {
+	BusyMs            int64   `json:"busyMs"`
+	Invocations       int     `json:"invocations"`
+	MemorySizesMB     []int   `json:"memorySizesMB"`
+	PublishedPeriodMs float64 `json:"publishedPeriodMs"`
+}
+
+// throttleSummary is T8's summary: each memory size's figures, and the table its log prints.
+type throttleSummary struct {
+	BySize []sizeFigures `json:"bySize"`
+	Table  string        `json:"table"`
+}
+
+// sizeFigures are one memory size's figures.
+type sizeFigures struct {
 	MemoryMB int `json:"memoryMB"`
 	// ExpectedShare is M/1,769 of one CPU, at most 1.
 	ExpectedShare float64 `json:"expectedShare"`
@@ -98,55 +111,49 @@ type sizeSlices struct {
 	// RunMs and StallMs are the lengths of the runs between stalls and of the stalls.
 	RunMs   stats.Summary `json:"runMs"`
 	StallMs stats.Summary `json:"stallMs"`
-	// Throttling is what the kernel counted for the environment's cgroup.
-	Throttling *throttling  `json:"throttling,omitempty"`
+}
+
+// sizeLoops is one memory size's trials: what each loop saw, and what the platform counted.
+type sizeLoops struct {
+	MemoryMB   int          `json:"memoryMB"`
 	Loops      []loopAnswer `json:"loops"`
 	Failures   []string     `json:"failures,omitempty"`
+	Throttling *throttling  `json:"throttling,omitempty"`
 }
+
+// throttleClaim is T8.
+var throttleClaim = claimtest.Claim{IDs: []string{"T8"}, Group: group, Family: familyThrottle}
 
 // TestThrottleSlices is T8: at M MB a function gets M/1,769 of one CPU, in 20 ms periods.
 func TestThrottleSlices(t *testing.T) {
-	needQuota(t)
-	claimtest.Holds(t, *measureThrottleSlices(t, cfg.CPUPeriod, throttleInvocations))
+	claimtest.Run(t, testThrottleSlices, localLambda)
+}
+
+func testThrottleSlices(t *testing.T, p lambdaPlatform) {
+	throttleClaim.Check(t, measureThrottleSlices(t, p, throttleInvocations))
 }
 
 // measureThrottleSlices runs the throttle function at each memory size of scalingSizes, in an
-// environment of its own with a quota of the given period and Init's burst, invocations busy
-// loops each, and decides T8 from what the loops saw.
-func measureThrottleSlices(t *testing.T, period time.Duration, invocations int) *results.Result {
+// execution environment of its own, invocations busy loops each, and decides T8 from what the
+// loops saw.
+func measureThrottleSlices(t *testing.T, p lambdaPlatform, invocations int) claimtest.Measurement {
 	t.Helper()
-	bootstrap, err := build.Go(throttlePackage)
-	require.NoError(t, err, "building the throttle function")
-	where, _ := cgroup.Available()
-	res := &results.Result{
-		Experiment: t.Name(),
-		Claims:     []string{"T8"},
-		Claim:      "Lambda gives a function of M MB its M/1,769 share of one vCPU in 20 ms periods: at 128 MB a busy loop runs about 1.44 ms, then stalls until the period ends",
-		Mode:       "local",
-		StartedAt:  time.Now().UTC(),
-		Parameters: map[string]any{"busyMs": throttleBusy.Milliseconds(), "invocations": invocations, "cpuPeriodMs": period.Milliseconds(), "memorySizesMB": scalingSizes},
-		Target: map[string]any{
-			"function": throttlePackage, "emulator": "aws-lambda-rie (go.mod tool)",
-			"cpuQuota": fmt.Sprintf("memory / 1769 MB of one CPU per %v CFS period (cgroup %s), for the emulator and the function together; Init runs with %g CPU until the runtime first asks for an event", period, where, initBurstShare),
-		},
-		Published: results.Published{
-			Source: "pwrdrvr/lambda-throttling, run of 2025-03-01 (a Node.js busy loop on Lambda)",
-			Figure: "128 MB: 361.6 ms of CPU in 5,000 ms (7.2%), stalls of about 20.3, 40.4, 60.0, 79.7 and 97 ms; 256 MB: stalls of about 20 or 40 ms; the period 20 ms",
-		},
-		Environment: results.Fingerprint(),
-	}
-
-	sizes := make([]sizeSlices, len(scalingSizes))
+	started := time.Now()
+	var configs []functionConfig
+	var sizes []sizeFigures
+	var trials []sizeLoops
 	var checks []verdict.Check
 	var evidence stats.Proportion
 	var table strings.Builder
 	fmt.Fprintf(&table, "%-8s %9s %16s %10s %18s %7s %9s\n", "memory", "share", "band", "period", "band", "stalls", "run p50")
 	lo, hi := publishedPeriodMs*(1-periodBand), publishedPeriodMs*(1+periodBand)
-	for i, mb := range scalingSizes {
-		sz := runLoops(t, bootstrap, mb, period, invocations)
-		sizes[i] = sz
+	for _, mb := range scalingSizes {
+		c := functionConfig{Build: throttleFunc, MemoryMB: mb}
+		configs = append(configs, c)
+		sz, loops := runLoops(t, p.Create(t, c), mb, invocations)
+		sizes, trials = append(sizes, sz), append(trials, loops)
 		evidence.N++
-		if len(sz.Loops) == invocations {
+		if len(loops.Loops) == invocations {
 			evidence.K++
 		}
 		shareLo, shareHi := sz.ExpectedShare*(1-shareBand), sz.ExpectedShare*(1+shareBand)
@@ -161,11 +168,7 @@ func measureThrottleSlices(t *testing.T, period time.Duration, invocations int) 
 		// shows at the smaller sizes.
 		if mb < oneCPUMB {
 			for j, g := range sz.Grids {
-				c := verdict.InBand(fmt.Sprintf("the grid the stall ends fall on at %d MB, loop %d", mb, j+1), g.PeriodMs, lo, hi, "ms",
-					fmt.Sprintf("%s stall ends within %.1f ms of it, the published period %.0f ms", g.OnGrid, g.ToleranceMs, publishedPeriodMs))
-				if !g.Found {
-					c.Got, c.Pass = fmt.Sprintf("none (%s stall ends, fewer than %d or on no grid)", g.OnGrid, minStallEnds), false
-				}
+				c := gridCheck(fmt.Sprintf("the grid the stall ends fall on at %d MB, loop %d", mb, j+1), g, lo, hi)
 				checks = append(checks, c)
 				periodText = c.Got
 			}
@@ -173,15 +176,33 @@ func measureThrottleSlices(t *testing.T, period time.Duration, invocations int) 
 		fmt.Fprintf(&table, "%5d MB %8.2f%% %16s %10s %18s %7d %6.2f ms\n", mb, 100*sz.Share, band, periodText,
 			fmt.Sprintf("%.0f-%.0f ms", lo, hi), sz.StallMs.N, sz.RunMs.P50Ms)
 	}
-	t.Logf("T8, a busy loop of %v by memory size, at a %v CFS period:\n%s", throttleBusy, period, table.String())
-	res.Trials = sizes
-	res.Summary = map[string]any{
-		"table": table.String(),
-		results.HeadlineKey: fmt.Sprintf("at 128 MB the loop got %.2f%% of a CPU (%.2f%% expected) in runs of %.2f ms (median), stalls %s; at %d MB %.2f%%",
+	t.Logf("T8, a busy loop of %v by memory size:\n%s", throttleBusy, table.String())
+	return claimtest.Measurement{
+		Target:    onPlatform{Platform: p, Functions: configs},
+		Broken:    brokenIn(p, throttleFunc),
+		StartedAt: started,
+		Headline: fmt.Sprintf("at 128 MB the loop got %.2f%% of a CPU (%.2f%% expected) in runs of %.2f ms (median), stalls %s; at %d MB %.2f%%",
 			100*sizes[0].Share, 100*sizes[0].ExpectedShare, sizes[0].RunMs.P50Ms, gridsText(sizes[0].Grids), oneCPUMB, 100*sizes[len(sizes)-1].Share),
+		Parameters:  throttleParameters{BusyMs: throttleBusy.Milliseconds(), Invocations: invocations, MemorySizesMB: scalingSizes, PublishedPeriodMs: publishedPeriodMs},
+		Summary:     throttleSummary{BySize: sizes, Table: table.String()},
+		Trials:      trials,
+		Environment: results.Fingerprint(),
+		Evidence:    evidence,
+		Checks:      checks,
 	}
-	claimtest.Decide(t, "coldstart", res, evidence, checks...)
-	return res
+}
+
+// gridCheck checks that g, a loop's stall ends' grid, is within [lo, hi] ms; a loop whose stall
+// ends fell on no grid, or were too few to place one, fails it.
+func gridCheck(name string, g stats.GridFit, lo, hi float64) verdict.Check {
+	note := fmt.Sprintf("%s stall ends within %.1f ms of it, the published period %.0f ms", g.OnGrid, g.ToleranceMs, publishedPeriodMs)
+	if !g.Found {
+		// NaN is in no band: the check fails, saying why.
+		c := verdict.InBand(name, math.NaN(), lo, hi, "ms", note)
+		c.Got = fmt.Sprintf("none (%s stall ends, fewer than %d or on no grid)", g.OnGrid, minStallEnds)
+		return c
+	}
+	return verdict.InBand(name, g.PeriodMs, lo, hi, "ms", note)
 }
 
 // gridsText says where a size's stall ends fell.
@@ -197,30 +218,31 @@ func gridsText(grids []stats.GridFit) string {
 	return strings.Join(parts, ", ")
 }
 
-// runLoops starts one environment of the throttle function at memoryMB's share, and runs
-// invocations busy loops in it, each one period after what went before (as startCold does).
-func runLoops(t *testing.T, bootstrap string, memoryMB int, period time.Duration, invocations int) sizeSlices {
+// runLoops cold-starts f, the throttle function at memoryMB, and runs invocations busy loops in
+// the one execution environment, each one period after what went before.
+func runLoops(t *testing.T, f function, memoryMB, invocations int) (sizeFigures, sizeLoops) {
 	t.Helper()
-	e := lambdalocal.Start(t, lambdalocal.Options{Bootstrap: bootstrap, MemoryMB: memoryMB, Quota: true, Period: period, InitShare: initBurstShare})
-	share, err := lambdalocal.ShareForMemory(memoryMB)
-	require.NoError(t, err)
-	sz := sizeSlices{MemoryMB: memoryMB, ExpectedShare: min(1, share)}
+	sz := sizeFigures{MemoryMB: memoryMB, ExpectedShare: min(1, float64(memoryMB)/oneCPUMB)}
+	loops := sizeLoops{MemoryMB: memoryMB}
 	payload, err := json.Marshal(map[string]any{"busyMs": throttleBusy.Milliseconds()})
 	require.NoError(t, err)
+	require.NoError(t, f.ColdStart(t.Context()), "cold-starting the throttle function at %d MB", memoryMB)
 	var runs, stalls []float64
 	var wall, run, cpu float64
-	for range invocations {
-		time.Sleep(period)
-		ctx, cancel := context.WithTimeout(context.Background(), throttleBusy+time.Minute)
-		inv, err := e.Invoke(ctx, payload)
+	for i := range invocations {
+		if i > 0 {
+			pause()
+		}
+		ctx, cancel := context.WithTimeout(t.Context(), throttleBusy+time.Minute)
+		inv, err := f.Invoke(ctx, payload)
 		cancel()
 		require.NoError(t, err)
 		var a loopAnswer
-		if inv.Status != http.StatusOK || inv.Failure != "" || json.Unmarshal(inv.Body, &a) != nil || a.WallMs <= 0 {
-			sz.Failures = append(sz.Failures, fmt.Sprintf("status %d %s: %s", inv.Status, inv.Failure, inv.Body))
+		if inv.Status != http.StatusOK || inv.Error != "" || json.Unmarshal(inv.Payload, &a) != nil || a.WallMs <= 0 {
+			loops.Failures = append(loops.Failures, fmt.Sprintf("status %d %s: %s", inv.Status, inv.Error, inv.Payload))
 			continue
 		}
-		sz.Loops = append(sz.Loops, a)
+		loops.Loops = append(loops.Loops, a)
 		wall, run, cpu = wall+a.WallMs, run+a.RunMs, cpu+a.ThreadCPUMs
 		ends := make([]float64, len(a.Stalls))
 		for i, s := range a.Stalls {
@@ -240,6 +262,6 @@ func runLoops(t *testing.T, bootstrap string, memoryMB int, period time.Duration
 		sz.Share, sz.CPUShare = run/wall, cpu/wall
 	}
 	sz.RunMs, sz.StallMs = stats.Summarize(runs), stats.Summarize(stalls)
-	sz.Throttling = stop(t, e)
-	return sz
+	loops.Throttling = throttlingOf(t, f)
+	return sz, loops
 }

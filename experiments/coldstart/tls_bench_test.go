@@ -1,4 +1,5 @@
-// Package coldstart turns the cold-start TLS claims T1-T7 into experiments (shared/CLAIMS.md).
+// Package coldstart turns the cold-start claims T1-T8 into experiments: a Lambda function's first
+// DynamoDB call, its TLS handshake, and Lambda's CPU (the README's table lists each claim's test).
 //
 // This file is claim T7, beyond the article: what one TLS handshake costs by certificate key,
 // TLS version, key exchange and session resumption. Client and server run in one process over

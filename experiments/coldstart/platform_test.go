@@ -1,0 +1,161 @@
+package coldstart
+
+// What the cold-start claims run against: "a Lambda function", as Lambda's API offers one. A
+// lambdaPlatform creates functions (CreateFunction, waited for until active); a function is
+// cold-started (an update of its configuration, waited for, so that the next Invoke gets a new
+// execution environment), invoked (Invoke with the log's tail, whose REPORT is the evidence) and
+// deleted (DeleteFunction). The local platform (standins_test.go) runs the function under the
+// Runtime Interface Emulator with the model of Lambda's CPU; a live one, built with -tags lambda,
+// implements the same interface on AWS, so that no claim body changes between them.
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/serverless-claims/claims/harness/claimtest"
+	"github.com/serverless-claims/claims/harness/lambdareport"
+)
+
+// lambdaPlatform is where a claim's functions run.
+type lambdaPlatform interface {
+	claimtest.Target // Mode: "local" or "live"
+	// Create creates a function as cfg says; it is deleted when t ends, if not before. A
+	// platform that cannot give cfg what it asks (a CPU share where no quota can be made) skips
+	// t, saying why.
+	Create(t *testing.T, cfg functionConfig) function
+}
+
+// functionConfig is what a claim asks of a function: Lambda's function configuration as far as
+// the claims need it.
+type functionConfig struct {
+	Build functionCode `json:"build"`
+	// MemoryMB is the memory size, which on Lambda also sets the CPU share: MemoryMB / 1,769 of
+	// one vCPU, with Init's burst.
+	MemoryMB int `json:"memoryMB"`
+	// Unthrottled asks for a CPU no memory size limits, for the controls of the claims about a
+	// memory size's CPU: locally the machine's CPU; on Lambda the live platform will deploy the
+	// control at a memory size of more than one vCPU.
+	Unthrottled bool `json:"unthrottled,omitempty"`
+	// DynamoDB says the function reads the claims' table: the platform provides the table with
+	// its item, and the endpoint, region and credentials in the function's environment.
+	DynamoDB bool `json:"dynamoDB,omitempty"`
+	// Env is the function's own settings (CLAIMS_VARIANT, ...), as Lambda's console holds them.
+	Env map[string]string `json:"env,omitempty"`
+}
+
+// String names the function as tables and check names print it: "128 MB", "128 MB, unthrottled".
+func (c functionConfig) String() string {
+	if c.Unthrottled {
+		return fmt.Sprintf("%d MB, unthrottled", c.MemoryMB)
+	}
+	return fmt.Sprintf("%d MB", c.MemoryMB)
+}
+
+// functionCode is the code a function runs: a package of this repository, built as bootstrap.
+type functionCode struct {
+	Package string `json:"package"`
+	// Tags is the build tag of a variant broken on purpose, for the sensitivity tests.
+	Tags string `json:"tags,omitempty"`
+	// Broken says what Tags breaks, as a sensitivity result records it.
+	Broken string `json:"-"`
+}
+
+// The functions the claims run.
+var (
+	getitem = functionCode{Package: "functions/getitem"}
+	// throttleFunc is T8's busy loop.
+	throttleFunc = functionCode{Package: "functions/throttle"}
+)
+
+// function is one created function.
+type function interface {
+	// ColdStart makes the next Invoke run in a new execution environment.
+	ColdStart(ctx context.Context) error
+	// Invoke sends event and returns the function's answer with its REPORT. A function that
+	// failed (its Init, a crash) is an invocation with Error set, not an error: an error is an
+	// invoke that got no answer at all.
+	Invoke(ctx context.Context, event []byte) (invocation, error)
+	// Delete deletes the function and ends its execution environment.
+	Delete() error
+}
+
+// invocation is one invoke's outcome, as Lambda's Invoke API returns it.
+type invocation struct {
+	// Status is the invoke's HTTP status (Lambda's StatusCode).
+	Status int
+	// Payload is the function's answer.
+	Payload []byte
+	// Error is the platform's word that the function failed this invocation (Lambda's
+	// FunctionError; the emulator's error line), or "".
+	Error string
+	// Report is the invocation's REPORT record (on Lambda, from the log's tail): Init Duration,
+	// Duration, Billed Duration, Memory Size and Max Memory Used.
+	Report lambdareport.Report
+	// ClientMs is the invoke's round trip as the caller saw it.
+	ClientMs float64
+}
+
+// What a claim needs that only some platforms can do, each behind an interface of its own: the
+// claim asks for it by type assertion.
+
+// dynamoOutage makes DynamoDB unreachable for a platform's functions, and brings it back (T4):
+// the local stand-in refuses or stalls. On Lambda, T4 will point the warm-up at a loopback
+// address inside the function's sandbox that refuses, then at one that stalls.
+type dynamoOutage interface {
+	// BreakDynamoDB makes DynamoDB unreachable as how says, until RestoreDynamoDB.
+	BreakDynamoDB(how outage) error
+	// RestoreDynamoDB brings DynamoDB back, closing the connections held while it was away.
+	RestoreDynamoDB() error
+}
+
+// outage is how DynamoDB is unreachable.
+type outage string
+
+// The outages T4 runs.
+const (
+	refused outage = "refused" // nothing listens: a connection is refused at once
+	stalled outage = "stalled" // a black hole: connections are accepted, never answered
+)
+
+// handshakeCounter counts the TLS handshakes DynamoDB completed: T6's server side of the
+// evidence. Lambda's DynamoDB shows no such count; on Lambda T6 will rest on the traces alone.
+type handshakeCounter interface {
+	DynamoDBHandshakes() int
+}
+
+// throttleCounter is a function whose platform counts the CPU throttling of its current
+// execution environment (the local cgroup's cpu.stat); Lambda publishes no such count.
+type throttleCounter interface {
+	Throttling() (*throttling, error)
+}
+
+// brokenPlatform is a platform broken on purpose for a sensitivity test, its CPU model not
+// Lambda's; Broken says how.
+type brokenPlatform interface {
+	Broken() string
+}
+
+// brokenIn says what a sensitivity run broke, in the platform or the function's build, or ""
+// for a run of the claim itself.
+func brokenIn(p lambdaPlatform, b functionCode) string {
+	var parts []string
+	if bp, ok := p.(brokenPlatform); ok && bp.Broken() != "" {
+		parts = append(parts, bp.Broken())
+	}
+	if b.Broken != "" {
+		parts = append(parts, b.Broken)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// onPlatform is a cold-start result's target: the platform (what runs the functions, and how)
+// and the functions the claim created there.
+type onPlatform struct {
+	Platform  lambdaPlatform   `json:"platform"`
+	Functions []functionConfig `json:"functions"`
+}
+
+// Mode is the platform's.
+func (o onPlatform) Mode() string { return o.Platform.Mode() }
