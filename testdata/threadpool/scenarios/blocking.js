@@ -1,6 +1,6 @@
 'use strict';
 // blocking: the same work done the Sync way and the async way (or, for JSON.parse, which has no
-// async form, the one way), each timed from call to result ("work") while a timer-drift sampler
+// async form, the one way), each timed from call to result ("work", and the CPU it cost) while a timer-drift sampler
 // measures the longest time the loop could not run ("blocked"; see lib.loopSampler).
 //
 //   op pbkdf2: crypto.pbkdf2Sync against crypto.pbkdf2, `iterations` each (P1)
@@ -16,14 +16,18 @@ const { BadParam, intParam, now, pbkdf2, pbkdf2Sync, loopSampler, sleep, logText
 // settleMs lets the sampler tick before and after the work, so the gap around it is seen whole.
 const settleMs = 20;
 
+// cpuMs is the CPU time the whole process was charged (every thread: the loop's and the pool's),
+// which another process on the machine cannot inflate the way it can the time from call to result.
 async function measure(work) {
   const sampler = loopSampler(1);
   await sleep(settleMs);
   const t = now();
+  const cpu = process.cpuUsage();
   await work();
+  const used = process.cpuUsage(cpu);
   const workMs = now() - t;
   await sleep(settleMs);
-  return { workMs, ...sampler.stop() };
+  return { workMs, cpuMs: (used.user + used.system) / 1000, ...sampler.stop() };
 }
 
 // jsonDocument is a JSON text of about `bytes`: an array of small records, like an API response.
