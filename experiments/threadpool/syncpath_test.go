@@ -26,10 +26,9 @@ import (
 // before it listens (LAB_SYNC_AT=startup) or on every /work (LAB_SYNC_AT=request).
 const syncServerScript = "testdata/threadpool/sync-server.js"
 
-// syncPathFileBytes is the data file's size. One fs.readFileSync of 32 MiB from the page cache
-// copies it in about 15-20 ms on the 2-core machine this was written on (64 MiB took 30-37 ms):
-// long enough that a /ping waiting for it stands far above loopback noise, short enough that a
-// round stays well under a second. The result records the measured read time.
+// syncPathFileBytes is the data file's size: one read from the page cache takes tens of
+// milliseconds, far above loopback noise, and a round stays well under a second. The result
+// records the read's time as measured.
 const syncPathFileBytes = 32 << 20
 
 // The load of one round: syncPathLoaders goroutines keep /work flowing, each sending the next as
@@ -43,31 +42,26 @@ const (
 // syncPathTimeout bounds one request: a /work is one read of tens of milliseconds.
 const syncPathTimeout = 10 * time.Second
 
-// The bands of the three ratios, all measured in the same run, so a slow machine slows both sides
-// of each. Figures quoted are from a 2-core VM, 8 rounds, Node 20 and 24.
+// The bands of the three ratios, each of figures measured in the same run, so a slow machine
+// slows both sides. Each result records the ratios it found; the README gives their range.
 const (
 	// syncPathStallAtLeast bounds request-variant /ping p50 / start-up-variant /ping p50, both
-	// under /work. On the request path a /ping queues behind the read in progress and often
-	// the other loader's next one: measured 18-37 ms against 0.1 ms, ratios of 150-290. Ten leaves
-	// room for a machine whose loopback round trip is ten times slower, or whose reads are ten
-	// times faster, and still tells a stall from mere load: the broken variant, async
-	// fs.readFile, whose chunk callbacks and 32 MiB buffers cost the loop a little but never a
-	// whole read, measured 4-6 (0.6-0.7 ms / 0.1 ms).
+	// under /work. On the request path a /ping queues behind a whole read (tens of ms) against a
+	// /ping of a tenth of a millisecond; ten tells that stall from mere load on a machine ten
+	// times faster or slower, while the broken variant (async fs.readFile, whose chunks cost the
+	// loop a little but never a whole read) stays below it.
 	syncPathStallAtLeast = 10.0
 	// syncPathWaitsReadAtLeast bounds request-variant /ping p50 / the server's own p50 time per
 	// /work, which on the request path is one read: "stalls every request" on the server's
-	// clock. With reads back to back, a /ping lands inside one and waits at least its remainder,
-	// uniform over the read, so its p50 is at least half a read; a quarter leaves a factor of
-	// two for the gaps between reads while a loader's next /work is on the wire. Measured 1.2-2.3
-	// (the /ping usually waits two reads); the broken variant 0.02, since its pool reads leave
-	// the loop free.
+	// clock. With reads back to back a /ping lands inside one and waits its remainder, uniform
+	// over the read, so its p50 is at least half a read; a quarter leaves a factor of two for the
+	// gaps between reads. The broken variant's pool reads leave the loop free: near 0.
 	syncPathWaitsReadAtLeast = 0.25
 	// syncPathHarmlessAtMost bounds start-up-variant /ping p50 under /work / the same server's
-	// idle /ping p50: "harmless" means no request pays for the start-up read. Under load the
-	// loop still serves tiny /work between two /ping, and on 2 cores the loaders, the pinger and
-	// the server share the CPUs; against that, a loop kept busy answers sooner than one woken
-	// from epoll, and the ratio measured 0.4-0.7. Three allows for a machine where contention
-	// wins, and is still far below what one 15-20 ms read would add to a 0.1-0.3 ms /ping.
+	// idle /ping p50: "harmless" means no request pays for the start-up read. A busy loop can
+	// answer sooner than one woken from epoll, or later when the loaders, the pinger and the
+	// server share 2 cores; three allows for contention and is still far below what one read
+	// would add to a /ping.
 	syncPathHarmlessAtMost = 3.0
 )
 
