@@ -20,8 +20,8 @@ func TestLabsRejectBadInput(t *testing.T) {
 		names    string
 	}{
 		{"nope", nil, `scenario "nope"`},
-		{"slots", map[string]any{"maxJobs": 0, "iterations": 1000}, "maxJobs = 0"},
-		{"slots", map[string]any{"maxJobs": 4, "iterations": "many"}, `iterations = "many"`},
+		{"slots", map[string]any{"maxJobs": 0, "holdMs": 200}, "maxJobs = 0"},
+		{"slots", map[string]any{"maxJobs": 4, "holdMs": "long"}, `holdMs = "long"`},
 		{"waves", map[string]any{"jobs": 1.5, "iterations": 1000}, "jobs = 1.5"},
 		{"blocking", map[string]any{"op": "sort"}, `op = "sort"`},
 		{"apiTable", map[string]any{"heavyJobs": 4, "iterations": 1000, "dir": "relative", "dnsServer": "127.0.0.1:53"}, `dir = "relative"`},

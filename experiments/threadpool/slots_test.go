@@ -24,9 +24,11 @@ const libuvMaxThreads = 1024
 // that it does without costing much.
 const slotCountRuns = 3
 
-// slotJobMs is how long one heavy job of the slot count takes on an idle core. It only has to
-// outlast one fs.stat on a free thread by a wide margin: a stat takes microseconds.
-const slotJobMs = 40
+// slotHold is how long a round waits for its tiny job before it lets the held slots go. A stat
+// on a free thread completes in well under a millisecond; nothing else runs meanwhile, since the
+// held jobs use no CPU, so a tenth of a second tells "ran at once" from "waited" with a margin a
+// scheduler's hiccup does not reach.
+const slotHold = 200 * time.Millisecond
 
 // The claims of TestPoolSlots: the slot count by ordering, and the threads of a pool asked for
 // more than libuv allows.
@@ -65,11 +67,10 @@ func (c slotCount) String() string {
 
 // slotsParameters are threadpool.slots' parameters: how the slots were counted.
 type slotsParameters struct {
-	Runs       int `json:"runs"`       // processes that each counted
-	MaxJobs    int `json:"maxJobs"`    // the most heavy jobs a count tries
-	JobMs      int `json:"jobMs"`      // one heavy job's length on an idle core
-	Iterations int `json:"iterations"` // pbkdf2 iterations of a heavy job, calibrated to JobMs
-	Want       int `json:"want"`       // the slot count the claim says
+	Runs    int `json:"runs"`    // processes that each counted
+	MaxJobs int `json:"maxJobs"` // the most slot-holding jobs a count tries
+	HoldMs  int `json:"holdMs"`  // how long a round waits for its tiny job before letting the slots go
+	Want    int `json:"want"`    // the slot count the claim says
 }
 
 // slotsSummary is threadpool.slots' summary.
@@ -78,12 +79,13 @@ type slotsSummary struct {
 	CountsAgreeing stats.Proportion `json:"countsAgreeing"`
 }
 
-// countSlots runs the lab's ordering count on l: k equal heavy pool jobs and one tiny one, for k =
-// 1, 2, ... up to maxJobs; the smallest k whose tiny job had to wait for a heavy one.
-func countSlots(t *testing.T, l lab, maxJobs, iterations int) slotCount {
+// countSlots runs the lab's ordering count on l: k pool jobs that hold a slot without using the
+// CPU, then one tiny job, for k = 1, 2, ... up to maxJobs; the smallest k whose tiny job had to
+// wait until the held slots were let go.
+func countSlots(t *testing.T, l lab, maxJobs int) slotCount {
 	t.Helper()
 	var c slotCount
-	l.run(t, "slots", map[string]any{"maxJobs": maxJobs, "iterations": iterations}, &c)
+	l.run(t, "slots", map[string]any{"maxJobs": maxJobs, "holdMs": slotHold.Milliseconds()}, &c)
 	return c
 }
 
@@ -93,12 +95,12 @@ func measurePoolSlots(t *testing.T, l lab, size string, want int) claimtest.Meas
 	t.Helper()
 	started := time.Now()
 	sized := l.sized(size)
-	params := slotsParameters{Runs: slotCountRuns, MaxJobs: want + 1, JobMs: slotJobMs, Iterations: iterationsFor(t, l.Node, slotJobMs), Want: want}
+	params := slotsParameters{Runs: slotCountRuns, MaxJobs: want + 1, HoldMs: int(slotHold.Milliseconds()), Want: want}
 	counts := make([]slotCount, slotCountRuns)
 	summary := slotsSummary{CountsAgreeing: stats.Proportion{N: slotCountRuns}}
 	shownCounts := make([]string, len(counts))
 	for i := range counts {
-		counts[i] = countSlots(t, sized, params.MaxJobs, params.Iterations)
+		counts[i] = countSlots(t, sized, params.MaxJobs)
 		summary.Counts = append(summary.Counts, counts[i].Slots)
 		if c := counts[i].Slots; c != nil && *c == want {
 			summary.CountsAgreeing.K++
@@ -247,10 +249,9 @@ func TestPoolSizeFromInsideProgram(t *testing.T) {
 func measureSetInside(t *testing.T, l lab) []insideOutcome {
 	t.Helper()
 	var outcomes []insideOutcome
-	iterations := iterationsFor(t, l.Node, slotJobMs)
 	for _, f := range entryForms {
 		t.Run(strings.ReplaceAll(f.Name, " ", "-"), func(t *testing.T) {
-			c := countSlots(t, l.script(f.Script, setInsideEnv()), setInsideSize+1, iterations)
+			c := countSlots(t, l.script(f.Script, setInsideEnv()), setInsideSize+1)
 			require.NotNil(t, c.Slots, "slot count: %s", c)
 			assert.Contains(t, []int{4, setInsideSize}, *c.Slots,
 				"slot count = %d; want the default 4 or the %d the program set", *c.Slots, setInsideSize)

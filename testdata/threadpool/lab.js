@@ -4,7 +4,7 @@
 // that makes no sense exits 2 with a message naming it. No npm dependencies.
 //
 //   node lab.js calibrate '{"jobMs":150}'
-//   node lab.js slots '{"maxJobs":9,"iterations":40000}'
+//   node lab.js slots '{"maxJobs":9,"holdMs":200}'
 //
 // The Go tests in experiments/threadpool start it with UV_THREADPOOL_SIZE set in its
 // environment (except the tests about setting it from inside, which use entry-set-inside.*).

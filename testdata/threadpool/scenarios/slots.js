@@ -1,35 +1,61 @@
 'use strict';
-// slots: count the pool's slots by ordering, not by time. Round k starts k equal pbkdf2 jobs and
-// then one fs.stat. While a slot is free the stat runs at once and completes long before any
-// pbkdf2; when all slots are taken it waits in the queue until a pbkdf2 finishes, so it completes
-// after one. The smallest k whose stat completes after a pbkdf2 is the slot count.
-const { intParam, pbkdf2, statOnce, threads } = require('../lib');
+// slots: count the pool's slots by ordering, not by time. Round k starts k jobs that each hold a
+// slot without using the CPU (an fs.open of a FIFO that no one writes, which blocks in open(2)),
+// then one fs.stat. While a slot is free the stat completes at once; when every slot is held it
+// waits in the queue, and completes only after the held jobs are let go, holdMs later. The
+// smallest k whose stat completes after the release is the slot count. Holding without CPU keeps
+// the stat's thread and the loop from competing with the holders for the machine's cores.
+const fs = require('fs');
+const path = require('path');
+const { execFileSync } = require('child_process');
+const { intParam, now, sleep, statOnce, threads } = require('../lib');
 
-async function round(k, iterations) {
-  const heavy = [];
-  for (let i = 0; i < k; i++) heavy.push(pbkdf2(iterations));
-  const stat = await statOnce();
-  const ends = await Promise.all(heavy);
-  const firstHeavy = Math.min(...ends);
+// hold starts one pool job that blocks in open(2) on fifo until a writer opens it, and resolves
+// with its fd and the time the open completed.
+function hold(fifo) {
+  return new Promise((resolve, reject) =>
+    fs.open(fifo, 'r', (err, fd) => (err ? reject(err) : resolve({ fd, at: now() }))));
+}
+
+async function round(k, fifo, holdMs) {
+  const held = [];
+  for (let i = 0; i < k; i++) held.push(hold(fifo));
+  let statAt = null;
+  const stat = statOnce().then((t) => (statAt = t));
+  await Promise.race([stat, sleep(holdMs)]);
+  // Let every holder go: a writer's open completes the readers' opens, and a holder still queued
+  // finds the writer there when its turn comes.
+  const released = now();
+  const writer = fs.openSync(fifo, 'w');
+  const opened = await Promise.all(held);
+  fs.closeSync(writer);
+  for (const o of opened) fs.closeSync(o.fd);
+  await stat;
   return {
     jobs: k,
-    heavyDoneBeforeStat: ends.filter((e) => e <= stat).length,
-    statWaited: firstHeavy <= stat,
+    heavyDoneBeforeStat: opened.filter((o) => o.at <= statAt).length,
+    statWaited: statAt >= released,
   };
 }
 
 module.exports = async function (params) {
   const maxJobs = intParam(params, 'maxJobs', 1, 64);
-  const iterations = intParam(params, 'iterations', 1000, 10_000_000);
+  const holdMs = intParam(params, 'holdMs', 10, 10_000);
+  const fifo = path.join(process.cwd(), `slots-${process.pid}.fifo`);
+  execFileSync('mkfifo', [fifo]);
   const rounds = [];
   let slots = null;
-  for (let k = 1; k <= maxJobs; k++) {
-    const r = await round(k, iterations);
-    rounds.push(r);
-    if (r.statWaited) {
-      slots = k;
-      break;
+  try {
+    for (let k = 1; k <= maxJobs; k++) {
+      const r = await round(k, fifo, holdMs);
+      rounds.push(r);
+      if (r.statWaited) {
+        slots = k;
+        break;
+      }
     }
+  } finally {
+    fs.unlinkSync(fifo);
   }
   return { slots, rounds, threads: threads(), uvThreadpoolSize: process.env.UV_THREADPOOL_SIZE ?? null };
 };
