@@ -86,8 +86,16 @@ func render(w io.Writer, rs []results.Result) {
 	fmt.Fprintln(w)
 	if len(rs) > 0 {
 		e := rs[0].Environment
-		fmt.Fprintf(w, "Measured on %s, %d cores, kernel %s; Go %s, Node %s (first result's environment; each JSON file has its own).\n",
-			e.CPUModel, e.Cores, e.Kernel, e.Go, e.Node)
+		var nodes []string
+		for _, r := range rs {
+			for _, n := range strings.Split(r.Environment.Node, ", ") { // a result over several runtimes lists them
+				if n != "" && !slices.Contains(nodes, n) {
+					nodes = append(nodes, n)
+				}
+			}
+		}
+		fmt.Fprintf(w, "Measured on %s, %d cores, kernel %s; Go %s, Node %s (each JSON file has its own environment).\n",
+			e.CPUModel, e.Cores, e.Kernel, e.Go, strings.Join(nodes, " and "))
 	}
 }
 
