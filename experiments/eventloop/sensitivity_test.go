@@ -15,7 +15,7 @@ func TestClaimTestsCatchBrokenProbes(t *testing.T) {
 	short.Trials = min(cfg.Trials, 4) // a broken claim fails in every trial; four show it
 
 	var (
-		slowPing      = brokenNode("node-slow-ping.js", "/ping answers 5 ms late")
+		slowPing      = brokenNode("node-slow-ping.js", "/ping answers 20 ms late")
 		cpuInWorker   = brokenNode("node-cpu-in-worker.js", "every /cpu spins in a worker thread, whatever its mode")
 		cpuOnLoop     = brokenNode("node-cpu-on-loop.js", "every /cpu spins on the event loop, whatever its mode")
 		serialized    = brokenGo("brokenserialize", "one mutex around every handler", goPreemptive)
