@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/serverless-claims/claims/harness/loopback"
 	"github.com/serverless-claims/claims/harness/probe"
 	"github.com/serverless-claims/claims/harness/protocol"
 )
@@ -105,7 +106,9 @@ func TestBuiltInProbesFollowTheProtocol(t *testing.T) {
 				c.assertPings(t, "after bytes that are not HTTP")
 			})
 			t.Run("binds AWS_LAMBDA_HTTP_ENDPOINT", func(t *testing.T) {
-				addr := freeAddr(t)
+				addrs, err := loopback.FreeAddrs(1)
+				require.NoError(t, err)
+				addr := addrs[0]
 				env := map[string]string{"AWS_LAMBDA_HTTP_ENDPOINT": addr}
 				maps.Copy(env, slot.env)
 				p := slot.start(t, env)
@@ -218,16 +221,6 @@ func otherModes(s spec, slot string) []string {
 	}
 	slices.Sort(out)
 	return out
-}
-
-// freeAddr is a loopback address with a port nobody listens on just now.
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := ln.Addr().String()
-	require.NoError(t, ln.Close())
-	return addr
 }
 
 // client sends requests to one probe and keeps what the checks need of each answer.
