@@ -1,0 +1,164 @@
+package live
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/iam"
+	iamtypes "github.com/aws/aws-sdk-go-v2/service/iam/types"
+)
+
+// lambdaTrust is the trust policy that lets Lambda assume a role.
+const lambdaTrust = `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Service":"lambda.amazonaws.com"},"Action":"sts:AssumeRole"}]}`
+
+// tableWait bounds the wait for a new table to become ACTIVE.
+const tableWait = 5 * time.Minute
+
+// Role returns the execution role's ARN: CLAIMS_LAMBDA_ROLE_ARN, or claims-<run>-exec made now
+// with Lambda's trust policy and an inline policy allowing the run's functions to write their logs
+// and to read the run's table. Both are deleted at Close (the policy first, as IAM requires).
+func (s *Session) Role(ctx context.Context) (string, error) {
+	if s.Config.RoleARN != "" {
+		return s.Config.RoleARN, nil
+	}
+	name, err := s.name("exec")
+	if err != nil {
+		return "", err
+	}
+	if err := s.mayMake("role " + name); err != nil {
+		return "", err
+	}
+	var tags []iamtypes.Tag
+	for k, v := range s.tags() {
+		tags = append(tags, iamtypes.Tag{Key: aws.String(k), Value: aws.String(v)})
+	}
+	out, err := s.IAM.CreateRole(ctx, &iam.CreateRoleInput{
+		RoleName:                 aws.String(name),
+		AssumeRolePolicyDocument: aws.String(lambdaTrust),
+		Description:              aws.String("claims live run " + s.RunID + ": execution role of its functions"),
+		Tags:                     tags,
+	})
+	if err != nil {
+		return "", redact(fmt.Errorf("live: CreateRole %s: %w", name, err))
+	}
+	s.made("role "+name, func(ctx context.Context) error {
+		_, err := s.IAM.DeleteRole(ctx, &iam.DeleteRoleInput{RoleName: aws.String(name)})
+		return ignoreNotFound(err)
+	})
+	arn := aws.ToString(out.Role.Arn)
+	policy, err := s.rolePolicy(arn)
+	if err != nil {
+		return "", err
+	}
+	if _, err := s.IAM.PutRolePolicy(ctx, &iam.PutRolePolicyInput{
+		RoleName: aws.String(name), PolicyName: aws.String(name), PolicyDocument: aws.String(policy),
+	}); err != nil {
+		return "", redact(fmt.Errorf("live: PutRolePolicy %s: %w", name, err))
+	}
+	s.made("inline policy of role "+name, func(ctx context.Context) error {
+		_, err := s.IAM.DeleteRolePolicy(ctx, &iam.DeleteRolePolicyInput{RoleName: aws.String(name), PolicyName: aws.String(name)})
+		return ignoreNotFound(err)
+	})
+	return arn, nil
+}
+
+// rolePolicy is the run's inline policy, scoped by the partition and account of the role's ARN.
+func (s *Session) rolePolicy(roleARN string) (string, error) {
+	// arn:PARTITION:iam::ACCOUNT:role/NAME
+	parts := strings.SplitN(roleARN, ":", 6)
+	if len(parts) != 6 || parts[4] == "" {
+		return "", fmt.Errorf("live: CreateRole answered an ARN that is not a role's: %q", RedactARN(roleARN))
+	}
+	partition, account := parts[1], parts[4]
+	table := s.Config.Table
+	if table == "" {
+		table = NamePrefix + s.RunID
+	}
+	type statement struct {
+		Effect   string
+		Action   []string
+		Resource []string
+	}
+	doc := struct {
+		Version   string
+		Statement []statement
+	}{"2012-10-17", []statement{
+		{"Allow", []string{"logs:CreateLogGroup", "logs:CreateLogStream", "logs:PutLogEvents"},
+			[]string{fmt.Sprintf("arn:%s:logs:%s:%s:log-group:/aws/lambda/%s%s-*", partition, s.Region, account, NamePrefix, s.RunID),
+				fmt.Sprintf("arn:%s:logs:%s:%s:log-group:/aws/lambda/%s%s-*:*", partition, s.Region, account, NamePrefix, s.RunID)}},
+		{"Allow", []string{"dynamodb:GetItem"},
+			[]string{fmt.Sprintf("arn:%s:dynamodb:%s:%s:table/%s", partition, s.Region, account, table)}},
+		// ListTables names no resource: IAM only grants it on every table.
+		{"Allow", []string{"dynamodb:ListTables"}, []string{"*"}},
+	}}
+	b, err := json.Marshal(doc)
+	return string(b), err
+}
+
+// Table returns the table holding item: CLAIMS_DYNAMODB_TABLE (which must hold it already), or
+// claims-<run> made now (on demand, a string hash key pk), tagged, with item put in it, and
+// deleted at Close.
+func (s *Session) Table(ctx context.Context, item map[string]types.AttributeValue) (string, error) {
+	if s.Config.Table != "" {
+		return s.Config.Table, nil
+	}
+	name, err := s.name("")
+	if err != nil {
+		return "", err
+	}
+	if err := s.mayMake("table " + name); err != nil {
+		return "", err
+	}
+	if _, ok := item["pk"]; !ok {
+		return "", fmt.Errorf("live: the item for table %s has no pk, its hash key", name)
+	}
+	out, err := s.DynamoDB.CreateTable(ctx, &dynamodb.CreateTableInput{
+		TableName:            aws.String(name),
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
+		BillingMode:          types.BillingModePayPerRequest,
+	})
+	if err != nil {
+		return "", redact(fmt.Errorf("live: CreateTable %s: %w", name, err))
+	}
+	s.made("table "+name, func(ctx context.Context) error {
+		_, err := s.DynamoDB.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name)})
+		return ignoreNotFound(err)
+	})
+	if err := dynamodb.NewTableExistsWaiter(s.DynamoDB, func(o *dynamodb.TableExistsWaiterOptions) {
+		o.MinDelay, o.MaxDelay = s.waitMin, s.waitMax
+	}).Wait(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)}, tableWait); err != nil {
+		return "", redact(fmt.Errorf("live: waiting for table %s to exist: %w", name, err))
+	}
+	var tags []types.Tag
+	for k, v := range s.tags() {
+		tags = append(tags, types.Tag{Key: aws.String(k), Value: aws.String(v)})
+	}
+	if _, err := s.DynamoDB.TagResource(ctx, &dynamodb.TagResourceInput{ResourceArn: out.TableDescription.TableArn, Tags: tags}); err != nil {
+		return "", redact(fmt.Errorf("live: TagResource table %s: %w", name, err))
+	}
+	if _, err := s.DynamoDB.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(name), Item: item}); err != nil {
+		return "", redact(fmt.Errorf("live: PutItem into table %s: %w", name, err))
+	}
+	return name, nil
+}
+
+// ignoreNotFound makes the deletion of something already gone a success: Close is idempotent
+// across sessions and cmd/liveclean.
+func ignoreNotFound(err error) error {
+	var (
+		iamGone    *iamtypes.NoSuchEntityException
+		dynamoGone *types.ResourceNotFoundException
+	)
+	if errors.As(err, &iamGone) || errors.As(err, &dynamoGone) || isLambdaNotFound(err) {
+		return nil
+	}
+	return err
+}
