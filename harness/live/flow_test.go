@@ -1,0 +1,132 @@
+package live
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/serverless-claims/claims/harness/lambdaapi"
+)
+
+func TestTheWholeFlowAgainstTheStandIns(t *testing.T) {
+	st := startStandins(t, Config{RoleARN: testRole})
+	s := admitted(t, st.cfg, st.aws)
+	ctx := t.Context()
+
+	table, err := s.Table(ctx, benchItem())
+	require.NoError(t, err)
+	f, err := s.CreateFunction(ctx, getitemSpec(t, table, "getitem-128", 128))
+	require.NoError(t, err)
+	assert.Equal(t, "claims-"+s.RunID+"-getitem-128", f.Name)
+	assert.Equal(t, "arn:aws:lambda:us-east-1:<account>:function:"+f.Name, RedactARN(f.ARN), "the function's ARN, redacted")
+	assert.Equal(t, s.tags(), functionTags(t, s, f), "the function's tags")
+
+	var billed float64
+	invoke := func(what string) (Invocation, answer) {
+		t.Helper()
+		inv, err := f.Invoke(ctx, []byte(`{}`))
+		require.NoError(t, err, "%s invoke", what)
+		require.Equal(t, 200, inv.Status, "%s invoke's status", what)
+		require.Empty(t, inv.FunctionError, "%s invoke's function error (%s)", what, inv.Payload)
+		a := decode(t, inv)
+		assert.True(t, a.Found, "%s invoke: found = false; want the item read from the table (%s)", what, inv.Payload)
+		assert.Equal(t, inv.RequestID, inv.Report.RequestID, "%s invoke: the REPORT is the request's", what)
+		assert.Equal(t, 128, *inv.Report.MemorySizeMB, "%s invoke: REPORT Memory Size", what)
+		assert.Positive(t, inv.ClientMs, "%s invoke: client time", what)
+		billed += invocationUSD(s.Region, f.arch, *inv.Report.BilledDuration, *inv.Report.MemorySizeMB)
+		return inv, a
+	}
+	first, a1 := invoke("first")
+	assert.True(t, first.Report.Cold(), "first invoke: REPORT without Init Duration; want a cold start (%v)", first.Report.Fields)
+	second, a2 := invoke("second")
+	assert.False(t, second.Report.Cold(), "second invoke: REPORT with Init Duration; want a warm start")
+	assert.Equal(t, a1.Pid, a2.Pid, "second invoke: pid = %d; want the first's %d (the same environment)", a2.Pid, a1.Pid)
+
+	require.NoError(t, f.ColdStart(ctx))
+	third, a3 := invoke("after ColdStart")
+	assert.True(t, third.Report.Cold(), "invoke after ColdStart: REPORT without Init Duration; want a cold start")
+	assert.NotEqual(t, a1.Pid, a3.Pid, "invoke after ColdStart: pid = %d, the first's; want a new environment", a3.Pid)
+	assert.InDelta(t, billed, s.Spent(), 1e-15, "the tally = %v; want the REPORTs' bills %v", s.Spent(), billed)
+
+	require.NoError(t, s.Close(ctx))
+	assert.Empty(t, st.lambda.Functions(), "functions left after Close")
+	assert.Zero(t, st.lambda.Environments(), "environments left after Close")
+	assert.Empty(t, tablesNamed(t, s, NamePrefix), "tables left after Close")
+	require.NoError(t, s.Close(ctx), "a second Close")
+}
+
+func TestFaultsAgainstTheStandIns(t *testing.T) {
+	st := startStandins(t, Config{RoleARN: testRole})
+	s := admitted(t, st.cfg, st.aws)
+	ctx := t.Context()
+	table, err := s.Table(ctx, benchItem())
+	require.NoError(t, err)
+	f, err := s.CreateFunction(ctx, getitemSpec(t, table, "faults", 256))
+	require.NoError(t, err)
+	_, err = f.Invoke(ctx, []byte(`{}`))
+	require.NoError(t, err, "an invoke without fault")
+
+	t.Run("Conflict is waited out", func(t *testing.T) {
+		st.lambda.Inject(lambdaapi.Fault{Kind: lambdaapi.Conflict, Function: f.Name, Count: 2})
+		require.NoError(t, f.ColdStart(ctx), "ColdStart with two conflicting updates in progress")
+		inv, err := f.Invoke(ctx, []byte(`{}`))
+		require.NoError(t, err)
+		assert.True(t, inv.Report.Cold(), "the invoke after a ColdStart that met conflicts is not cold")
+	})
+	t.Run("Throttle is retried", func(t *testing.T) {
+		st.lambda.Inject(lambdaapi.Fault{Kind: lambdaapi.Throttle, Count: 2})
+		inv, err := f.Invoke(ctx, []byte(`{}`))
+		require.NoError(t, err, "an invoke throttled twice")
+		assert.True(t, decode(t, inv).Found)
+	})
+	t.Run("InvokeTimeout is an Invocation with FunctionError", func(t *testing.T) {
+		st.lambda.Inject(lambdaapi.Fault{Kind: lambdaapi.InvokeTimeout, Function: f.Name})
+		inv, err := f.Invoke(ctx, []byte(`{}`))
+		require.NoError(t, err)
+		assert.Equal(t, "Unhandled", inv.FunctionError)
+		assert.Equal(t, "timeout", inv.Report.Status, "REPORT Status of a timed-out invoke")
+		assert.Contains(t, string(inv.Payload), "Task timed out")
+	})
+	t.Run("FunctionError is an Invocation with FunctionError", func(t *testing.T) {
+		st.lambda.Inject(lambdaapi.Fault{Kind: lambdaapi.FunctionError, Function: f.Name})
+		inv, err := f.Invoke(ctx, []byte(`{}`))
+		require.NoError(t, err)
+		assert.Equal(t, "Unhandled", inv.FunctionError)
+		assert.Contains(t, string(inv.Payload), "FunctionError")
+		assert.NotNil(t, inv.Report.BilledDuration, "a failed invoke still has its REPORT")
+	})
+	for kind, want := range map[lambdaapi.FaultKind]string{
+		lambdaapi.TruncatedReport: "REPORT",
+		lambdaapi.MissingReport:   "no REPORT",
+	} {
+		t.Run(kind.String()+" is an error naming the function and request", func(t *testing.T) {
+			st.lambda.Inject(lambdaapi.Fault{Kind: kind, Function: f.Name})
+			inv, err := f.Invoke(ctx, []byte(`{}`))
+			require.Error(t, err, "an invoke with a %s was read", kind)
+			assert.Contains(t, err.Error(), f.Name)
+			require.NotEmpty(t, inv.RequestID)
+			assert.Contains(t, err.Error(), inv.RequestID)
+			assert.Contains(t, err.Error(), want)
+			assert.NotContains(t, err.Error(), testAccount)
+		})
+	}
+	t.Run("CreateFails deletes what was made", func(t *testing.T) {
+		st.lambda.Inject(lambdaapi.Fault{Kind: lambdaapi.CreateFails})
+		_, err := s.CreateFunction(ctx, getitemSpec(t, table, "fails", 128))
+		require.Error(t, err, "a function that went to Failed was returned")
+		name := "claims-" + s.RunID + "-fails"
+		assert.Contains(t, err.Error(), name)
+		assert.Contains(t, err.Error(), "Failed", "error = %v; want the state", err)
+		assert.NotContains(t, st.lambda.Functions(), name, "the failed function is left: %v", st.lambda.Functions())
+	})
+	t.Run("an unknown function is an error naming it", func(t *testing.T) {
+		gone := &Function{Name: "claims-" + s.RunID + "-gone", MemoryMB: 128, arch: f.arch, timeoutSeconds: 1, s: s}
+		_, err := gone.Invoke(ctx, nil)
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), gone.Name)
+		assert.Contains(t, err.Error(), "ResourceNotFoundException")
+	})
+	require.NoError(t, s.Close(ctx))
+	assert.Empty(t, st.lambda.Functions(), "functions left after Close")
+}
