@@ -1,7 +1,12 @@
 package live
 
 import (
+	"net/url"
 	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/iam"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -9,15 +14,29 @@ import (
 	"github.com/serverless-claims/claims/harness/lambdaapi"
 )
 
+// propagation is how long the IAM stand-in keeps a new role from Lambda, as IAM does for a few
+// seconds: CreateFunction must retry through it.
+const propagation = time.Second
+
 func TestTheWholeFlowAgainstTheStandIns(t *testing.T) {
-	st := startStandins(t, Config{RoleARN: testRole})
+	st := startStandins(t, Config{}, propagation)
 	s := admitted(t, st.cfg, st.aws)
 	ctx := t.Context()
 
+	role, err := s.Role(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, "arn:aws:iam::<account>:role/claims-"+s.RunID+"-exec", RedactARN(role), "the role's ARN, redacted")
+	again, err := s.Role(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, role, again, "a second Role call")
+	assert.Equal(t, []string{"claims-" + s.RunID + "-exec"}, st.iam.Roles(), "roles in IAM")
+	assertRole(t, s, "claims-"+s.RunID+"-exec")
+
 	table, err := s.Table(ctx, benchItem())
 	require.NoError(t, err)
+	start := time.Now()
 	f, err := s.CreateFunction(ctx, getitemSpec(t, table, "getitem-128", 128))
-	require.NoError(t, err)
+	require.NoError(t, err, "CreateFunction with a role IAM made %v ago", time.Since(start))
 	assert.Equal(t, "claims-"+s.RunID+"-getitem-128", f.Name)
 	assert.Equal(t, "arn:aws:lambda:us-east-1:<account>:function:"+f.Name, RedactARN(f.ARN), "the function's ARN, redacted")
 	assert.Equal(t, s.tags(), functionTags(t, s, f), "the function's tags")
@@ -53,11 +72,33 @@ func TestTheWholeFlowAgainstTheStandIns(t *testing.T) {
 	assert.Empty(t, st.lambda.Functions(), "functions left after Close")
 	assert.Zero(t, st.lambda.Environments(), "environments left after Close")
 	assert.Empty(t, tablesNamed(t, s, NamePrefix), "tables left after Close")
+	assert.Empty(t, st.iam.Roles(), "roles left after Close")
 	require.NoError(t, s.Close(ctx), "a second Close")
 }
 
+// assertRole checks the run's role in IAM: its tags, Lambda's trust, and an inline policy that
+// grants GetItem on the run's table only.
+func assertRole(t *testing.T, s *Session, name string) {
+	t.Helper()
+	ctx := t.Context()
+	tags, err := s.IAM.ListRoleTags(ctx, &iam.ListRoleTagsInput{RoleName: aws.String(name)})
+	require.NoError(t, err)
+	got := map[string]string{}
+	for _, tag := range tags.Tags {
+		got[aws.ToString(tag.Key)] = aws.ToString(tag.Value)
+	}
+	assert.Equal(t, s.tags(), got, "the role's tags")
+	pol, err := s.IAM.GetRolePolicy(ctx, &iam.GetRolePolicyInput{RoleName: aws.String(name), PolicyName: aws.String(name)})
+	require.NoError(t, err, "the role's inline policy")
+	doc, err := url.QueryUnescape(aws.ToString(pol.PolicyDocument))
+	require.NoError(t, err)
+	assert.Contains(t, doc, `"dynamodb:GetItem"`)
+	assert.Contains(t, doc, `"arn:aws:dynamodb:us-east-1:`+testAccount+`:table/claims-`+s.RunID+`"`, "policy = %s; want GetItem on the run's table", doc)
+	assert.Contains(t, doc, `log-group:/aws/lambda/claims-`+s.RunID+`-*`, "policy = %s; want logs of the run's functions", doc)
+}
+
 func TestFaultsAgainstTheStandIns(t *testing.T) {
-	st := startStandins(t, Config{RoleARN: testRole})
+	st := startStandins(t, Config{RoleARN: testRole}, 0)
 	s := admitted(t, st.cfg, st.aws)
 	ctx := t.Context()
 	table, err := s.Table(ctx, benchItem())

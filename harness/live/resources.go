@@ -23,10 +23,16 @@ const tableWait = 5 * time.Minute
 
 // Role returns the execution role's ARN: CLAIMS_LAMBDA_ROLE_ARN, or claims-<run>-exec made now
 // with Lambda's trust policy and an inline policy allowing the run's functions to write their logs
-// and to read the run's table. Both are deleted at Close (the policy first, as IAM requires).
+// and to read the run's table. Both are deleted at Close (the policy first, as IAM requires). The
+// role is made once per session; later calls return it.
 func (s *Session) Role(ctx context.Context) (string, error) {
 	if s.Config.RoleARN != "" {
 		return s.Config.RoleARN, nil
+	}
+	s.roleMu.Lock()
+	defer s.roleMu.Unlock()
+	if s.roleARN != "" {
+		return s.roleARN, nil
 	}
 	name, err := s.name("exec")
 	if err != nil {
@@ -66,6 +72,7 @@ func (s *Session) Role(ctx context.Context) (string, error) {
 		_, err := s.IAM.DeleteRolePolicy(ctx, &iam.DeleteRolePolicyInput{RoleName: aws.String(name), PolicyName: aws.String(name)})
 		return ignoreNotFound(err)
 	})
+	s.roleARN = arn
 	return arn, nil
 }
 
@@ -104,10 +111,15 @@ func (s *Session) rolePolicy(roleARN string) (string, error) {
 
 // Table returns the table holding item: CLAIMS_DYNAMODB_TABLE (which must hold it already), or
 // claims-<run> made now (on demand, a string hash key pk), tagged, with item put in it, and
-// deleted at Close.
+// deleted at Close. The table is made once per session; later calls return it.
 func (s *Session) Table(ctx context.Context, item map[string]types.AttributeValue) (string, error) {
 	if s.Config.Table != "" {
 		return s.Config.Table, nil
+	}
+	s.tableMu.Lock()
+	defer s.tableMu.Unlock()
+	if s.table != "" {
+		return s.table, nil
 	}
 	name, err := s.name("")
 	if err != nil {
@@ -147,6 +159,7 @@ func (s *Session) Table(ctx context.Context, item map[string]types.AttributeValu
 	if _, err := s.DynamoDB.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(name), Item: item}); err != nil {
 		return "", redact(fmt.Errorf("live: PutItem into table %s: %w", name, err))
 	}
+	s.table = name
 	return name, nil
 }
 

@@ -59,6 +59,12 @@ type Session struct {
 	// and waitMax are the waiters' delays.
 	roleWait, waitMin, waitMax time.Duration
 
+	// roleARN and table are what Role and Table made, under their own locks, held while making.
+	roleMu  sync.Mutex
+	roleARN string
+	tableMu sync.Mutex
+	table   string
+
 	mu       sync.Mutex
 	admitted bool
 	spentUSD float64

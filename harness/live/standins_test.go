@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"runtime"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -11,33 +12,44 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/serverless-claims/claims/harness/dynalite"
+	"github.com/serverless-claims/claims/harness/iamstub"
 	"github.com/serverless-claims/claims/harness/lambdaapi"
 	"github.com/serverless-claims/claims/harness/lambdazip"
 	"github.com/serverless-claims/claims/harness/sigv4check"
 )
 
 // standins are the local services a live run talks to in the tests, each on loopback speaking
-// its AWS wire API: Lambda (harness/lambdaapi, running each zip under the emulator), and DynamoDB
-// (dynalite behind TLS).
+// its AWS wire API: Lambda (harness/lambdaapi, running each zip under the emulator), IAM
+// (harness/iamstub, which tells Lambda which roles it may assume) and DynamoDB (dynalite behind
+// TLS).
 type standins struct {
 	db     *dynalite.Server
+	iam    *iamstub.Server
 	lambda *lambdaapi.Server
 	cfg    Config
 	aws    aws.Config
 }
 
-// testRole is an execution role the Lambda stand-in accepts when no IAM stand-in says otherwise.
+// testRole is a role of the user's (CLAIMS_LAMBDA_ROLE_ARN), which the Lambda stand-in accepts
+// without asking IAM's.
 const testRole = "arn:aws:iam::" + testAccount + ":role/claims-test-exec"
 
 // startStandins starts the stand-ins and loads the SDK's configuration for them through LoadAWS,
 // as a live run would with AWS_ENDPOINT_URL_<SERVICE> and CLAIMS_LAMBDA_ENDPOINT set. c's Arch
-// is this machine's, the only one the Lambda stand-in runs.
-func startStandins(t *testing.T, c Config) *standins {
+// is this machine's, the only one the Lambda stand-in runs. A role IAM made is assumable by
+// Lambda only propagation after its creation, as on AWS.
+func startStandins(t *testing.T, c Config, propagation time.Duration) *standins {
 	t.Helper()
 	keys := sigv4check.Keys{testKeyID: testSecret}
 	db := dynalite.Start(t, dynalite.Options{})
+	iamS := iamstub.Start(t, iamstub.Options{Keys: keys, PropagationDelay: propagation})
+	roleAssumable := iamS.Assumable
+	if c.RoleARN != "" {
+		roleAssumable = nil // the user's role, which IAM's stand-in does not hold
+	}
 	lam := lambdaapi.Start(t, lambdaapi.Options{
-		Keys: keys,
+		Keys:          keys,
+		RoleAssumable: roleAssumable,
 		// What Lambda gives a function (its region, the role's keys), and the way to DynamoDB.
 		FunctionEnv: map[string]string{
 			"AWS_REGION":                testRegion,
@@ -52,8 +64,8 @@ func startStandins(t *testing.T, c Config) *standins {
 	if c.MaxUSD == 0 {
 		c.MaxUSD = DefaultMaxUSD
 	}
-	return &standins{db: db, lambda: lam, cfg: c,
-		aws: standinAWS(t, c, map[string]string{"DYNAMODB": db.Endpoint}, db.CA.Pool())}
+	return &standins{db: db, iam: iamS, lambda: lam, cfg: c,
+		aws: standinAWS(t, c, map[string]string{"DYNAMODB": db.Endpoint, "IAM": iamS.URL()}, db.CA.Pool())}
 }
 
 // getitemSpec is the cold-start claims' function reading the run's table.
