@@ -11,6 +11,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	dynamotypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
 )
@@ -127,8 +128,14 @@ func FindLeftovers(ctx context.Context, awsCfg aws.Config, c Config) ([]Leftover
 				continue
 			}
 			d, err := cl.dynamo.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
+			if ignoreNotFound(err) == nil && err != nil {
+				continue // gone since it was listed
+			}
 			if err != nil {
 				return nil, redact(fmt.Errorf("live: DescribeTable %s: %w", name, err))
+			}
+			if d.Table.TableStatus == dynamotypes.TableStatusDeleting {
+				continue // on its way out already
 			}
 			out, err := cl.dynamo.ListTagsOfResource(ctx, &dynamodb.ListTagsOfResourceInput{ResourceArn: d.Table.TableArn})
 			if err != nil {
@@ -167,8 +174,7 @@ func DeleteLeftovers(ctx context.Context, awsCfg aws.Config, c Config, ls []Left
 			_, err = cl.lambda.DeleteFunction(ctx, &lambda.DeleteFunctionInput{FunctionName: aws.String(l.Name)})
 			err = opErr("DeleteFunction", l, err)
 		case KindTable:
-			_, err = cl.dynamo.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(l.Name)})
-			err = opErr("DeleteTable", l, err)
+			err = opErr("DeleteTable", l, deleteTable(ctx, cl.dynamo, l.Name, 200*time.Millisecond, 3*time.Second))
 		case KindRole:
 			err = cl.deleteRole(ctx, l)
 		default:

@@ -141,8 +141,7 @@ func (s *Session) Table(ctx context.Context, item map[string]types.AttributeValu
 		return "", redact(fmt.Errorf("live: CreateTable %s: %w", name, err))
 	}
 	s.made("table "+name, func(ctx context.Context) error {
-		_, err := s.DynamoDB.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name)})
-		return ignoreNotFound(err)
+		return deleteTable(ctx, s.DynamoDB, name, s.waitMin, s.waitMax)
 	})
 	if err := dynamodb.NewTableExistsWaiter(s.DynamoDB, func(o *dynamodb.TableExistsWaiterOptions) {
 		o.MinDelay, o.MaxDelay = s.waitMin, s.waitMax
@@ -161,6 +160,18 @@ func (s *Session) Table(ctx context.Context, item map[string]types.AttributeValu
 	}
 	s.table = name
 	return name, nil
+}
+
+// deleteTable deletes a table and waits until it is gone: DynamoDB deletes in the background, and
+// a table still DELETING is still listed.
+func deleteTable(ctx context.Context, client *dynamodb.Client, name string, minDelay, maxDelay time.Duration) error {
+	_, err := client.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name)})
+	if err = ignoreNotFound(err); err != nil {
+		return err
+	}
+	return dynamodb.NewTableNotExistsWaiter(client, func(o *dynamodb.TableNotExistsWaiterOptions) {
+		o.MinDelay, o.MaxDelay = minDelay, maxDelay
+	}).Wait(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)}, tableWait)
 }
 
 // ignoreNotFound makes the deletion of something already gone a success: Close is idempotent
