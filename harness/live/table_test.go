@@ -1,8 +1,10 @@
 package live
 
 import (
+	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -26,7 +28,12 @@ func admitted(t *testing.T, c Config, awsCfg aws.Config) *Session {
 	t.Helper()
 	s, err := Open(t.Context(), c, awsCfg)
 	require.NoError(t, err)
-	t.Cleanup(func() { _ = s.Close(t.Context()) })
+	t.Cleanup(func() {
+		// t.Context() is already cancelled when cleanups run.
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		assert.NoError(t, s.Close(ctx), "closing the session at the test's end")
+	})
 	e := EstimateCost(s.Region, c.Arch, []PlannedFunction{{Name: "f", MemoryMB: 128, Invocations: 5, MaxSecondsEach: 3}}, 5)
 	require.NoError(t, s.Admit(e, &strings.Builder{}))
 	return s
