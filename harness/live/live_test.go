@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
+	lambdatypes "github.com/aws/aws-sdk-go-v2/service/lambda/types"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -272,4 +273,14 @@ func TestReportIsReadFromTheTailOrNamedAsMissing(t *testing.T) {
 			assert.Contains(t, err.Error(), tc.want)
 		})
 	}
+}
+
+func TestErrorsNameNoAccountAndKeepTheirType(t *testing.T) {
+	cause := &lambdatypes.ResourceNotFoundException{Message: aws.String("Function not found: arn:aws:lambda:us-east-1:" + testAccount + ":function:f")}
+	err := redact(fmt.Errorf("live: Invoke f: %w", cause))
+	assert.Equal(t, "live: Invoke f: ResourceNotFoundException: Function not found: arn:aws:lambda:us-east-1:<account>:function:f", err.Error())
+	var nf *lambdatypes.ResourceNotFoundException
+	assert.ErrorAs(t, err, &nf, "the SDK's typed error beneath a redacted one")
+	assert.Equal(t, err, redact(err), "redacting twice wraps twice")
+	assert.NoError(t, redact(nil))
 }

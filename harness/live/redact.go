@@ -1,9 +1,6 @@
 package live
 
-import (
-	"errors"
-	"regexp"
-)
+import "regexp"
 
 // accountInARN is the account field of an ARN: arn:partition:service:region:ACCOUNT:resource.
 var accountInARN = regexp.MustCompile(`(arn:aws[-a-z]*:[a-z0-9-]*:[a-z0-9-]*:)\d{12}(:)`)
@@ -24,8 +21,7 @@ func (r redacted) Unwrap() error { return r.err }
 
 // redact wraps err so that its text names no account; nil stays nil.
 func redact(err error) error {
-	var r redacted
-	if err == nil || errors.As(err, &r) && r.err == err {
+	if _, done := err.(redacted); err == nil || done {
 		return err
 	}
 	return redacted{err}
