@@ -631,6 +631,13 @@ func (f *function) touch() {
 	f.cfg.RevisionId = requestID()
 }
 
+// settle ends an injected Conflict's update once its time has passed. Call with Server.mu held.
+func (f *function) settle() {
+	if !f.busyUntil.IsZero() && time.Now().After(f.busyUntil) {
+		f.cfg.LastUpdateStatus, f.busyUntil = "Successful", time.Time{}
+	}
+}
+
 // unpack writes the zip's bootstrap into dir and returns its path.
 func unpack(dir string, data []byte) (string, error) {
 	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
@@ -781,10 +788,7 @@ func (s *Server) get(w http.ResponseWriter, name string, whole bool) *apiError {
 		return e
 	}
 	s.mu.Lock()
-	if f.cfg.LastUpdateStatus == "InProgress" && !f.busyUntil.IsZero() && time.Now().After(f.busyUntil) {
-		// An injected Conflict's update has finished.
-		f.cfg.LastUpdateStatus, f.busyUntil = "Successful", time.Time{}
-	}
+	f.settle()
 	out := getOutput{Configuration: f.cfg, Tags: maps.Clone(f.tags)}
 	s.mu.Unlock()
 	if !whole {
@@ -827,17 +831,15 @@ func (s *Server) update(w http.ResponseWriter, name string, body []byte) *apiErr
 		return conflict()
 	}
 	s.mu.Lock()
-	if f.cfg.State != "Active" || f.cfg.LastUpdateStatus == "InProgress" {
-		expired := !f.busyUntil.IsZero() && time.Now().After(f.busyUntil)
-		if !expired {
-			s.mu.Unlock()
-			if f.cfg.State != "Active" {
-				return errf(http.StatusConflict, "ResourceConflictException",
-					"The operation cannot be performed at this time. The function is currently in the following state: %s", f.cfg.State)
-			}
-			return conflict()
-		}
-		f.busyUntil = time.Time{}
+	f.settle()
+	if f.cfg.State != "Active" {
+		s.mu.Unlock()
+		return errf(http.StatusConflict, "ResourceConflictException",
+			"The operation cannot be performed at this time. The function is currently in the following state: %s", f.cfg.State)
+	}
+	if f.cfg.LastUpdateStatus == "InProgress" {
+		s.mu.Unlock()
+		return conflict()
 	}
 	cfg := f.cfg
 	if e := s.configure(&cfg, in.Role, in.MemorySize, in.Timeout, in.Environment); e != nil {
