@@ -140,7 +140,8 @@ type Server struct {
 	// envMu orders everything that starts, uses or ends an environment, so that one runs at a
 	// time and invokes are serialized.
 	envMu   sync.Mutex
-	running *function // the function whose environment runs; guarded by envMu
+	running *function                         // the function whose environment runs; guarded by envMu
+	live    map[*lambdalocal.Environment]bool // started and not yet ended; guarded by envMu
 }
 
 // function is one function: its configuration as Lambda returns it, its code, and its
@@ -203,7 +204,7 @@ func Start(t testing.TB, o Options) *Server {
 	if err != nil {
 		t.Fatalf("lambdaapi: %v", err)
 	}
-	s := &Server{t: &scope{TB: t, dir: dir}, o: o, ctx: t.Context(), period: o.Period, fns: map[string]*function{}}
+	s := &Server{t: &scope{TB: t, dir: dir}, o: o, ctx: t.Context(), period: o.Period, fns: map[string]*function{}, live: map[*lambdalocal.Environment]bool{}}
 	if s.period <= 0 {
 		s.period = cgroup.DefaultPeriod
 	}
@@ -282,14 +283,12 @@ func (s *Server) Functions() []string {
 	return slices.Sorted(maps.Keys(s.fns))
 }
 
-// Environments is how many execution environments (emulator processes) run now.
+// Environments is how many execution environments (emulator processes) run now: started and
+// not yet ended, which is never more than one unless the server lost track of one.
 func (s *Server) Environments() int {
 	s.envMu.Lock()
 	defer s.envMu.Unlock()
-	if s.running != nil && s.running.env != nil {
-		return 1
-	}
-	return 0
+	return len(s.live)
 }
 
 // Inject queues a fault; the calls it applies to meet it in order.
@@ -752,7 +751,7 @@ func (s *Server) startEnv(f *function) error {
 	if err != nil {
 		return err
 	}
-	f.env, s.running = e, f
+	f.env, s.running, s.live[e] = e, f, true
 	// The emulator's start-up spent part of this period's quota; Init starts on a fresh one.
 	select {
 	case <-time.After(s.period):
@@ -767,6 +766,7 @@ func (s *Server) endRunning() {
 		return
 	}
 	if s.running.env != nil {
+		delete(s.live, s.running.env)
 		if err := s.running.env.Stop(); err != nil {
 			s.t.Logf("lambdaapi: ending %s's environment: %v", s.running.cfg.FunctionName, err)
 		}
