@@ -720,6 +720,9 @@ func (s *Server) prepare(f *function, gen int) {
 // emulator listens. Call with envMu held.
 func (s *Server) startEnv(f *function) error {
 	s.endRunning()
+	if err := s.ctx.Err(); err != nil {
+		return fmt.Errorf("the stand-in is stopping: %w", err)
+	}
 	s.mu.Lock()
 	cfg := f.cfg
 	s.mu.Unlock()

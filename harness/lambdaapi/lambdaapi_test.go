@@ -57,10 +57,10 @@ func client(s *Server, sec string) *lambda.Client {
 	})
 }
 
-// echoZip is harness/lambdalocal's echo function as a Lambda zip: one executable bootstrap.
-func echoZip(t *testing.T) []byte {
+// fnZip is the test function (testdata/fn) as a Lambda zip: one executable bootstrap.
+func fnZip(t *testing.T) []byte {
 	t.Helper()
-	bin, err := build.Go("testdata/lambdalocal/echo")
+	bin, err := build.Go("harness/lambdaapi/testdata/fn")
 	require.NoError(t, err)
 	code, err := os.ReadFile(bin)
 	require.NoError(t, err)
@@ -85,7 +85,7 @@ func newCreate(t *testing.T, name string, memory int32) *lambda.CreateFunctionIn
 		MemorySize:    aws.Int32(memory),
 		Timeout:       aws.Int32(1),
 		Architectures: []types.Architecture{types.Architecture(machineArch())},
-		Code:          &types.FunctionCode{ZipFile: echoZip(t)},
+		Code:          &types.FunctionCode{ZipFile: fnZip(t)},
 		Environment:   &types.Environment{Variables: map[string]string{"CLAIMS_COLD_START": "0"}},
 		Tags:          map[string]string{"claims:run": "0badcafe"},
 	}
@@ -112,7 +112,13 @@ type tailed struct {
 
 func invoke(t *testing.T, c *lambda.Client, name string) tailed {
 	t.Helper()
-	out, err := c.Invoke(t.Context(), &lambda.InvokeInput{FunctionName: aws.String(name), Payload: []byte(`{"n":1}`), LogType: types.LogTypeTail})
+	return invokeWith(t, c, name, `{"n":1}`)
+}
+
+// invokeWith invokes with the event given, which may ask the function to sleep, fail or exit.
+func invokeWith(t *testing.T, c *lambda.Client, name, event string) tailed {
+	t.Helper()
+	out, err := c.Invoke(t.Context(), &lambda.InvokeInput{FunctionName: aws.String(name), Payload: []byte(event), LogType: types.LogTypeTail})
 	require.NoError(t, err)
 	log, err := base64.StdEncoding.DecodeString(aws.ToString(out.LogResult))
 	require.NoError(t, err)
@@ -424,4 +430,33 @@ func cpuQuota(t *testing.T, pid int) (quota, period int) {
 	}
 	t.Fatalf("no cpu cgroup for pid %d in %s", pid, b)
 	return 0, 0
+}
+
+// TestWhatTheFunctionDoesIsAnsweredAsLambdaAnswersIt: a function that really runs past its
+// Timeout, fails its handler, or ends its process gets Lambda's answer to each, and the two that
+// lose the environment get a fresh one on the next invoke.
+func TestWhatTheFunctionDoesIsAnsweredAsLambdaAnswersIt(t *testing.T) {
+	_, c := start(t)
+	const name = "claims-0badcafe-does"
+	create(t, c, name)
+	before := invoke(t, c, name)
+
+	failed := invokeWith(t, c, name, `{"fail":"the handler gave up"}`)
+	assert.Equal(t, "Unhandled", aws.ToString(failed.out.FunctionError), "FunctionError of a failed handler (%s)", failed.out.Payload)
+	assert.Contains(t, string(failed.out.Payload), "the handler gave up")
+	assert.False(t, reportOf(t, failed).Cold(), "a failed handler keeps its environment")
+
+	late := invokeWith(t, c, name, `{"sleepMs":1500}`)
+	assert.Equal(t, "Unhandled", aws.ToString(late.out.FunctionError), "FunctionError past the Timeout (%s)", late.out.Payload)
+	assert.Contains(t, string(late.out.Payload), "Task timed out after 1.00 seconds")
+	assert.Equal(t, "timeout", reportOf(t, late).Status, "REPORT status past the Timeout (%q)", late.log)
+	after := invoke(t, c, name)
+	assert.NotEqual(t, before.pid, after.pid, "pid after a timeout = %d; want a fresh environment", after.pid)
+
+	gone := invokeWith(t, c, name, `{"exit":true}`)
+	assert.Equal(t, "Unhandled", aws.ToString(gone.out.FunctionError), "FunctionError of a process that exited (%s)", gone.out.Payload)
+	assert.Equal(t, "error", reportOf(t, gone).Status, "REPORT status of a process that exited (%q)", gone.log)
+	last := invoke(t, c, name)
+	assert.NotEqual(t, after.pid, last.pid, "pid after the process exited = %d; want a fresh environment", last.pid)
+	assert.True(t, reportOf(t, last).Cold(), "invoke after the process exited cold = false; want true (%q)", last.log)
 }
