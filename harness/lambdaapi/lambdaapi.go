@@ -147,6 +147,7 @@ type Server struct {
 // function is one function: its configuration as Lambda returns it, its code, and its
 // environment when one runs.
 type function struct {
+	name      string
 	cfg       configuration // guarded by Server.mu
 	tags      map[string]string
 	bootstrap string
@@ -181,6 +182,7 @@ type configuration struct {
 	RevisionId       string
 }
 
+// environment is a function's Environment: its variables.
 type environment struct {
 	Variables map[string]string
 }
@@ -554,7 +556,7 @@ func (s *Server) create(w http.ResponseWriter, body []byte) *apiError {
 		s.mu.Unlock()
 		return errf(http.StatusConflict, "ResourceConflictException", "Function already exist: %s", in.FunctionName)
 	}
-	f := &function{cfg: cfg, tags: maps.Clone(in.Tags), bootstrap: bootstrap, created: time.Now()}
+	f := &function{name: in.FunctionName, cfg: cfg, tags: maps.Clone(in.Tags), bootstrap: bootstrap, created: time.Now()}
 	if f.tags == nil {
 		f.tags = map[string]string{}
 	}
@@ -771,7 +773,7 @@ func (s *Server) endRunning() {
 	if s.running.env != nil {
 		delete(s.live, s.running.env)
 		if err := s.running.env.Stop(); err != nil {
-			s.t.Logf("lambdaapi: ending %s's environment: %v", s.running.cfg.FunctionName, err)
+			s.t.Logf("lambdaapi: ending %s's environment: %v", s.running.name, err)
 		}
 		s.running.env = nil
 	}
