@@ -140,12 +140,14 @@ type Server struct {
 	// envMu orders everything that starts, uses or ends an environment, so that one runs at a
 	// time and invokes are serialized.
 	envMu   sync.Mutex
-	running *function // the function whose environment runs; guarded by envMu
+	running *function                         // the function whose environment runs; guarded by envMu
+	live    map[*lambdalocal.Environment]bool // started and not yet ended; guarded by envMu
 }
 
 // function is one function: its configuration as Lambda returns it, its code, and its
 // environment when one runs.
 type function struct {
+	name      string
 	cfg       configuration // guarded by Server.mu
 	tags      map[string]string
 	bootstrap string
@@ -180,6 +182,7 @@ type configuration struct {
 	RevisionId       string
 }
 
+// environment is a function's Environment: its variables.
 type environment struct {
 	Variables map[string]string
 }
@@ -203,7 +206,7 @@ func Start(t testing.TB, o Options) *Server {
 	if err != nil {
 		t.Fatalf("lambdaapi: %v", err)
 	}
-	s := &Server{t: &scope{TB: t, dir: dir}, o: o, ctx: t.Context(), period: o.Period, fns: map[string]*function{}}
+	s := &Server{t: &scope{TB: t, dir: dir}, o: o, ctx: t.Context(), period: o.Period, fns: map[string]*function{}, live: map[*lambdalocal.Environment]bool{}}
 	if s.period <= 0 {
 		s.period = cgroup.DefaultPeriod
 	}
@@ -282,14 +285,12 @@ func (s *Server) Functions() []string {
 	return slices.Sorted(maps.Keys(s.fns))
 }
 
-// Environments is how many execution environments (emulator processes) run now.
+// Environments is how many execution environments (emulator processes) run now: started and
+// not yet ended, which is never more than one unless the server lost track of one.
 func (s *Server) Environments() int {
 	s.envMu.Lock()
 	defer s.envMu.Unlock()
-	if s.running != nil && s.running.env != nil {
-		return 1
-	}
-	return 0
+	return len(s.live)
 }
 
 // Inject queues a fault; the calls it applies to meet it in order.
@@ -555,7 +556,7 @@ func (s *Server) create(w http.ResponseWriter, body []byte) *apiError {
 		s.mu.Unlock()
 		return errf(http.StatusConflict, "ResourceConflictException", "Function already exist: %s", in.FunctionName)
 	}
-	f := &function{cfg: cfg, tags: maps.Clone(in.Tags), bootstrap: bootstrap, created: time.Now()}
+	f := &function{name: in.FunctionName, cfg: cfg, tags: maps.Clone(in.Tags), bootstrap: bootstrap, created: time.Now()}
 	if f.tags == nil {
 		f.tags = map[string]string{}
 	}
@@ -629,6 +630,13 @@ func (f *function) touch() {
 	f.gen++
 	f.cfg.LastModified = time.Now().UTC().Format("2006-01-02T15:04:05.000-0700")
 	f.cfg.RevisionId = requestID()
+}
+
+// settle ends an injected Conflict's update once its time has passed. Call with Server.mu held.
+func (f *function) settle() {
+	if !f.busyUntil.IsZero() && time.Now().After(f.busyUntil) {
+		f.cfg.LastUpdateStatus, f.busyUntil = "Successful", time.Time{}
+	}
 }
 
 // unpack writes the zip's bootstrap into dir and returns its path.
@@ -714,6 +722,9 @@ func (s *Server) prepare(f *function, gen int) {
 // emulator listens. Call with envMu held.
 func (s *Server) startEnv(f *function) error {
 	s.endRunning()
+	if err := s.ctx.Err(); err != nil {
+		return fmt.Errorf("the stand-in is stopping: %w", err)
+	}
 	s.mu.Lock()
 	cfg := f.cfg
 	s.mu.Unlock()
@@ -745,7 +756,7 @@ func (s *Server) startEnv(f *function) error {
 	if err != nil {
 		return err
 	}
-	f.env, s.running = e, f
+	f.env, s.running, s.live[e] = e, f, true
 	// The emulator's start-up spent part of this period's quota; Init starts on a fresh one.
 	select {
 	case <-time.After(s.period):
@@ -760,8 +771,9 @@ func (s *Server) endRunning() {
 		return
 	}
 	if s.running.env != nil {
+		delete(s.live, s.running.env)
 		if err := s.running.env.Stop(); err != nil {
-			s.t.Logf("lambdaapi: ending %s's environment: %v", s.running.cfg.FunctionName, err)
+			s.t.Logf("lambdaapi: ending %s's environment: %v", s.running.name, err)
 		}
 		s.running.env = nil
 	}
@@ -781,10 +793,7 @@ func (s *Server) get(w http.ResponseWriter, name string, whole bool) *apiError {
 		return e
 	}
 	s.mu.Lock()
-	if f.cfg.LastUpdateStatus == "InProgress" && !f.busyUntil.IsZero() && time.Now().After(f.busyUntil) {
-		// An injected Conflict's update has finished.
-		f.cfg.LastUpdateStatus, f.busyUntil = "Successful", time.Time{}
-	}
+	f.settle()
 	out := getOutput{Configuration: f.cfg, Tags: maps.Clone(f.tags)}
 	s.mu.Unlock()
 	if !whole {
@@ -827,17 +836,15 @@ func (s *Server) update(w http.ResponseWriter, name string, body []byte) *apiErr
 		return conflict()
 	}
 	s.mu.Lock()
-	if f.cfg.State != "Active" || f.cfg.LastUpdateStatus == "InProgress" {
-		expired := !f.busyUntil.IsZero() && time.Now().After(f.busyUntil)
-		if !expired {
-			s.mu.Unlock()
-			if f.cfg.State != "Active" {
-				return errf(http.StatusConflict, "ResourceConflictException",
-					"The operation cannot be performed at this time. The function is currently in the following state: %s", f.cfg.State)
-			}
-			return conflict()
-		}
-		f.busyUntil = time.Time{}
+	f.settle()
+	if f.cfg.State != "Active" {
+		s.mu.Unlock()
+		return errf(http.StatusConflict, "ResourceConflictException",
+			"The operation cannot be performed at this time. The function is currently in the following state: %s", f.cfg.State)
+	}
+	if f.cfg.LastUpdateStatus == "InProgress" {
+		s.mu.Unlock()
+		return conflict()
 	}
 	cfg := f.cfg
 	if e := s.configure(&cfg, in.Role, in.MemorySize, in.Timeout, in.Environment); e != nil {

@@ -6,12 +6,18 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"net/http"
 	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
 	"github.com/aws/aws-sdk-go-v2/service/lambda/types"
@@ -21,6 +27,7 @@ import (
 
 	"github.com/serverless-claims/claims/harness/build"
 	"github.com/serverless-claims/claims/harness/cgroup"
+	"github.com/serverless-claims/claims/harness/lambdalocal"
 	"github.com/serverless-claims/claims/harness/lambdareport"
 	"github.com/serverless-claims/claims/harness/sigv4check"
 )
@@ -50,10 +57,10 @@ func client(s *Server, sec string) *lambda.Client {
 	})
 }
 
-// echoZip is harness/lambdalocal's echo function as a Lambda zip: one executable bootstrap.
-func echoZip(t *testing.T) []byte {
+// fnZip is the test function (testdata/fn) as a Lambda zip: one executable bootstrap.
+func fnZip(t *testing.T) []byte {
 	t.Helper()
-	bin, err := build.Go("testdata/lambdalocal/echo")
+	bin, err := build.Go("harness/lambdaapi/testdata/fn")
 	require.NoError(t, err)
 	code, err := os.ReadFile(bin)
 	require.NoError(t, err)
@@ -78,7 +85,7 @@ func newCreate(t *testing.T, name string, memory int32) *lambda.CreateFunctionIn
 		MemorySize:    aws.Int32(memory),
 		Timeout:       aws.Int32(1),
 		Architectures: []types.Architecture{types.Architecture(machineArch())},
-		Code:          &types.FunctionCode{ZipFile: echoZip(t)},
+		Code:          &types.FunctionCode{ZipFile: fnZip(t)},
 		Environment:   &types.Environment{Variables: map[string]string{"CLAIMS_COLD_START": "0"}},
 		Tags:          map[string]string{"claims:run": "0badcafe"},
 	}
@@ -89,7 +96,9 @@ func create(t *testing.T, c *lambda.Client, name string) {
 	t.Helper()
 	_, err := c.CreateFunction(t.Context(), newCreate(t, name, 128))
 	require.NoError(t, err)
-	w := lambda.NewFunctionActiveV2Waiter(c, func(o *lambda.FunctionActiveV2WaiterOptions) { o.MinDelay, o.MaxDelay = 50*time.Millisecond, 200*time.Millisecond })
+	w := lambda.NewFunctionActiveV2Waiter(c, func(o *lambda.FunctionActiveV2WaiterOptions) {
+		o.MinDelay, o.MaxDelay = 50*time.Millisecond, 200*time.Millisecond
+	})
 	require.NoError(t, w.Wait(t.Context(), &lambda.GetFunctionInput{FunctionName: aws.String(name)}, 20*time.Second))
 }
 
@@ -103,7 +112,13 @@ type tailed struct {
 
 func invoke(t *testing.T, c *lambda.Client, name string) tailed {
 	t.Helper()
-	out, err := c.Invoke(t.Context(), &lambda.InvokeInput{FunctionName: aws.String(name), Payload: []byte(`{"n":1}`), LogType: types.LogTypeTail})
+	return invokeWith(t, c, name, `{"n":1}`)
+}
+
+// invokeWith invokes with the event given, which may ask the function to sleep, fail or exit.
+func invokeWith(t *testing.T, c *lambda.Client, name, event string) tailed {
+	t.Helper()
+	out, err := c.Invoke(t.Context(), &lambda.InvokeInput{FunctionName: aws.String(name), Payload: []byte(event), LogType: types.LogTypeTail})
 	require.NoError(t, err)
 	log, err := base64.StdEncoding.DecodeString(aws.ToString(out.LogResult))
 	require.NoError(t, err)
@@ -172,7 +187,9 @@ func TestFunctionLifecycle(t *testing.T) {
 
 func waitUpdated(t *testing.T, c *lambda.Client, name string) {
 	t.Helper()
-	w := lambda.NewFunctionUpdatedV2Waiter(c, func(o *lambda.FunctionUpdatedV2WaiterOptions) { o.MinDelay, o.MaxDelay = 50*time.Millisecond, 200*time.Millisecond })
+	w := lambda.NewFunctionUpdatedV2Waiter(c, func(o *lambda.FunctionUpdatedV2WaiterOptions) {
+		o.MinDelay, o.MaxDelay = 50*time.Millisecond, 200*time.Millisecond
+	})
 	require.NoError(t, w.Wait(t.Context(), &lambda.GetFunctionInput{FunctionName: aws.String(name)}, 20*time.Second))
 }
 
@@ -254,6 +271,10 @@ func TestFaults(t *testing.T) {
 		waitUpdated(t, c, name)
 	})
 	t.Run("Throttle", func(t *testing.T) {
+		// The SDK's standard retryer, with a short backoff to keep the test quick.
+		c := lambda.New(c.Options(), func(o *lambda.Options) {
+			o.Retryer = retry.NewStandard(func(so *retry.StandardOptions) { so.MaxBackoff = 50 * time.Millisecond })
+		})
 		s.Inject(Fault{Kind: Throttle, Count: 2})
 		_, err := c.GetFunction(t.Context(), &lambda.GetFunctionInput{FunctionName: aws.String(name)})
 		assert.NoError(t, err, "GetFunction after 2 throttles (the retryer's 3 attempts)")
@@ -299,7 +320,9 @@ func TestFaults(t *testing.T) {
 		s.Inject(Fault{Kind: CreateFails})
 		_, err := c.CreateFunction(t.Context(), newCreate(t, "claims-0badcafe-fails", 128))
 		require.NoError(t, err)
-		w := lambda.NewFunctionActiveV2Waiter(c, func(o *lambda.FunctionActiveV2WaiterOptions) { o.MinDelay, o.MaxDelay = 50*time.Millisecond, 200*time.Millisecond })
+		w := lambda.NewFunctionActiveV2Waiter(c, func(o *lambda.FunctionActiveV2WaiterOptions) {
+			o.MinDelay, o.MaxDelay = 50*time.Millisecond, 200*time.Millisecond
+		})
 		err = w.Wait(t.Context(), &lambda.GetFunctionInput{FunctionName: aws.String("claims-0badcafe-fails")}, 10*time.Second)
 		assert.Error(t, err, "the FunctionActiveV2 waiter on a failed create")
 		got, err := c.GetFunction(t.Context(), &lambda.GetFunctionInput{FunctionName: aws.String("claims-0badcafe-fails")})
@@ -308,4 +331,132 @@ func TestFaults(t *testing.T) {
 		assert.NotEmpty(t, got.Configuration.StateReasonCode)
 		assert.Contains(t, s.Functions(), "claims-0badcafe-fails", "a failed function exists until deleted")
 	})
+}
+
+func TestAnUnsignedOrMisscopedRequestIsRefused(t *testing.T) {
+	s, _ := start(t)
+	resp, err := http.Get(s.URL() + "/2015-03-31/functions")
+	require.NoError(t, err)
+	_ = resp.Body.Close()
+	assert.Equal(t, http.StatusForbidden, resp.StatusCode, "unsigned request status")
+	assert.Equal(t, "MissingAuthenticationTokenException", resp.Header.Get("X-Amzn-ErrorType"))
+
+	other := lambda.New(lambda.Options{
+		Region:       "eu-west-1",
+		BaseEndpoint: aws.String(s.URL()),
+		Credentials:  credentials.NewStaticCredentialsProvider(keyID, secret, ""),
+	})
+	_, err = other.ListFunctions(t.Context(), &lambda.ListFunctionsInput{})
+	var api smithy.APIError
+	require.True(t, errors.As(err, &api), "error = %v; want an API error", err)
+	assert.Equal(t, "InvalidSignatureException", api.ErrorCode(), "error code for another region's scope (%v)", err)
+}
+
+func TestARoleLambdaCannotAssumeIsRefused(t *testing.T) {
+	s := Start(t, Options{
+		Keys: sigv4check.Keys{keyID: secret},
+		RoleAssumable: func(arn string) error {
+			if arn == roleARN {
+				return errors.New("not yet")
+			}
+			return nil
+		},
+	})
+	_, err := client(s, secret).CreateFunction(t.Context(), newCreate(t, "claims-role", 128))
+	var bad *types.InvalidParameterValueException
+	require.True(t, errors.As(err, &bad), "error = %v; want InvalidParameterValueException", err)
+	assert.Contains(t, bad.ErrorMessage(), "cannot be assumed by Lambda")
+	assert.Empty(t, s.Functions(), "functions after a refused create")
+}
+
+// TestOneEnvironmentAtATime: creating a second function ends the first's environment, as an idle
+// Lambda environment takes no CPU, so the first's next invoke is a cold start.
+func TestOneEnvironmentAtATime(t *testing.T) {
+	s, c := start(t)
+	create(t, c, "claims-one")
+	first := invoke(t, c, "claims-one")
+	create(t, c, "claims-two")
+	assert.Equal(t, 1, s.Environments(), "environments with two functions = %d; want 1", s.Environments())
+	again := invoke(t, c, "claims-one")
+	assert.NotEqual(t, first.pid, again.pid, "pid after another function ran = %d; want a fresh environment", again.pid)
+	assert.True(t, reportOf(t, again).Cold(), "invoke after another function ran cold = false; want true (%q)", again.log)
+}
+
+// TestTheEnvironmentRunsUnderTheMemorySizesQuota: the function's process is in a cgroup whose
+// quota is 128 MB's share of the period.
+func TestTheEnvironmentRunsUnderTheMemorySizesQuota(t *testing.T) {
+	if _, err := cgroup.Available(); err != nil {
+		t.Skipf("no cgroup can be made here: %v", err)
+	}
+	_, c := start(t)
+	create(t, c, "claims-quota")
+	inv := invoke(t, c, "claims-quota")
+	share, err := lambdalocal.ShareForMemory(128)
+	require.NoError(t, err)
+	want := int(share * float64(20*time.Millisecond/time.Microsecond))
+	quota, period := cpuQuota(t, inv.pid)
+	assert.Equal(t, 20000, period, "CFS period of the function's cgroup, µs")
+	assert.InDelta(t, want, quota, 1, "CFS quota of the function's cgroup = %dµs; want 128 MB's share %dµs", quota, want)
+}
+
+// cpuQuota reads the CFS quota and period of pid's cgroup, v1 or v2.
+func cpuQuota(t *testing.T, pid int) (quota, period int) {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cgroup", pid))
+	require.NoError(t, err)
+	for line := range strings.SplitSeq(strings.TrimSpace(string(b)), "\n") {
+		parts := strings.SplitN(line, ":", 3)
+		require.Len(t, parts, 3, "line %q of /proc/%d/cgroup", line, pid)
+		switch {
+		case parts[0] == "0" && parts[1] == "":
+			max, err := os.ReadFile(filepath.Join("/sys/fs/cgroup", parts[2], "cpu.max"))
+			require.NoError(t, err)
+			_, err = fmt.Sscanf(string(max), "%d %d", &quota, &period)
+			require.NoError(t, err, "cpu.max %q", max)
+			return quota, period
+		case slices.Contains(strings.Split(parts[1], ","), "cpu"):
+			for _, dir := range []string{"/sys/fs/cgroup/cpu", "/sys/fs/cgroup/cpu,cpuacct"} {
+				q, err := os.ReadFile(filepath.Join(dir, parts[2], "cpu.cfs_quota_us"))
+				if err != nil {
+					continue
+				}
+				p, err := os.ReadFile(filepath.Join(dir, parts[2], "cpu.cfs_period_us"))
+				require.NoError(t, err)
+				quota, _ = strconv.Atoi(strings.TrimSpace(string(q)))
+				period, _ = strconv.Atoi(strings.TrimSpace(string(p)))
+				return quota, period
+			}
+		}
+	}
+	t.Fatalf("no cpu cgroup for pid %d in %s", pid, b)
+	return 0, 0
+}
+
+// TestWhatTheFunctionDoesIsAnsweredAsLambdaAnswersIt: a function that really runs past its
+// Timeout, fails its handler, or ends its process gets Lambda's answer to each, and the two that
+// lose the environment get a fresh one on the next invoke.
+func TestWhatTheFunctionDoesIsAnsweredAsLambdaAnswersIt(t *testing.T) {
+	_, c := start(t)
+	const name = "claims-0badcafe-does"
+	create(t, c, name)
+	before := invoke(t, c, name)
+
+	failed := invokeWith(t, c, name, `{"fail":"the handler gave up"}`)
+	assert.Equal(t, "Unhandled", aws.ToString(failed.out.FunctionError), "FunctionError of a failed handler (%s)", failed.out.Payload)
+	assert.Contains(t, string(failed.out.Payload), "the handler gave up")
+	assert.False(t, reportOf(t, failed).Cold(), "a failed handler keeps its environment")
+
+	late := invokeWith(t, c, name, `{"sleepMs":1500}`)
+	assert.Equal(t, "Unhandled", aws.ToString(late.out.FunctionError), "FunctionError past the Timeout (%s)", late.out.Payload)
+	assert.Contains(t, string(late.out.Payload), "Task timed out after 1.00 seconds")
+	assert.Equal(t, "timeout", reportOf(t, late).Status, "REPORT status past the Timeout (%q)", late.log)
+	after := invoke(t, c, name)
+	assert.NotEqual(t, before.pid, after.pid, "pid after a timeout = %d; want a fresh environment", after.pid)
+
+	gone := invokeWith(t, c, name, `{"exit":true}`)
+	assert.Equal(t, "Unhandled", aws.ToString(gone.out.FunctionError), "FunctionError of a process that exited (%s)", gone.out.Payload)
+	assert.Equal(t, "error", reportOf(t, gone).Status, "REPORT status of a process that exited (%q)", gone.log)
+	last := invoke(t, c, name)
+	assert.NotEqual(t, after.pid, last.pid, "pid after the process exited = %d; want a fresh environment", last.pid)
+	assert.True(t, reportOf(t, last).Cold(), "invoke after the process exited cold = false; want true (%q)", last.log)
 }
