@@ -3,6 +3,7 @@ package results
 import (
 	"encoding/json"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -20,8 +21,8 @@ var validator = sync.OnceValues(func() (*Validator, error) {
 // Record writes an experiment's result under Dir/group (results/eventloop, results/threadpool),
 // or Dir/sensitivity/group when its target was broken on purpose, as FileName(res.Experiment),
 // and logs the verdict and where it went. The result is checked against the schema first. A
-// result that cannot be written, or does not validate, fails the test: an experiment whose
-// evidence is lost or malformed has not run.
+// result that cannot be written, does not validate, or holds a secret (ScanSecrets) fails the
+// test, and nothing is written: an experiment whose evidence is lost or malformed has not run.
 func Record(t testing.TB, group string, res Result) string {
 	t.Helper()
 	root, err := repo.Root()
@@ -32,6 +33,10 @@ func Record(t testing.TB, group string, res Result) string {
 	data, err := json.Marshal(res)
 	if err != nil {
 		t.Fatalf("writing the result: %v", err)
+	}
+	if found := ScanSecrets(data); len(found) > 0 {
+		t.Fatalf("result of %s holds what looks like a credential, account id or signed URL, not written: %s",
+			res.Experiment, strings.Join(found, "; "))
 	}
 	v, err := validator()
 	if err != nil {

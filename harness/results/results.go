@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 
@@ -122,13 +121,6 @@ func FileName(testName string) string {
 	return strings.ReplaceAll(safe, "/", "--") + ".json"
 }
 
-// secrets are what must never be written out: AWS access key IDs, signed-URL parameters,
-// account IDs inside ARNs, and credential-looking JSON fields.
-var secrets = regexp.MustCompile(`(A3T[A-Z0-9]|AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA)[A-Z0-9]{16}` +
-	`|X-Amz-(Signature|Credential|Security-Token)=` +
-	`|arn:aws[a-z-]*:[a-z0-9-]*:[a-z0-9-]*:[0-9]{12}:` +
-	`|"(?i:secret_?access_?key|session_?token|aws_secret[a-z_]*)"\s*:`)
-
 // ErrSecret is returned when a result would have carried a credential, account ID or signed URL.
 var ErrSecret = errors.New("result holds what looks like a credential, account ID or signed URL; not written")
 
@@ -140,8 +132,8 @@ func Write(dir, name string, r Result) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("result %s: %w", name, err)
 	}
-	if loc := secrets.FindIndex(data); loc != nil {
-		return "", ErrSecret
+	if found := ScanSecrets(data); len(found) > 0 {
+		return "", fmt.Errorf("%w: %s", ErrSecret, strings.Join(found, "; "))
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err

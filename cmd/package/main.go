@@ -1,0 +1,72 @@
+// Command package builds the Lambda functions of the live mode (functions/getitem and
+// functions/throttle) as provided.al2023 zips with harness/lambdazip, writes them to
+// .cache/package/<arch>/<name>.zip and prints each one's path, size and SHA-256, so that what is
+// deployed can be checked against what was built. The architecture is -arch, else
+// CLAIMS_LAMBDA_ARCH, else arm64.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+
+	"github.com/serverless-claims/claims/harness/lambdazip"
+	"github.com/serverless-claims/claims/harness/repo"
+)
+
+// functions are the packages the live mode deploys.
+var functions = []string{"functions/getitem", "functions/throttle"}
+
+func main() {
+	arch := flag.String("arch", os.Getenv("CLAIMS_LAMBDA_ARCH"), "Lambda architecture: arm64 or x86_64 (default CLAIMS_LAMBDA_ARCH, else arm64)")
+	flag.Parse()
+	root, err := repo.Root()
+	if err == nil {
+		err = run(root, *arch, os.Stdout)
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "package: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+// run builds each function for arch and copies its zip to <root>/.cache/package/<arch>/<name>.zip.
+func run(root, archName string, out io.Writer) error {
+	arch, err := lambdazip.ParseArch(archName)
+	if err != nil {
+		return err
+	}
+	dir := filepath.Join(root, ".cache", "package", string(arch))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, pkg := range functions {
+		p, err := lambdazip.Build(pkg, arch)
+		if err != nil {
+			return err
+		}
+		data, err := p.Bytes()
+		if err != nil {
+			return err
+		}
+		dst := filepath.Join(dir, path.Base(pkg)+".zip")
+		// Through a temporary name, so that a reader never sees half a zip.
+		tmp := dst + ".tmp"
+		if err := os.WriteFile(tmp, data, 0o644); err != nil {
+			return err
+		}
+		if err := os.Rename(tmp, dst); err != nil {
+			os.Remove(tmp)
+			return err
+		}
+		rel, err := filepath.Rel(root, dst)
+		if err != nil {
+			rel = dst
+		}
+		fmt.Fprintf(out, "%s\t%d bytes\tsha256 %s\n", rel, p.Size, p.SHA256)
+	}
+	return nil
+}

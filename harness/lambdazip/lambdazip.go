@@ -1,0 +1,183 @@
+// Package lambdazip builds a Go Lambda function of this repository as the zip that Lambda's
+// provided.al2023 runtime takes: one executable named bootstrap. The zip is byte-for-byte
+// reproducible (same source, toolchain, architecture and tags give the same bytes), so that its
+// SHA-256 names what was deployed and two runs can tell whether they ran the same code.
+package lambdazip
+
+import (
+	"archive/zip"
+	"bytes"
+	"compress/flate"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/serverless-claims/claims/harness/repo"
+)
+
+// Arch is a Lambda architecture, spelled as Lambda spells it: "arm64" or "x86_64".
+type Arch string
+
+// The architectures Lambda runs provided.al2023 on.
+const (
+	ARM64 Arch = "arm64"
+	X8664 Arch = "x86_64"
+)
+
+// ParseArch reads an architecture as Lambda names it; "" is arm64, Lambda's cheaper one per
+// GB-second. Anything else is refused, named in the error.
+func ParseArch(s string) (Arch, error) {
+	switch Arch(s) {
+	case "":
+		return ARM64, nil
+	case ARM64, X8664:
+		return Arch(s), nil
+	}
+	return "", fmt.Errorf("architecture %q: Lambda runs %q or %q", s, ARM64, X8664)
+}
+
+// GOARCH is the Go toolchain's name for the architecture (arm64, amd64).
+func (a Arch) GOARCH() string {
+	if a == X8664 {
+		return "amd64"
+	}
+	return string(a)
+}
+
+// Package is a built function zip.
+type Package struct {
+	Path    string // the zip file
+	SHA256  string // hex SHA-256 of the zip's bytes
+	Size    int64  // the zip's size in bytes
+	Arch    Arch
+	Package string // the Go package it was built from, repository-relative ("functions/getitem")
+}
+
+// Bytes reads the zip, as CreateFunction's Code.ZipFile takes it.
+func (p Package) Bytes() ([]byte, error) { return os.ReadFile(p.Path) }
+
+// zipTime is the modification time of the zip's entry: the zip format's earliest, so that the
+// build time never reaches the bytes.
+var zipTime = time.Date(1980, 1, 1, 0, 0, 0, 0, time.UTC)
+
+var (
+	buildMu sync.Mutex
+	built   = map[string]Package{} // build description -> what it made
+)
+
+// Build builds the main package pkg (a repository folder, slash-separated, e.g.
+// "functions/getitem") for Linux on arch with the given build tags, once per test binary per
+// (pkg, arch, tags), and zips it into .cache/lambdazip. The binary is static (cgo off), has no
+// paths of this machine (-trimpath), no VCS stamp and no build id, so that the zip depends on
+// the source and toolchain only.
+func Build(pkg string, arch Arch, tags ...string) (Package, error) {
+	if arch != ARM64 && arch != X8664 {
+		return Package{}, fmt.Errorf("building %s: architecture %q: Lambda runs %q or %q", pkg, arch, ARM64, X8664)
+	}
+	joined := strings.Join(tags, ",")
+	key := pkg + "|" + string(arch) + "|" + joined
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	if p, ok := built[key]; ok {
+		return p, nil
+	}
+	root, err := repo.Root()
+	if err != nil {
+		return Package{}, err
+	}
+	name := strings.ReplaceAll(pkg, "/", "_") + "-" + string(arch)
+	if joined != "" {
+		name += "-" + strings.ReplaceAll(joined, ",", "-")
+	}
+	p, err := build(root, filepath.Join(root, ".cache", "lambdazip"), name, pkg, arch, joined)
+	if err != nil {
+		return Package{}, err
+	}
+	built[key] = p
+	return p, nil
+}
+
+// build does Build's work without the cache: go build into a temporary folder under dir, zip,
+// rename the zip into place as dir/name.zip.
+func build(root, dir, name, pkg string, arch Arch, tags string) (Package, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return Package{}, err
+	}
+	tmp, err := os.MkdirTemp(dir, "."+name+".*")
+	if err != nil {
+		return Package{}, err
+	}
+	defer os.RemoveAll(tmp)
+	bin := filepath.Join(tmp, "bootstrap")
+	args := []string{"build", "-o", bin, "-trimpath", "-buildvcs=false", "-ldflags=-s -w -buildid="}
+	if tags != "" {
+		args = append(args, "-tags", tags)
+	}
+	cmd := exec.Command(goTool(), append(args, "./"+pkg)...)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "GOOS=linux", "GOARCH="+arch.GOARCH(), "CGO_ENABLED=0")
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		return Package{}, fmt.Errorf("building %s for %s: %s: %w\n%s", pkg, arch, strings.Join(cmd.Args, " "), err, msg)
+	}
+	data, err := zipBootstrap(bin)
+	if err != nil {
+		return Package{}, fmt.Errorf("zipping %s for %s: %w", pkg, arch, err)
+	}
+	// Written to a private name and renamed, so that another test binary never reads half a zip.
+	tmpZip := filepath.Join(tmp, name+".zip")
+	if err := os.WriteFile(tmpZip, data, 0o644); err != nil {
+		return Package{}, err
+	}
+	out := filepath.Join(dir, name+".zip")
+	if err := os.Rename(tmpZip, out); err != nil {
+		return Package{}, err
+	}
+	sum := sha256.Sum256(data)
+	return Package{Path: out, SHA256: hex.EncodeToString(sum[:]), Size: int64(len(data)), Arch: arch, Package: pkg}, nil
+}
+
+// zipBootstrap makes the zip: the one entry bootstrap, executable, deflated, at zipTime.
+func zipBootstrap(bin string) ([]byte, error) {
+	f, err := os.Open(bin)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	// A fixed compression level: the default could change with the toolchain's default.
+	zw.RegisterCompressor(zip.Deflate, func(w io.Writer) (io.WriteCloser, error) {
+		return flate.NewWriter(w, flate.BestCompression)
+	})
+	h := &zip.FileHeader{Name: "bootstrap", Method: zip.Deflate, Modified: zipTime}
+	h.SetMode(0o755)
+	w, err := zw.CreateHeader(h)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := io.Copy(w, f); err != nil {
+		return nil, err
+	}
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// goTool is the go command: on PATH, else under GOROOT (as go test sets it for test binaries).
+func goTool() string {
+	if p, err := exec.LookPath("go"); err == nil {
+		return p
+	}
+	if g := os.Getenv("GOROOT"); g != "" {
+		return filepath.Join(g, "bin", "go")
+	}
+	return "go"
+}
