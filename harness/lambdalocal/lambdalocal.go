@@ -99,16 +99,28 @@ var started atomic.Int64
 // memory size out of range, a quota the kernel refuses) fails the test at once, naming it.
 func Start(t testing.TB, o Options) *Environment {
 	t.Helper()
-	if _, err := ShareForMemory(o.MemoryMB); err != nil {
+	e, err := Launch(t, o)
+	if err != nil {
 		t.Fatalf("lambdalocal: %v", err)
+	}
+	return e
+}
+
+// Launch is Start returning its failure instead of failing the test, for a caller that must not
+// call t.Fatalf, such as a stand-in's HTTP handler goroutine. What it started before failing is
+// ended by then or at t's end.
+func Launch(t testing.TB, o Options) (*Environment, error) {
+	t.Helper()
+	if _, err := ShareForMemory(o.MemoryMB); err != nil {
+		return nil, err
 	}
 	rie, err := build.Go(EmulatorPackage)
 	if err != nil {
-		t.Fatalf("lambdalocal: building the emulator: %v", err)
+		return nil, fmt.Errorf("building the emulator: %w", err)
 	}
 	addrs, err := loopback.FreeAddrs(2)
 	if err != nil {
-		t.Fatalf("lambdalocal: %v", err)
+		return nil, err
 	}
 	apiAddr, invokeAddr := addrs[0], addrs[1]
 	env := map[string]string{
@@ -119,24 +131,24 @@ func Start(t testing.TB, o Options) *Environment {
 	}
 	maps.Copy(env, o.Env)
 	if o.InitShare < 0 || (o.InitShare > 0 && !o.Quota) {
-		t.Fatalf("lambdalocal: InitShare = %g; want 0, or more than 0 with Quota", o.InitShare)
+		return nil, fmt.Errorf("InitShare = %g; want 0, or more than 0 with Quota", o.InitShare)
 	}
 	bootstrap := o.Bootstrap
 	e := &Environment{Addr: invokeAddr, client: &http.Client{}}
 	if o.Priority && o.Quota {
-		t.Fatalf("lambdalocal: Priority with Quota; want one of them: a quota's group has the priority already")
+		return nil, errors.New("Priority with Quota; want one of them: a quota's group has the priority already")
 	}
 	if o.Priority {
 		g, err := cgroup.New(t, fmt.Sprintf("lambda-%dmb-%d", o.MemoryMB, started.Add(1)), cgroup.Quota{Share: float64(runtime.NumCPU()), Period: o.Period})
 		if err != nil {
-			t.Fatalf("lambdalocal: %v", err)
+			return nil, err
 		}
 		e.Group = g
 	}
 	if o.Quota {
 		share, err := ShareForMemory(o.MemoryMB)
 		if err != nil {
-			t.Fatalf("lambdalocal: %v", err)
+			return nil, err
 		}
 		q := cgroup.Quota{Share: share, Period: o.Period}
 		if o.InitShare > 0 {
@@ -144,15 +156,15 @@ func Start(t testing.TB, o Options) *Environment {
 		}
 		g, err := cgroup.New(t, fmt.Sprintf("lambda-%dmb-%d", o.MemoryMB, started.Add(1)), q)
 		if err != nil {
-			t.Fatalf("lambdalocal: %v", err)
+			return nil, err
 		}
 		e.Group = g
 		if o.InitShare > 0 {
 			if e.runtime, err = startRuntimeProxy(t, apiAddr, func() error { return g.SetShare(share) }); err != nil {
-				t.Fatalf("lambdalocal: the Runtime API proxy: %v", err)
+				return nil, errors.Join(fmt.Errorf("the Runtime API proxy: %w", err), g.Remove())
 			}
 			if bootstrap, err = writeWrapper(t.TempDir(), o.Bootstrap, e.runtime.addr); err != nil {
-				t.Fatalf("lambdalocal: the bootstrap wrapper: %v", err)
+				return nil, errors.Join(fmt.Errorf("the bootstrap wrapper: %w", err), g.Remove())
 			}
 		}
 	}
@@ -167,7 +179,7 @@ func Start(t testing.TB, o Options) *Environment {
 		// function it starts are born inside it, and not one instruction runs outside.
 		path, args = "/bin/sh", append([]string{"-c", `echo $$ > "$0" && exec "$@"`, g.Path() + "/cgroup.procs", rie}, args...)
 	}
-	e.proc = proc.Start(t, proc.Spec{
+	p, err := proc.Launch(t, proc.Spec{
 		Name: "lambda emulator",
 		Path: path,
 		Args: args,
@@ -175,10 +187,22 @@ func Start(t testing.TB, o Options) *Environment {
 		Dir:  t.TempDir(),
 		// The emulator logs to stderr and says nothing once it listens: waitListening decides.
 	})
-	if err := waitListening(invokeAddr, 30*time.Second); err != nil {
-		t.Fatalf("lambdalocal: the emulator %v", err)
+	if err != nil {
+		return nil, e.removeGroup(err)
 	}
-	return e
+	e.proc = p
+	if err := waitListening(invokeAddr, 30*time.Second); err != nil {
+		return nil, errors.Join(fmt.Errorf("the emulator %w", err), e.Stop())
+	}
+	return e, nil
+}
+
+// removeGroup removes the environment's cgroup, if it has one, after err ended its start.
+func (e *Environment) removeGroup(err error) error {
+	if e.Group != nil {
+		err = errors.Join(err, e.Group.Remove())
+	}
+	return err
 }
 
 // waitListening polls addr until something accepts, because the emulator says nothing once it

@@ -125,3 +125,20 @@ func (f *fatalRecorder) Fatalf(format string, args ...any) {
 	f.msg = fmt.Sprintf(format, args...)
 	panic("fatal")
 }
+
+// TestLaunchReturnsTheFailure: Launch's bad settings are its error, not the test's failure, so a
+// stand-in's HTTP handler can answer with it.
+func TestLaunchReturnsTheFailure(t *testing.T) {
+	e, err := Launch(t, Options{Bootstrap: "/nonexistent", MemoryMB: 64})
+	assert.Nil(t, e)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "memory = 64 MB", "Launch error = %v; want it to name the setting", err)
+	assert.False(t, t.Failed(), "a failed Launch failed the test")
+}
+
+func TestLaunchStartsAnEnvironment(t *testing.T) {
+	e, err := Launch(t, Options{Bootstrap: echoBootstrap(t), MemoryMB: 128})
+	require.NoError(t, err)
+	_, a := invoke(t, e, `{"n":1}`)
+	assert.Equal(t, float64(1), a.Event["n"], "the event reaches the handler")
+}

@@ -99,9 +99,35 @@ func Start(t testing.TB, spec Spec) *Process {
 	return startIn(context.Background(), t, spec)
 }
 
+// Launch is Start returning its failure instead of failing the test, for a caller that must not
+// call t.Fatalf, such as a stand-in's HTTP handler. The process's stop is registered with
+// t.Cleanup either way; on an error it has been stopped already.
+func Launch(t testing.TB, spec Spec) (*Process, error) {
+	t.Helper()
+	p, err := launchIn(context.Background(), t, spec)
+	if err != nil {
+		if p != nil {
+			_ = p.Stop()
+		}
+		return nil, err
+	}
+	return p, nil
+}
+
 // startIn is Start with the command's context: when ctx is done, the process is stopped as Stop
 // stops it, SIGTERM to the group and SIGKILL after the grace period.
 func startIn(ctx context.Context, t testing.TB, spec Spec) *Process {
+	t.Helper()
+	p, err := launchIn(ctx, t, spec)
+	if err != nil {
+		t.Fatalf("%v", err)
+	}
+	return p
+}
+
+// launchIn is startIn returning its failure; the process, when it started, is returned with it
+// and stops at t's end.
+func launchIn(ctx context.Context, t testing.TB, spec Spec) (*Process, error) {
 	t.Helper()
 	p, err := start(ctx, spec, deadline(t, spec.ReadyTimeout))
 	if p != nil {
@@ -115,9 +141,9 @@ func startIn(ctx context.Context, t testing.TB, spec Spec) *Process {
 		})
 	}
 	if err != nil {
-		t.Fatalf("start %s: %v", spec.Name, err)
+		return p, fmt.Errorf("start %s: %w", spec.Name, err)
 	}
-	return p
+	return p, nil
 }
 
 // Run starts spec's process under the same supervision as Start (its own group, stopped on

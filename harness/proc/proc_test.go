@@ -201,3 +201,20 @@ func TestVarsAreSortedEntries(t *testing.T) {
 	assert.Equal(t, []string{"A=1", "B=two", "C="}, Vars(map[string]string{"C": "", "A": "1", "B": "two"}))
 	assert.Empty(t, Vars(nil))
 }
+
+// TestLaunchReturnsTheFailure: a process that exits before it is ready is Launch's error, not
+// the test's failure, and nothing of it is left running.
+func TestLaunchReturnsTheFailure(t *testing.T) {
+	p, err := Launch(t, Spec{
+		Name:  "quitter",
+		Path:  "/bin/sh",
+		Args:  []string{"-c", `sleep 60 & echo "CHILD $!"; exit 3`},
+		Ready: readyOn("READY"),
+		Grace: 200 * time.Millisecond,
+	})
+	assert.Nil(t, p, "process of a failed Launch")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "start quitter: exited before it was ready", "Launch error = %v; want it to name the process and why", err)
+	assert.False(t, t.Failed(), "a failed Launch failed the test")
+	assert.Empty(t, LiveGroups(), "groups left running after a failed Launch")
+}

@@ -1,0 +1,42 @@
+// Command fn is the Lambda function of harness/lambdaapi's tests: it answers the event with its
+// pid and memory size, as harness/lambdalocal's echo does, and on request sleeps first (to run
+// past its Timeout), fails its handler, or ends its process, so that the stand-in's answers to
+// each are checked against a function that really does it.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"time"
+
+	"github.com/aws/aws-lambda-go/lambda"
+)
+
+type event struct {
+	SleepMs int    `json:"sleepMs"`
+	Fail    string `json:"fail"`
+	Exit    bool   `json:"exit"`
+}
+
+type answer struct {
+	Event    json.RawMessage `json:"event"`
+	PID      int             `json:"pid"`
+	MemoryMB string          `json:"memoryMB"`
+}
+
+func main() {
+	lambda.Start(func(_ context.Context, raw json.RawMessage) (answer, error) {
+		var e event
+		_ = json.Unmarshal(raw, &e)
+		time.Sleep(time.Duration(e.SleepMs) * time.Millisecond)
+		if e.Exit {
+			os.Exit(2)
+		}
+		if e.Fail != "" {
+			return answer{}, errors.New(e.Fail)
+		}
+		return answer{Event: raw, PID: os.Getpid(), MemoryMB: os.Getenv("AWS_LAMBDA_FUNCTION_MEMORY_SIZE")}, nil
+	})
+}
