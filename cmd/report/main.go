@@ -5,6 +5,7 @@
 package main
 
 import (
+	"cmp"
 	"flag"
 	"fmt"
 	"io"
@@ -68,7 +69,9 @@ func load(dir string) ([]results.Result, error) {
 		rs = append(rs, r)
 		return nil
 	})
-	slices.SortStableFunc(rs, func(a, b results.Result) int { return strings.Compare(a.Experiment, b.Experiment) })
+	slices.SortStableFunc(rs, func(a, b results.Result) int {
+		return cmp.Or(strings.Compare(a.Experiment, b.Experiment), strings.Compare(a.Mode, b.Mode))
+	})
 	return rs, err
 }
 
@@ -76,11 +79,11 @@ func load(dir string) ([]results.Result, error) {
 func render(w io.Writer, rs []results.Result) {
 	fmt.Fprintln(w, "# Claims report")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| claims | experiment | verdict | ours | published | reason |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| claims | experiment | mode | verdict | ours | published | reason |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
 	for _, r := range rs {
-		fmt.Fprintf(w, "| %s | `%s` | **%s** | %s | %s | %s |\n",
-			cell(strings.Join(r.Claims, ", ")), r.Experiment, r.Verdict.Outcome,
+		fmt.Fprintf(w, "| %s | `%s` | %s | **%s** | %s | %s | %s |\n",
+			cell(strings.Join(r.Claims, ", ")), r.Experiment, r.Mode, r.Verdict.Outcome,
 			cell(ours(r)), cell(published(r)), cell(r.Verdict.Reason))
 	}
 	fmt.Fprintln(w)

@@ -15,13 +15,13 @@ import (
 func TestReportRendersEveryResult(t *testing.T) {
 	dir := t.TempDir()
 	for name, r := range map[string]results.Result{
-		"b.json": {Experiment: "TestPingWaitsBehindCPU/cpu=1", Claims: []string{"W2"},
+		"b.json": {Experiment: "TestPingWaitsBehindCPU/cpu=1", Claims: []string{"W2"}, Mode: results.ModeLocal,
 			Headline:  "p50 486.2 ms, p95 486.8, max 489.5 (n=20)",
 			Verdict:   verdict.Verdict{Outcome: verdict.Pass, Reason: "2 checks hold"},
 			Published: []results.Published{{Claim: "W2", Figure: "waited 20/20; p50 490 ms"}}},
 		"a.json": {Experiment: "TestGoPingDoesNotWait/cpu=2", Claims: []string{"W5"},
 			Verdict: verdict.Verdict{Outcome: verdict.Fail, Reason: "waited = 3/20 | want 0/20"}},
-		"c.json": {Experiment: "TestPoolSlots/node24/default", Claims: []string{"P3"},
+		"c.json": {Experiment: "TestPoolSlots/node24/default", Claims: []string{"P3"}, Mode: results.ModeLocal,
 			Headline: "4 slots in 3/3 counts",
 			Verdict:  verdict.Verdict{Outcome: verdict.Pass, Reason: "1 check holds"}},
 	} {
@@ -32,16 +32,21 @@ func TestReportRendersEveryResult(t *testing.T) {
 		Verdict: verdict.Verdict{Outcome: verdict.Fail, Reason: "waited 0/20"}}
 	_, err := results.Write(filepath.Join(dir, results.SensitivityDir, "eventloop"), "s.json", broken)
 	require.NoError(t, err)
+	live := results.Result{Experiment: "TestPingWaitsBehindCPU/cpu=1", Claims: []string{"W2"}, Mode: results.ModeLive,
+		Verdict: verdict.Verdict{Outcome: verdict.Pass, Reason: "2 checks hold"}}
+	_, err = results.Write(filepath.Join(dir, results.ModeLive, "eventloop"), "b.json", live)
+	require.NoError(t, err)
 	rs, err := load(dir)
 	require.NoError(t, err)
-	require.Len(t, rs, 3)
+	require.Len(t, rs, 4)
 
 	var b strings.Builder
 	render(&b, rs)
 	out := b.String()
-	assert.Contains(t, out, "| W2 | `TestPingWaitsBehindCPU/cpu=1` | **pass** | p50 486.2 ms, p95 486.8, max 489.5 (n=20) | waited 20/20; p50 490 ms |")
+	assert.Contains(t, out, "| W2 | `TestPingWaitsBehindCPU/cpu=1` | local | **pass** | p50 486.2 ms, p95 486.8, max 489.5 (n=20) | waited 20/20; p50 490 ms |")
 	assert.Contains(t, out, `**fail**`)
-	assert.Contains(t, out, "| P3 | `TestPoolSlots/node24/default` | **pass** | 4 slots in 3/3 counts |", "a result without /ping shows its headline")
+	assert.Contains(t, out, "| W2 | `TestPingWaitsBehindCPU/cpu=1` | live | **pass** |", "a live result has a row of its own, after the local one")
+	assert.Contains(t, out, "| P3 | `TestPoolSlots/node24/default` | local | **pass** | 4 slots in 3/3 counts |", "a result without /ping shows its headline")
 	assert.Contains(t, out, `waited = 3/20 \| want 0/20`, "a | in a reason must not split the row")
 	assert.Less(t, strings.Index(out, "TestGoPing"), strings.Index(out, "TestPingWaits"), "rows in experiment order")
 	assert.NotContains(t, out, "TestClaimTestsCatchBroken", "a run against a broken probe is not a finding")

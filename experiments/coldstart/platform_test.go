@@ -101,13 +101,18 @@ type invocation struct {
 // claim asks for it by type assertion.
 
 // dynamoOutage makes DynamoDB unreachable for a platform's functions, and brings it back (T4):
-// the local stand-in refuses or stalls. On Lambda, T4 will point the warm-up at a loopback
-// address inside the function's sandbox that refuses, then at one that stalls.
+// the local stand-in refuses or stalls, for every call. On Lambda nobody can take DynamoDB away:
+// the live platform points the warm-up alone at a loopback endpoint inside the function's
+// sandbox that refuses or stalls (functions/getitem's CLAIMS_WARMUP_OUTAGE), from the next cold
+// start on.
 type dynamoOutage interface {
 	// BreakDynamoDB makes DynamoDB unreachable as how says, until RestoreDynamoDB.
 	BreakDynamoDB(how outage) error
 	// RestoreDynamoDB brings DynamoDB back, closing the connections held while it was away.
 	RestoreDynamoDB() error
+	// OutageReachesHandler says whether the handler's GetItem meets the outage too, or only
+	// the warm-up does.
+	OutageReachesHandler() bool
 }
 
 // outage is how DynamoDB is unreachable.

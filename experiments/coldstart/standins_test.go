@@ -293,6 +293,9 @@ func (p *local) BreakDynamoDB(how outage) error {
 // RestoreDynamoDB implements dynamoOutage.
 func (p *local) RestoreDynamoDB() error { return p.dynamo().Up() }
 
+// OutageReachesHandler implements dynamoOutage: the stand-in is down for every call.
+func (p *local) OutageReachesHandler() bool { return true }
+
 // DynamoDBHandshakes implements handshakeCounter.
 func (p *local) DynamoDBHandshakes() int { return p.dynamo().Handshakes() }
 

@@ -37,6 +37,9 @@ type settings struct {
 	Key           map[string]types.AttributeValue
 	CAFile        string
 	WarmupTimeout time.Duration
+	// WarmupOutage sends the warm-up to an endpoint in the sandbox that refuses or stalls
+	// (outage.go); "" sends it to DynamoDB.
+	WarmupOutage string
 }
 
 // loadSettings reads and checks the configuration through getenv (os.Getenv, or a map in tests).
@@ -46,6 +49,7 @@ func loadSettings(getenv func(string) string) (settings, error) {
 		Table:         getenv("CLAIMS_TABLE"),
 		CAFile:        getenv("CLAIMS_CA_FILE"),
 		WarmupTimeout: defaultWarmupTimeout,
+		WarmupOutage:  getenv("CLAIMS_WARMUP_OUTAGE"),
 	}
 	if s.Variant != variantCold && s.Variant != variantWarm {
 		return s, fmt.Errorf("CLAIMS_VARIANT = %q; want %q or %q", s.Variant, variantCold, variantWarm)
@@ -64,6 +68,9 @@ func loadSettings(getenv func(string) string) (settings, error) {
 			return s, fmt.Errorf("CLAIMS_WARMUP_TIMEOUT_MS = %q; want a positive number of milliseconds", v)
 		}
 		s.WarmupTimeout = time.Duration(n) * time.Millisecond
+	}
+	if o := s.WarmupOutage; o != "" && o != outageRefused && o != outageStalled {
+		return s, fmt.Errorf("CLAIMS_WARMUP_OUTAGE = %q; want %q, %q or unset", o, outageRefused, outageStalled)
 	}
 	return s, nil
 }
@@ -188,7 +195,15 @@ func initialize(ctx context.Context, s settings) (*function, error) {
 	}
 	f := &function{variant: s.Variant, table: s.Table, key: s.Key, client: client, pid: os.Getpid()}
 	if s.Variant == variantWarm {
-		f.warmup = warmUp(ctx, client, s.WarmupTimeout)
+		warmupOn := client
+		if s.WarmupOutage != "" {
+			endpoint, err := outageEndpoint(s.WarmupOutage)
+			if err != nil {
+				return nil, err
+			}
+			warmupOn = outageClient(client, endpoint)
+		}
+		f.warmup = warmUp(ctx, warmupOn, s.WarmupTimeout)
 	}
 	return f, nil
 }

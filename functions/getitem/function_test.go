@@ -190,6 +190,37 @@ func TestWarmUpFailureIsReportedNotFatal(t *testing.T) {
 	}
 }
 
+// TestWarmupOutageStaysInTheSandbox is claim T4 as Lambda can try it: CLAIMS_WARMUP_OUTAGE sends
+// the warm-up alone to a loopback endpoint of the function's own that refuses or stalls; Init
+// still completes within the warm-up's bound, and the handler's GetItem reaches DynamoDB.
+func TestWarmupOutageStaysInTheSandbox(t *testing.T) {
+	const timeout = 300 * time.Millisecond
+	const margin = 2 * time.Second // as in TestWarmUpFailureIsReportedNotFatal
+	for _, how := range []string{outageRefused, outageStalled} {
+		t.Run(how, func(t *testing.T) {
+			fake := startFakeDynamoDB(t)
+			useEndpoint(t, fake.URL)
+			s := testSettings(t, fake, variantWarm, map[string]string{
+				"CLAIMS_WARMUP_TIMEOUT_MS": strconv.Itoa(int(timeout / time.Millisecond)),
+				"CLAIMS_WARMUP_OUTAGE":     how,
+			})
+			start := time.Now()
+			f, err := initialize(context.Background(), s)
+			took := time.Since(start)
+			require.NoError(t, err, "a failed warm-up must not fail Init")
+			assert.Less(t, took, timeout+margin, "Init took %v; want under %v", took, timeout+margin)
+			w := f.warmup.result()
+			require.NotNil(t, w)
+			assert.NotEmpty(t, w.Error, "warm-up error is empty; want the %s endpoint's failure", how)
+			assert.Empty(t, fake.Targets(), "calls DynamoDB got during Init = %v; want none (the warm-up stays in the sandbox)", fake.Targets())
+
+			got := invoke(t, f)
+			assert.Equal(t, true, got["found"], "found = %v; want true (the handler reads DynamoDB)", got["found"])
+			assert.NotContains(t, got, "error", "error = %v; want none", got["error"])
+		})
+	}
+}
+
 // TestLoadSettings: each setting's default, and the errors that stop the process before
 // lambda.Start.
 func TestLoadSettings(t *testing.T) {
@@ -212,6 +243,7 @@ func TestLoadSettings(t *testing.T) {
 		{"key of a list", "CLAIMS_KEY", `{"pk":[1]}`, "want a string or a number"},
 		{"timeout not a number", "CLAIMS_WARMUP_TIMEOUT_MS", "1s", `CLAIMS_WARMUP_TIMEOUT_MS = "1s"`},
 		{"timeout zero", "CLAIMS_WARMUP_TIMEOUT_MS", "0", "want a positive number"},
+		{"unknown outage", "CLAIMS_WARMUP_OUTAGE", "down", `CLAIMS_WARMUP_OUTAGE = "down"; want "refused", "stalled" or unset`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			env := maps.Clone(base)

@@ -23,6 +23,9 @@
 //     stand-in's CA appended, so that the first handshake does the work it does on Lambda;
 //     the function's own tests use it;
 //   - CLAIMS_WARMUP_TIMEOUT_MS: the warm-up's bound, in milliseconds;
+//   - CLAIMS_WARMUP_OUTAGE: refused or stalled sends the warm-up (only) to an endpoint inside
+//     the sandbox, on loopback, that refuses or never answers: claim T4 where DynamoDB itself
+//     cannot be taken away, as on Lambda;
 //   - AWS_ENDPOINT_URL_DYNAMODB: the endpoint, read by the SDK itself (config.LoadDefaultConfig);
 //     unset means DynamoDB's regional endpoint;
 //   - AWS_REGION, and the credentials the SDK's default chain finds (AWS_ACCESS_KEY_ID and

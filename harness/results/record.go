@@ -46,6 +46,10 @@ func Record(t testing.TB, group string, res Result) string {
 		t.Fatalf("result of %s does not validate, not written: %v", res.Experiment, err)
 	}
 	dir := filepath.Join(Dir(root), group)
+	if res.Mode != ModeLocal {
+		// Live results sit beside the local ones, not over them, so both can be compared.
+		dir = filepath.Join(Dir(root), res.Mode, group)
+	}
 	if res.Broken != "" {
 		dir = filepath.Join(Dir(root), SensitivityDir, group)
 	}

@@ -24,6 +24,18 @@ const Schema = "claims-result/v2"
 // DirEnv overrides where results go (default: results/ at the repository root).
 const DirEnv = "CLAIMS_RESULTS_DIR"
 
+// The modes a result can come from: where its target ran.
+const (
+	// ModeLocal is a run against this machine's stand-ins.
+	ModeLocal = "local"
+	// ModeLive is a run on AWS Lambda, or on an endpoint a user named that speaks its API.
+	ModeLive = "live"
+	// ModeLiveStandIn is the live mode's code run end to end against this repository's
+	// stand-ins of Lambda's, IAM's and DynamoDB's APIs: the local model of Lambda reached
+	// through Lambda's API, which proves the live path, not Lambda.
+	ModeLiveStandIn = "live-standin"
+)
+
 // SensitivityDir is the folder under Dir for the results of runs against targets broken on
 // purpose (the tests that check the claim tests): they are evidence about the tests, never findings.
 const SensitivityDir = "sensitivity"
@@ -37,7 +49,7 @@ type Result struct {
 	Family      string          `json:"family"`           // which parameters, summary and trials: eventloop, threadpool.waves...
 	Claims      []string        `json:"claims"`           // catalog IDs: W2, W3...
 	Claim       string          `json:"claim"`            // the claim in a sentence, as this run tests it
-	Mode        string          `json:"mode"`             // local or live, as the target says
+	Mode        string          `json:"mode"`             // ModeLocal, ModeLive or ModeLiveStandIn, as the target says
 	Broken      string          `json:"broken,omitempty"` // what a sensitivity run broke on purpose
 	StartedAt   time.Time       `json:"startedAt"`
 	FinishedAt  time.Time       `json:"finishedAt"`
