@@ -43,14 +43,20 @@ const (
 	shareBand    = 0.15
 	minFullShare = 0.85
 	periodBand   = 0.10
-	// gridToleranceMs is how far a stall's end may miss the grid: a tenth of the published
-	// period, for the wake-up after the period's refill, which on a busy machine comes up to
-	// about 1.5 ms either side of it.
-	gridToleranceMs = 2.0
+	// gridToleranceMs is how far a stall's end may miss the grid. After the period's refill
+	// the thread runs at once on an idle CPU, but on a busy machine it waits for the next
+	// scheduler tick (4 ms on a 250 Hz kernel), so the ends spread over a tick after each
+	// boundary: half a tick either side of a line through their middle, and half a ms for the
+	// clock reads and the wake-up itself.
+	gridToleranceMs = 2.5
 	gridMinFit      = 0.8 // share of stall ends on the grid: a few stalls are the scheduler's, not the quota's
 	// gridMinMs is the finest grid tried, five tolerances: random instants fall within the
 	// tolerance of a finer grid 40% of the time or more (of the scheduler's 4 ms tick, most).
-	gridMinMs    = 5 * gridToleranceMs
+	gridMinMs = 5 * gridToleranceMs
+	// gridMaxMs is the coarsest grid tried, eight published periods: above the kernel's default
+	// 100 ms, which a model with the wrong period shows; a grid coarser still is outside the
+	// band as well.
+	gridMaxMs    = 8 * publishedPeriodMs
 	minStallEnds = 10 // fewer stall ends place no grid
 	// maxGridShare is the largest share whose stall ends are held to the period's grid.
 	maxGridShare = 0.5
@@ -259,7 +265,7 @@ func runLoops(t *testing.T, f function, memoryMB, invocations int) (sizeFigures,
 		}
 		g := stats.GridFit{OnGrid: stats.Proportion{N: len(ends)}, ToleranceMs: gridToleranceMs}
 		if len(ends) >= minStallEnds {
-			g = stats.Grid(ends, gridMinMs, gridToleranceMs, gridMinFit)
+			g = stats.Grid(ends, gridMinMs, gridMaxMs, gridToleranceMs, gridMinFit)
 		}
 		sz.Grids = append(sz.Grids, g)
 	}

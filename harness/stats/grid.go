@@ -7,41 +7,39 @@ import (
 
 // GridFit is the coarsest grid a set of instants falls on.
 type GridFit struct {
-	// PeriodMs is the grid's spacing, refined by least squares over the instants on it.
+	// PeriodMs is the grid's spacing: of the periods tried around the coarsest that fits, the one
+	// with the most instants on its grid.
 	PeriodMs float64 `json:"periodMs"`
 	// OffsetMs is the grid line nearest the earliest instant: where the grid starts.
 	OffsetMs float64 `json:"offsetMs"`
 	// OnGrid is the instants within ToleranceMs of the grid, of all those given.
 	OnGrid      Proportion `json:"onGrid"`
 	ToleranceMs float64    `json:"toleranceMs"`
-	// Found is false when there are fewer than 3 instants, or no candidate period fits.
+	// Found is false when there are fewer than 3 instants, or no period tried fits.
 	Found bool `json:"found"`
 }
 
-// Limits of the search: a spacing is tried as up to gridMaxDivisor periods, and each candidate
-// is anchored at each of the first gridAnchors instants, in case the first is a stray.
-const (
-	gridMaxDivisor = 64
-	gridAnchors    = 5
-)
-
-// Grid finds the coarsest (largest) period P, at least minMs, such that at least fraction minFit
-// of the instants (times in ms, any order) lie within tolMs of offset + n*P for integer n.
+// Grid finds the coarsest (largest) period P from minMs to maxMs such that at least fraction
+// minFit of the instants (times in ms, any order) lie within tolMs of offset + n*P for integer n.
 //
 // It is how the CFS period is read from the instants at which a throttled loop's stalls end: they
 // fall on the period's boundaries, but a stall can last one or two periods, so the spacings are
 // multiples of the period and their median need not be it. Every divisor of the period fits too,
 // hence the coarsest; a multiple fits only the instants that share its phase, so it fails minFit.
 //
-// Candidates are each spacing divided by 1, 2, 3 and so on. A candidate is fitted incrementally
-// from an anchor instant: each later instant on the grid (within tolMs of it) refits the grid by
-// least squares, so that a period that is a little off the candidate does not drift off over
-// hundreds of periods. A period of at most 2*tolMs is never reported, since every instant is
-// within tolMs of such a grid. Non-finite instants count as off the grid; bad arguments (minMs
-// or tolMs not positive) find nothing.
-func Grid(instants []float64, minMs, tolMs, minFit float64) GridFit {
+// The search tries every period from maxMs down, each a little smaller than the last, by so
+// little that the grid drifts half a tolerance over the instants' span: none can fall between two
+// periods tried. For each it places the grid where the most instants are within tolMs of it (a
+// window slid round their phases), so that no instant decides where the grid lies: the stall ends
+// of a busy machine come in clumps, at the refill and a scheduler tick later, and a line through
+// any one instant, or through their mean, can miss a clump that a line between them holds. The
+// cost is about n log n times log(maxMs/minMs) times span/tolMs; a few milliseconds for a
+// two-second loop. A period of at most 2*tolMs is never reported, since every instant is within
+// tolMs of such a grid. Non-finite instants count as off the grid; bad arguments (minMs or tolMs
+// not positive, maxMs below minMs) find nothing.
+func Grid(instants []float64, minMs, maxMs, tolMs, minFit float64) GridFit {
 	out := GridFit{OnGrid: Proportion{N: len(instants)}, ToleranceMs: tolMs}
-	if !(minMs > 0) || !(tolMs > 0) || math.IsNaN(minFit) {
+	if !(minMs > 0) || !(tolMs > 0) || !(maxMs >= minMs) || math.IsInf(maxMs, 0) || math.IsNaN(minFit) {
 		return out
 	}
 	ts := make([]float64, 0, len(instants))
@@ -56,129 +54,105 @@ func Grid(instants []float64, minMs, tolMs, minFit float64) GridFit {
 	slices.Sort(ts)
 	// At least two instants must be on the grid for it to have been measured at all.
 	need := max(int(math.Ceil(minFit*float64(len(instants))-1e-9)), 2)
-	if need > len(ts) {
+	span := ts[len(ts)-1] - ts[0]
+	if need > len(ts) || !(span > 0) {
 		return out
 	}
-	maxRejects := len(ts) - need
-	span := ts[len(ts)-1] - ts[0]
-
-	for _, p0 := range gridCandidates(ts, minMs, tolMs) {
-		// Candidates come largest first, and a fit moves the period by about tolMs at most, so
-		// once one fits only those close below it can still be better (on the same grid).
-		if out.Found && p0 < out.PeriodMs-tolMs {
+	// A period q off p drifts the grid by span*(q-p)/p over the span.
+	shrink := 1 - tolMs/(2*span)
+	t0 := ts[0]
+	h := newPhaseHistogram(maxMs, tolMs)
+	var offset float64
+	for p := maxMs; p >= minMs; p *= shrink {
+		if p <= 2*tolMs {
 			break
 		}
-		for anchor := range min(gridAnchors, len(ts)) {
-			a, p, k, ok := fitGrid(ts, anchor, p0, tolMs, maxRejects)
-			if !ok || k < need || p < minMs || p <= 2*tolMs {
-				continue
-			}
-			if !out.Found || gridBetter(p, k, out.PeriodMs, out.OnGrid.K, span, tolMs) {
-				out.Found = true
-				out.PeriodMs = p
-				out.OnGrid.K = k
-				out.OffsetMs = a + p*math.Round((ts[0]-a)/p)
-			}
-			if k == len(ts) {
-				break // no other anchor can do better
-			}
+		// The histogram's count is never below the exact one: only where it reaches need is
+		// the exact count worth its sort.
+		k := h.most(ts, t0, p)
+		var a float64
+		if k >= need {
+			a, k = densestPhase(ts, t0, p, tolMs)
 		}
+		if k < need {
+			if out.Found {
+				break // past the periods around the coarsest grid
+			}
+			continue
+		}
+		if !out.Found || k > out.OnGrid.K {
+			out.Found, out.PeriodMs, out.OnGrid.K, offset = true, p, k, a
+		}
+	}
+	if out.Found {
+		// The grid line nearest the earliest instant.
+		p := out.PeriodMs
+		out.OffsetMs = t0 + offset - p*math.Round(offset/p)
 	}
 	return out
 }
 
-// gridBetter reports whether a fit of period p with k instants on it beats the best so far. Two
-// periods whose grids part by less than tolMs over the whole span are the same grid, found twice
-// from different candidates: then the one with more instants on it is better.
-func gridBetter(p float64, k int, bestP float64, bestK int, span, tolMs float64) bool {
-	if math.Abs(p-bestP)*span/min(p, bestP) <= tolMs {
-		return k > bestK
+// densestPhase returns the phase a in [0, p) of the grid of period p (lines at t0 + a + n*p)
+// that has the most of ts within tolMs of it, and how many: a window of 2*tolMs slid round the
+// instants' phases, the line in the middle of the best window's outermost phases.
+func densestPhase(ts []float64, t0, p, tolMs float64) (a float64, k int) {
+	ph := make([]float64, 0, 2*len(ts))
+	for _, t := range ts {
+		x := t - t0
+		ph = append(ph, x-p*math.Floor(x/p))
 	}
-	return p > bestP
+	slices.Sort(ph)
+	n := len(ph)
+	for i := range n { // the phases once more, a period on, for windows that wrap round
+		ph = append(ph, ph[i]+p)
+	}
+	for i, j := 0, 0; i < n; i++ {
+		for j < i+n && ph[j]-ph[i] <= 2*tolMs {
+			j++
+		}
+		if j-i > k {
+			k, a = j-i, math.Mod((ph[i]+ph[j-1])/2, p)
+		}
+	}
+	return a, k
 }
 
-// gridCandidates returns the candidate periods, largest first: every spacing d of consecutive
-// instants (ts sorted) divided by k = 1, 2, ... while d/k is at least minMs and above 2*tolMs.
-// Candidates within tolMs/10 of the largest of a run are merged into their mean, which keeps the
-// prediction of an instant ten periods on within tolMs.
-func gridCandidates(ts []float64, minMs, tolMs float64) []float64 {
-	var cs []float64
-	for i := 1; i < len(ts); i++ {
-		d := ts[i] - ts[i-1]
-		for k := 1; k <= gridMaxDivisor; k++ {
-			p := d / float64(k)
-			if p < minMs || p <= 2*tolMs {
-				break
-			}
-			cs = append(cs, p)
-		}
-	}
-	slices.Sort(cs)
-	slices.Reverse(cs)
-	eps := tolMs / 10
-	merged := cs[:0]
-	for i := 0; i < len(cs); {
-		j, sum := i, 0.0
-		for ; j < len(cs) && cs[i]-cs[j] <= eps; j++ {
-			sum += cs[j]
-		}
-		merged = append(merged, sum/float64(j-i))
-		i = j
-	}
-	return merged
+// phaseHistogram counts instants' phases in bins of a quarter tolerance, for a quick bound on
+// how many can lie within a tolerance of one grid line.
+type phaseHistogram struct {
+	width  float64
+	counts []int
 }
 
-// fitGrid fits the grid t = a + p*n to the sorted instants ts, starting from the candidate
-// period p0 and the instant ts[anchor], and returns it with the count k of instants within tolMs
-// of it. It gives up (ok false) once more than maxRejects instants are off the grid, since the
-// fit can then no longer reach the fraction asked for.
-func fitGrid(ts []float64, anchor int, p0, tolMs float64, maxRejects int) (a, p float64, k int, ok bool) {
-	// Times are taken from the anchor and n counted from it, so that the sums stay small.
-	t0 := ts[anchor]
-	var m, sn, sx, snn, snx float64
-	add := func(n, x float64) {
-		m++
-		sn += n
-		sx += x
-		snn += n * n
-		snx += n * x
-	}
-	refit := func() {
-		// With every n equal (one instant, or several on one line) the slope is unknown: keep p.
-		if den := m*snn - sn*sn; den > 0 {
-			p = (m*snx - sn*sx) / den
-		}
-		a = (sx - p*sn) / m
-	}
-	on := func(x, a, p float64) (n float64, hit bool) {
-		n = math.Round((x - a) / p)
-		return n, math.Abs(x-(a+n*p)) <= tolMs
-	}
+// histogramBins is how many bins a window of the histogram spans: nine quarters of a tolerance
+// hold every window of two tolerances, wherever it starts within a bin.
+const histogramBins = 9
 
-	p = p0
-	add(0, 0)
-	rejects := 0
-	for _, t := range ts[anchor+1:] {
-		if n, hit := on(t-t0, a, p); hit {
-			add(n, t-t0)
-			refit()
-			continue
-		}
-		if rejects++; rejects > maxRejects {
-			return 0, 0, 0, false
-		}
+// newPhaseHistogram makes a histogram for periods up to maxMs.
+func newPhaseHistogram(maxMs, tolMs float64) *phaseHistogram {
+	w := tolMs / 4
+	return &phaseHistogram{width: w, counts: make([]int, int(maxMs/w)+2)}
+}
+
+// most returns how many of ts fall in the fullest window of histogramBins bins of their phases
+// for period p: at least as many as densestPhase counts for p.
+func (h *phaseHistogram) most(ts []float64, t0, p float64) int {
+	bins := int(p/h.width) + 1
+	c := h.counts[:bins]
+	clear(c)
+	for _, t := range ts {
+		x := t - t0
+		c[int((x-p*math.Floor(x/p))/h.width)]++
 	}
-	// The instants before the anchor are judged against the grid the later ones found.
-	fa, fp := a, p
-	for _, t := range ts[:anchor] {
-		if n, hit := on(t-t0, fa, fp); hit {
-			add(n, t-t0)
-			continue
-		}
-		if rejects++; rejects > maxRejects {
-			return 0, 0, 0, false
-		}
+	win := min(histogramBins, bins)
+	sum := 0
+	for i := range win {
+		sum += c[i]
 	}
-	refit()
-	return a + t0, p, int(m), true
+	best := sum
+	for i := range bins - 1 { // slide round: the window starting at bin i+1
+		sum += c[(i+win)%bins] - c[i]
+		best = max(best, sum)
+	}
+	return best
 }
