@@ -39,7 +39,7 @@ func Go(pkg string, tags ...string) (string, error) {
 		if first, _, _ := strings.Cut(pkg, "/"); !strings.Contains(first, ".") {
 			target = "./" + pkg // a folder of this repository, not a module's import path
 		}
-		cmd := exec.Command(goTool(), append(args, target)...)
+		cmd := exec.Command(GoCommand(), append(args, target)...)
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		return cmd
 	})
@@ -97,8 +97,9 @@ func buildOnce(name string, build func(tmp string) *exec.Cmd) (string, error) {
 	return out, nil
 }
 
-// goTool is the go command: on PATH, else under GOROOT (as go test sets it for test binaries).
-func goTool() string {
+// GoCommand is the go command: on PATH, else under GOROOT (as go test sets it for test
+// binaries).
+func GoCommand() string {
 	if p, err := exec.LookPath("go"); err == nil {
 		return p
 	}

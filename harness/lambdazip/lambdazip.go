@@ -19,6 +19,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/serverless-claims/claims/harness/build"
 	"github.com/serverless-claims/claims/harness/repo"
 )
 
@@ -96,7 +97,7 @@ func Build(pkg string, arch Arch, tags ...string) (Package, error) {
 	if joined != "" {
 		name += "-" + strings.ReplaceAll(joined, ",", "-")
 	}
-	p, err := build(root, filepath.Join(root, ".cache", "lambdazip"), name, pkg, arch, joined)
+	p, err := buildZip(root, filepath.Join(root, ".cache", "lambdazip"), name, pkg, arch, joined)
 	if err != nil {
 		return Package{}, err
 	}
@@ -104,9 +105,9 @@ func Build(pkg string, arch Arch, tags ...string) (Package, error) {
 	return p, nil
 }
 
-// build does Build's work without the cache: go build into a temporary folder under dir, zip,
+// buildZip does Build's work without the cache: go build into a temporary folder under dir, zip,
 // rename the zip into place as dir/name.zip.
-func build(root, dir, name, pkg string, arch Arch, tags string) (Package, error) {
+func buildZip(root, dir, name, pkg string, arch Arch, tags string) (Package, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return Package{}, err
 	}
@@ -120,7 +121,7 @@ func build(root, dir, name, pkg string, arch Arch, tags string) (Package, error)
 	if tags != "" {
 		args = append(args, "-tags", tags)
 	}
-	cmd := exec.Command(goTool(), append(args, "./"+pkg)...)
+	cmd := exec.Command(build.GoCommand(), append(args, "./"+pkg)...)
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "GOOS=linux", "GOARCH="+arch.GOARCH(), "CGO_ENABLED=0")
 	if msg, err := cmd.CombinedOutput(); err != nil {
@@ -169,15 +170,4 @@ func zipBootstrap(bin string) ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
-}
-
-// goTool is the go command: on PATH, else under GOROOT (as go test sets it for test binaries).
-func goTool() string {
-	if p, err := exec.LookPath("go"); err == nil {
-		return p
-	}
-	if g := os.Getenv("GOROOT"); g != "" {
-		return filepath.Join(g, "bin", "go")
-	}
-	return "go"
 }

@@ -58,13 +58,13 @@ type PlannedFunction struct {
 
 // Estimate is a run's cost before anything is made.
 type Estimate struct {
-	Requests  int
-	GBSeconds float64
-	USD       float64
+	Requests  int     `json:"requests"`
+	GBSeconds float64 `json:"gbSeconds"`
+	USD       float64 `json:"usd"`
 	// PriceTable says which prices were used: their date, the region and the architecture.
-	PriceTable string
+	PriceTable string `json:"priceTable"`
 	// Lines explain the estimate, one item each, for Admit to print.
-	Lines []string
+	Lines []string `json:"lines"`
 }
 
 // price is table's price for region, or the table's highest when the region is not in it; the

@@ -21,6 +21,9 @@ import (
 // EnvColdStart is the variable ColdStart changes to make Lambda start a new execution environment.
 const EnvColdStart = "CLAIMS_COLD_START"
 
+// Runtime is every function's runtime: a Go bootstrap on Amazon Linux 2023.
+const Runtime = types.RuntimeProvidedal2023
+
 // functionWait bounds each wait for a function to become Active or finish an update.
 const functionWait = 5 * time.Minute
 
@@ -71,9 +74,11 @@ func (s *Session) CreateFunction(ctx context.Context, spec FunctionSpec) (*Funct
 	if err != nil {
 		return nil, err
 	}
-	if err := s.mayMake("function " + name); err != nil {
+	done, err := s.mayMake("function " + name)
+	if err != nil {
 		return nil, err
 	}
+	defer done()
 	arch := spec.Arch
 	if arch == "" {
 		arch = s.Config.Arch
@@ -91,7 +96,7 @@ func (s *Session) CreateFunction(ctx context.Context, spec FunctionSpec) (*Funct
 	}
 	in := &lambda.CreateFunctionInput{
 		FunctionName:  aws.String(name),
-		Runtime:       types.RuntimeProvidedal2023,
+		Runtime:       Runtime,
 		Handler:       aws.String("bootstrap"),
 		Role:          aws.String(role),
 		Code:          &types.FunctionCode{ZipFile: spec.Zip},
@@ -124,6 +129,7 @@ func (s *Session) CreateFunction(ctx context.Context, spec FunctionSpec) (*Funct
 		_, err := s.Lambda.DeleteFunction(ctx, &lambda.DeleteFunctionInput{FunctionName: aws.String(name)})
 		return ignoreNotFound(err)
 	})
+	done()
 	err = lambda.NewFunctionActiveV2Waiter(s.Lambda, func(o *lambda.FunctionActiveV2WaiterOptions) {
 		o.MinDelay, o.MaxDelay = s.waitMin, s.waitMax
 	}).Wait(ctx, &lambda.GetFunctionInput{FunctionName: aws.String(name)}, functionWait)
@@ -158,9 +164,20 @@ func (f *Function) updated(ctx context.Context) error {
 // in the function's environment, keeping the rest, which makes Lambda retire the function's
 // execution environments, and waits until the update is done. An update already in progress
 // (ResourceConflictException) is waited out and the change tried again, a few times.
-func (f *Function) ColdStart(ctx context.Context) error {
+func (f *Function) ColdStart(ctx context.Context) error { return f.ColdStartWith(ctx, nil) }
+
+// ColdStartWith is ColdStart that also sets the variables of set in the function's environment,
+// removing those set to "": a setting of the new execution environments only, as on Lambda.
+func (f *Function) ColdStartWith(ctx context.Context, set map[string]string) error {
 	f.colds++
 	env := maps.Clone(f.env)
+	for k, v := range set {
+		if v == "" {
+			delete(env, k)
+		} else {
+			env[k] = v
+		}
+	}
 	env[EnvColdStart] = strconv.Itoa(f.colds)
 	in := &lambda.UpdateFunctionConfigurationInput{FunctionName: aws.String(f.Name), Environment: &types.Environment{Variables: env}}
 	for attempt := 0; ; attempt++ {

@@ -38,9 +38,11 @@ func (s *Session) Role(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if err := s.mayMake("role " + name); err != nil {
+	done, err := s.mayMake("role " + name)
+	if err != nil {
 		return "", err
 	}
+	defer done()
 	var tags []iamtypes.Tag
 	for k, v := range s.tags() {
 		tags = append(tags, iamtypes.Tag{Key: aws.String(k), Value: aws.String(v)})
@@ -125,9 +127,11 @@ func (s *Session) Table(ctx context.Context, item map[string]types.AttributeValu
 	if err != nil {
 		return "", err
 	}
-	if err := s.mayMake("table " + name); err != nil {
+	done, err := s.mayMake("table " + name)
+	if err != nil {
 		return "", err
 	}
+	defer done()
 	if _, ok := item["pk"]; !ok {
 		return "", fmt.Errorf("live: the item for table %s has no pk, its hash key", name)
 	}
@@ -143,6 +147,7 @@ func (s *Session) Table(ctx context.Context, item map[string]types.AttributeValu
 	s.made("table "+name, func(ctx context.Context) error {
 		return deleteTable(ctx, s.DynamoDB, name, s.waitMin, s.waitMax)
 	})
+	done()
 	if err := dynamodb.NewTableExistsWaiter(s.DynamoDB, func(o *dynamodb.TableExistsWaiterOptions) {
 		o.MinDelay, o.MaxDelay = s.waitMin, s.waitMax
 	}).Wait(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)}, tableWait); err != nil {

@@ -67,6 +67,10 @@ type Session struct {
 
 	mu       sync.Mutex
 	admitted bool
+	// closing is set by Close: nothing more is made or invoked. inflight counts the makes begun
+	// (mayMake) whose resource is not yet registered for deletion, which Close waits for.
+	closing  bool
+	inflight sync.WaitGroup
 	spentUSD float64
 	undo     []*undo // oldest first
 }
@@ -111,7 +115,7 @@ func Open(ctx context.Context, c Config, awsCfg aws.Config) (*Session, error) {
 		}),
 		IAM:      iam.NewFromConfig(awsCfg, func(o *iam.Options) { o.Retryer = retries(o.Retryer) }),
 		DynamoDB: dynamodb.NewFromConfig(awsCfg, func(o *dynamodb.Options) { o.Retryer = retries(o.Retryer) }),
-		roleWait: 60 * time.Second, waitMin: 200 * time.Millisecond, waitMax: 3 * time.Second,
+		roleWait: 60 * time.Second, waitMin: 50 * time.Millisecond, waitMax: 3 * time.Second,
 	}
 	interrupt.OnSignal(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), signalCloseTimeout)
@@ -159,6 +163,19 @@ func (s *Session) forget(u *undo) {
 // naming the resource and the operation; a second Close retries only what failed.
 func (s *Session) Close(ctx context.Context) error {
 	s.mu.Lock()
+	s.closing = true
+	s.mu.Unlock()
+	// A make in flight when Close begins (Ctrl-C in the middle of a create) registers its
+	// resource once its call returns: wait for that, or the resource would outlive the run.
+	var errs []error
+	registered := make(chan struct{})
+	go func() { s.inflight.Wait(); close(registered) }()
+	select {
+	case <-registered:
+	case <-ctx.Done():
+		errs = append(errs, fmt.Errorf("live: run %s: a create still in flight when its deletions had to start: %w", s.RunID, ctx.Err()))
+	}
+	s.mu.Lock()
 	var todo []*undo
 	for _, u := range s.undo {
 		if !u.done {
@@ -166,7 +183,6 @@ func (s *Session) Close(ctx context.Context) error {
 		}
 	}
 	s.mu.Unlock()
-	var errs []error
 	for i := len(todo) - 1; i >= 0; i-- {
 		u := todo[i]
 		if err := u.run(ctx); err != nil {
@@ -188,7 +204,7 @@ func (s *Session) Admit(e Estimate, out io.Writer) error {
 		fmt.Fprintf(out, "  nothing in IAM: role %s from %s\n", RedactARN(s.Config.RoleARN), EnvRoleARN)
 	}
 	if s.Config.Table == "" {
-		fmt.Fprintf(out, "  DynamoDB table %s%s (on-demand) with one item\n", NamePrefix, s.RunID)
+		fmt.Fprintf(out, "  DynamoDB table %s%s (on-demand) with one item, if a function reads DynamoDB\n", NamePrefix, s.RunID)
 	} else {
 		fmt.Fprintf(out, "  no table: %s from %s\n", s.Config.Table, EnvTable)
 	}
@@ -205,14 +221,20 @@ func (s *Session) Admit(e Estimate, out io.Writer) error {
 	return nil
 }
 
-// mayMake refuses to make anything before Admit passed.
-func (s *Session) mayMake(what string) error {
+// mayMake refuses to make anything before Admit passed or once Close began; otherwise it
+// counts the make as in flight until done is called, which the maker does as soon as what it
+// made is registered for deletion (calling done again does nothing).
+func (s *Session) mayMake(what string) (done func(), err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.admitted {
-		return fmt.Errorf("live: not making %s: the run's estimate was not admitted (Session.Admit)", what)
+		return nil, fmt.Errorf("live: not making %s: the run's estimate was not admitted (Session.Admit)", what)
 	}
-	return nil
+	if s.closing {
+		return nil, fmt.Errorf("live: not making %s: run %s is being deleted", what, s.RunID)
+	}
+	s.inflight.Add(1)
+	return sync.OnceFunc(s.inflight.Done), nil
 }
 
 // Spent is the tally of what the session's invocations billed, in USD, from their REPORTs.
@@ -233,6 +255,9 @@ func (s *Session) spend(usd float64) {
 func (s *Session) mayInvoke(fn string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.closing {
+		return fmt.Errorf("live: not invoking %s: run %s is being deleted", fn, s.RunID)
+	}
 	if s.spentUSD > s.Config.MaxUSD {
 		return fmt.Errorf("live: not invoking %s: the invocations so far billed $%.4f, above the cap $%.2f (%s)", fn, s.spentUSD, s.Config.MaxUSD, EnvMaxUSD)
 	}
