@@ -38,7 +38,7 @@ var ownConnectionClaim = claimtest.Claim{IDs: []string{"T6"}, Group: group, Fami
 // TestPhasesAreTheSDKsOwnConnection is T6: the phases the function reports are those of the
 // connection its SDK call made, as DynamoDB's side confirms.
 func TestPhasesAreTheSDKsOwnConnection(t *testing.T) {
-	claimtest.Run(t, testPhasesAreTheSDKsOwnConnection, localLambda)
+	claimtest.Run(t, testPhasesAreTheSDKsOwnConnection, platforms...)
 }
 
 func testPhasesAreTheSDKsOwnConnection(t *testing.T, p lambdaPlatform) {
@@ -167,7 +167,7 @@ var warmupFailureClaim = claimtest.Claim{IDs: []string{"T4"}, Group: group, Fami
 // TestWarmupFailureDoesNotFailInit is T4: the warm variant's warm-up fails, refused and stalled
 // in turn, and Init goes on within the warm-up's bound.
 func TestWarmupFailureDoesNotFailInit(t *testing.T) {
-	claimtest.Run(t, testWarmupFailureDoesNotFailInit, localLambda)
+	claimtest.Run(t, testWarmupFailureDoesNotFailInit, platforms...)
 }
 
 func testWarmupFailureDoesNotFailInit(t *testing.T, p lambdaPlatform) {

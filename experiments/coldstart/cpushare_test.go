@@ -302,7 +302,7 @@ var firstCallClaim = claimtest.Claim{IDs: []string{"T1", "T6"}, Group: group, Fa
 // first call's network set-up is almost all TLS handshake, because the handshake is where the CPU
 // goes; with the machine's CPU, in the same run, the same handshake is several times shorter.
 func TestFirstCallDominatedByTLS(t *testing.T) {
-	claimtest.Run(t, testFirstCallDominatedByTLS, localLambda)
+	claimtest.Run(t, testFirstCallDominatedByTLS, platforms...)
 }
 
 func testFirstCallDominatedByTLS(t *testing.T, p lambdaPlatform) {
@@ -381,7 +381,7 @@ var firstInvocationClaim = claimtest.Claim{IDs: []string{"T2"}, Group: group, Fa
 // TestFirstInvocationIsSlow is T2: at 128 MB, Init is fast and the first invocation slow,
 // slower than Init and than a warm invocation of the same environment.
 func TestFirstInvocationIsSlow(t *testing.T) {
-	claimtest.Run(t, testFirstInvocationIsSlow, localLambda)
+	claimtest.Run(t, testFirstInvocationIsSlow, platforms...)
 }
 
 func testFirstInvocationIsSlow(t *testing.T, p lambdaPlatform) {
@@ -439,7 +439,7 @@ var warmupClaim = claimtest.Claim{IDs: []string{"T3"}, Group: group, Family: fam
 // TestWarmupRemovesHandshake is T3: a warm-up call in Init (ListTables, limit 1) leaves a live
 // connection for the handler, whose first call then has no handshake of its own.
 func TestWarmupRemovesHandshake(t *testing.T) {
-	claimtest.Run(t, testWarmupRemovesHandshake, localLambda)
+	claimtest.Run(t, testWarmupRemovesHandshake, platforms...)
 }
 
 func testWarmupRemovesHandshake(t *testing.T, p lambdaPlatform) {
@@ -518,7 +518,7 @@ var scalingClaim = claimtest.Claim{IDs: []string{"T5"}, Group: group, Family: fa
 // TestHandshakeScalesWithCPU is T5, the question the article left open: does more memory, and so
 // more CPU, make the handshake faster? The cold variant at each memory size's share.
 func TestHandshakeScalesWithCPU(t *testing.T) {
-	claimtest.Run(t, testHandshakeScalesWithCPU, localLambda)
+	claimtest.Run(t, testHandshakeScalesWithCPU, platforms...)
 }
 
 func testHandshakeScalesWithCPU(t *testing.T, p lambdaPlatform) {

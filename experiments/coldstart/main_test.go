@@ -19,9 +19,10 @@ import (
 var cfg settings.Settings
 
 // TestMain installs dynalite, the DynamoDB stand-in, and requires a Node.js to run it on, after
-// the settings' checks, which cost nothing.
+// the checks that cost nothing: the settings' and, with -tags lambda, the live run's estimate
+// against its cap (admitLiveRun), before anything is made.
 func TestMain(m *testing.M) {
-	os.Exit(settings.RunTests(m, "coldstart experiments", &cfg, quotaReachesKernelMinimum,
+	os.Exit(settings.RunTests(m, "coldstart experiments", &cfg, quotaReachesKernelMinimum, admitLiveRun,
 		provision.Check(provision.NeedDynalite, provision.NeedNode)))
 }
 

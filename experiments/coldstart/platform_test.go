@@ -5,7 +5,7 @@ package coldstart
 // cold-started (an update of its configuration, waited for, so that the next Invoke gets a new
 // execution environment), invoked (Invoke with the log's tail, whose REPORT is the evidence) and
 // deleted (DeleteFunction). The local platform (standins_test.go) runs the function under the
-// Runtime Interface Emulator with the model of Lambda's CPU; a live one, built with -tags lambda,
+// Runtime Interface Emulator with the model of Lambda's CPU; the live one (live_test.go, -tags lambda)
 // implements the same interface on AWS, so that no claim body changes between them.
 
 import (
@@ -35,8 +35,8 @@ type functionConfig struct {
 	// one vCPU, with Init's burst.
 	MemoryMB int `json:"memoryMB"`
 	// Unthrottled asks for a CPU no memory size limits, for the controls of the claims about a
-	// memory size's CPU: locally the machine's CPU; on Lambda the live platform will deploy the
-	// control at a memory size of more than one vCPU.
+	// memory size's CPU: locally the machine's CPU; on Lambda a memory size of two vCPUs
+	// (live_test.go's unthrottledMB).
 	Unthrottled bool `json:"unthrottled,omitempty"`
 	// DynamoDB says the function reads the claims' table: the platform provides the table with
 	// its item, and the endpoint, region and credentials in the function's environment.
@@ -125,7 +125,7 @@ const (
 )
 
 // handshakeCounter counts the TLS handshakes DynamoDB completed: T6's server side of the
-// evidence. Lambda's DynamoDB shows no such count; on Lambda T6 will rest on the traces alone.
+// evidence. Lambda's DynamoDB shows no such count; on Lambda T6 rests on the traces alone.
 type handshakeCounter interface {
 	DynamoDBHandshakes() int
 }

@@ -113,15 +113,21 @@ func (p *local) dynamo() *dynalite.Server {
 	return db
 }
 
-// seedTable creates the table and puts the item, with the SDK, before any trial.
-func seedTable(t *testing.T, db *dynalite.Server) {
-	t.Helper()
-	client := dynamodb.New(dynamodb.Options{
+// dynamoClient is an SDK client of the DynamoDB stand-in, trusting its CA, for the tests' own
+// calls.
+func dynamoClient(db *dynalite.Server) *dynamodb.Client {
+	return dynamodb.New(dynamodb.Options{
 		Region:       region,
 		BaseEndpoint: aws.String(db.Endpoint),
 		Credentials:  credentials.NewStaticCredentialsProvider(dummyKeyID, dummySecret, ""),
 		HTTPClient:   &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: db.CA.Pool()}}},
 	})
+}
+
+// seedTable creates the table and puts the item, with the SDK, before any trial.
+func seedTable(t *testing.T, db *dynalite.Server) {
+	t.Helper()
+	client := dynamoClient(db)
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
 	_, err := client.CreateTable(ctx, &dynamodb.CreateTableInput{

@@ -134,7 +134,7 @@ var throttleClaim = claimtest.Claim{IDs: []string{"T8"}, Group: group, Family: f
 
 // TestThrottleSlices is T8: at M MB a function gets M/1,769 of one CPU, in 20 ms periods.
 func TestThrottleSlices(t *testing.T) {
-	claimtest.Run(t, testThrottleSlices, localLambda)
+	claimtest.Run(t, testThrottleSlices, platforms...)
 }
 
 func testThrottleSlices(t *testing.T, p lambdaPlatform) {

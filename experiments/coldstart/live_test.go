@@ -1,0 +1,392 @@
+//go:build lambda
+
+package coldstart
+
+// The live platform: the cold-start claims on AWS Lambda, through aws-sdk-go-v2 (harness/live),
+// with the claim bodies and decisions of the local run. A function is a Lambda function made for
+// the run from this repository's code (harness/lambdazip), cold-started by a change of its
+// configuration and invoked with its log's tail, whose REPORT is the evidence beside the
+// function's own timings.
+//
+// Where the API calls go: to AWS through the SDK's default chain (credentials and region never
+// logged or written), to any Lambda-compatible endpoint CLAIMS_LAMBDA_ENDPOINT names, or, with
+// CLAIMS_LIVE_STANDIN=1 (what `make test` does), to this repository's stand-ins of Lambda's, IAM's
+// and DynamoDB's APIs, started for each test (standin_test.go): the same code end to end, with
+// the local model of Lambda's CPU behind the API.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/serverless-claims/claims/harness/claimtest"
+	"github.com/serverless-claims/claims/harness/lambdalocal"
+	"github.com/serverless-claims/claims/harness/lambdazip"
+	"github.com/serverless-claims/claims/harness/live"
+	"github.com/serverless-claims/claims/harness/results"
+	"github.com/serverless-claims/claims/harness/settings"
+)
+
+// platforms are where the claim tests run: with the lambda build tag, on Lambda.
+var platforms = []claimtest.Mode[lambdaPlatform]{liveLambda}
+
+// liveLambda is the live platform as a claim test's mode.
+var liveLambda = claimtest.Mode[lambdaPlatform]{Name: "live", Start: startLive}
+
+// StandInEnv, set to 1, runs the live mode against this repository's stand-ins.
+const standInEnv = "CLAIMS_LIVE_STANDIN"
+
+// unthrottledMB is the memory size of a function that asks to be unthrottled (a control): two
+// vCPUs' worth on Lambda, more than the function's one busy thread can use.
+const unthrottledMB = 2 * lambdalocal.FullVCPUMemoryMB
+
+// functionTimeoutSeconds is the functions' Lambda timeout: far above any invocation of theirs,
+// below the claims' own bound on an invoke (invokeTimeout).
+const functionTimeoutSeconds = 30
+
+// The most an invocation of each function is billed, for the estimate: Lambda bills Init with the
+// first invocation. A cold getitem at 128 MB spends most of a second on its TLS handshake (the
+// article's figure); a throttle loop takes its busy time and its Init.
+const (
+	getitemMaxSeconds  = 3
+	throttleMaxSeconds = 4
+)
+
+// spent is what the live runs of this test binary have billed so far, so that the cap holds for
+// the binary, not for each test.
+var spent struct {
+	sync.Mutex
+	usd float64
+}
+
+// livePlatform is the live platform of one test: its session (everything it made is deleted when
+// the test ends, and on Ctrl-C), and what it made, for the result.
+type livePlatform struct {
+	t        *testing.T
+	s        *live.Session
+	mode     string
+	api      string
+	plan     []live.PlannedFunction
+	estimate live.Estimate
+	// outage is what the next cold starts give the warm-up (T4); "" for DynamoDB itself.
+	outage outage
+	table  string
+
+	mu        sync.Mutex
+	functions []*liveFunction
+	invokes   int
+}
+
+// startLive opens the test's session, after printing what it will make and its cost and
+// checking both against what is left of the cap. Without an AWS configuration it skips, naming
+// what is missing.
+func startLive(t *testing.T) lambdaPlatform {
+	t.Helper()
+	mode, api := results.ModeLive, "AWS Lambda"
+	if os.Getenv(standInEnv) == "1" {
+		mode, api = results.ModeLiveStandIn, startStandIns(t)
+	} else if os.Getenv(live.EnvLambdaEndpoint) != "" {
+		api = "the Lambda-compatible endpoint " + live.EnvLambdaEndpoint + " names"
+	}
+	c, err := live.ConfigFromEnv()
+	require.NoError(t, err, "the live mode's settings")
+	awsCfg, err := live.LoadAWS(t.Context(), c)
+	if err != nil && mode == results.ModeLive {
+		t.Skipf("live mode needs an AWS configuration: %v", err)
+	}
+	require.NoError(t, err, "the SDK's configuration, pointed at the stand-ins")
+
+	plan, ok := livePlans(cfg)[topName(t)]
+	require.True(t, ok, "%s has no entry in livePlans: its cost cannot be estimated before it runs", topName(t))
+	spent.Lock()
+	c.MaxUSD -= spent.usd
+	spent.Unlock()
+	if c.MaxUSD <= 0 {
+		t.Fatalf("live mode: the runs before %s billed the whole cap (%s): not starting it", t.Name(), live.EnvMaxUSD)
+	}
+	s, err := live.Open(t.Context(), c, awsCfg)
+	require.NoError(t, err)
+	p := &livePlatform{t: t, s: s, mode: mode, api: api, plan: plan}
+	p.estimate = live.EstimateCost(s.Region, c.Arch, plan, dynamoReads(plan))
+	t.Cleanup(p.close)
+	require.NoError(t, s.Admit(p.estimate, testWriter{t}), "the estimate of %s", t.Name())
+	return p
+}
+
+// close deletes what the session made, adds its bill to the binary's, and checks the plan: a
+// claim that makes or invokes more than its entry in livePlans says was run without its cost
+// being shown first.
+func (p *livePlatform) close() {
+	t := p.t
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	assert.NoError(t, p.s.Close(ctx), "deleting what the run made")
+	spent.Lock()
+	spent.usd += p.s.Spent()
+	spent.Unlock()
+	planned := 0
+	for _, f := range p.plan {
+		planned += f.Invocations
+	}
+	assert.LessOrEqual(t, len(p.functions), len(p.plan), "functions made = %d; want at most the %d of livePlans", len(p.functions), len(p.plan))
+	assert.LessOrEqual(t, p.invokes, planned, "invocations = %d; want at most the %d of livePlans", p.invokes, planned)
+	assert.LessOrEqual(t, p.s.Spent(), p.estimate.USD, "billed $%.6f; want at most the estimate $%.6f", p.s.Spent(), p.estimate.USD)
+	t.Logf("live run %s: %d functions, %d invocations, billed $%.6f of an estimated $%.6f", p.s.RunID, len(p.functions), p.invokes, p.s.Spent(), p.estimate.USD)
+}
+
+// topName is the test's top-level name, livePlans' key.
+func topName(t *testing.T) string {
+	name, _, _ := strings.Cut(t.Name(), "/")
+	return name
+}
+
+// testWriter writes the estimate into the test's log.
+type testWriter struct{ t *testing.T }
+
+func (w testWriter) Write(b []byte) (int, error) {
+	w.t.Log(strings.TrimRight(string(b), "\n"))
+	return len(b), nil
+}
+
+// Mode implements claimtest.Target.
+func (p *livePlatform) Mode() string { return p.mode }
+
+// Create implements lambdaPlatform: the function's zip for the run's architecture, its role and,
+// where it reads DynamoDB, the table with the item, then the function, Active.
+func (p *livePlatform) Create(t *testing.T, c functionConfig) function {
+	t.Helper()
+	arch, err := lambdazip.ParseArch(p.s.Config.Arch)
+	require.NoError(t, err)
+	var tags []string
+	if c.Build.Tags != "" {
+		tags = append(tags, c.Build.Tags)
+	}
+	pkg, err := lambdazip.Build(c.Build.Package, arch, tags...)
+	require.NoError(t, err, "packaging %s", c.Build.Package)
+	zip, err := pkg.Bytes()
+	require.NoError(t, err)
+	env := map[string]string{}
+	if c.DynamoDB {
+		if p.table == "" {
+			p.table, err = p.s.Table(t.Context(), map[string]types.AttributeValue{
+				"pk":    &types.AttributeValueMemberS{Value: itemKey["pk"]},
+				"claim": &types.AttributeValueMemberS{Value: "T1"},
+			})
+			require.NoError(t, err)
+		}
+		key, _ := json.Marshal(itemKey)
+		env["CLAIMS_TABLE"], env["CLAIMS_KEY"] = p.table, string(key)
+	}
+	for k, v := range c.Env {
+		env[k] = v
+	}
+	memory := c.MemoryMB
+	if c.Unthrottled {
+		memory = unthrottledMB
+	}
+	p.mu.Lock()
+	short := fmt.Sprintf("%s-%d-%d", strings.TrimPrefix(c.Build.Package, "functions/"), memory, len(p.functions)+1)
+	p.mu.Unlock()
+	fn, err := p.s.CreateFunction(t.Context(), live.FunctionSpec{Name: short, Zip: zip, MemoryMB: memory, TimeoutSeconds: functionTimeoutSeconds, Env: env})
+	require.NoError(t, err)
+	f := &liveFunction{p: p, f: fn, cfg: c, pkg: pkg}
+	p.mu.Lock()
+	p.functions = append(p.functions, f)
+	p.mu.Unlock()
+	t.Cleanup(func() { assert.NoError(t, f.Delete()) })
+	return f
+}
+
+// liveFunction is a function on the live platform.
+type liveFunction struct {
+	p   *livePlatform
+	f   *live.Function
+	cfg functionConfig
+	pkg lambdazip.Package
+	// outage is the outage its current configuration gives the warm-up.
+	outage outage
+}
+
+// ColdStart implements function: a change of the function's configuration, which retires its
+// execution environments, waited for; it carries the platform's outage to the warm-up (T4).
+func (f *liveFunction) ColdStart(ctx context.Context) error {
+	return f.f.ColdStartWith(ctx, map[string]string{"CLAIMS_WARMUP_OUTAGE": string(f.p.outage)})
+}
+
+// Invoke implements function.
+func (f *liveFunction) Invoke(ctx context.Context, event []byte) (invocation, error) {
+	f.p.mu.Lock()
+	f.p.invokes++
+	f.p.mu.Unlock()
+	inv, err := f.f.Invoke(ctx, event)
+	if err != nil {
+		return invocation{}, err
+	}
+	out := invocation{Status: inv.Status, Payload: inv.Payload, Report: inv.Report, ClientMs: inv.ClientMs}
+	if inv.FunctionError != "" {
+		// Lambda's answer to a failed function is its error object: keep its message.
+		var e struct {
+			Type    string `json:"errorType"`
+			Message string `json:"errorMessage"`
+		}
+		_ = json.Unmarshal(inv.Payload, &e)
+		out.Error = strings.TrimSuffix(fmt.Sprintf("%s: %s %s", inv.FunctionError, e.Type, e.Message), " ")
+	}
+	return out, nil
+}
+
+// Delete implements function.
+func (f *liveFunction) Delete() error {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	return f.f.Delete(ctx)
+}
+
+// BreakDynamoDB implements dynamoOutage: from the next cold start, the warm-up goes to an
+// endpoint inside the function's sandbox that refuses or stalls (functions/getitem).
+func (p *livePlatform) BreakDynamoDB(how outage) error {
+	if how != refused && how != stalled {
+		return fmt.Errorf("outage %q; want %q or %q", how, refused, stalled)
+	}
+	p.outage = how
+	return nil
+}
+
+// RestoreDynamoDB implements dynamoOutage: the next cold starts' warm-ups go to DynamoDB again.
+func (p *livePlatform) RestoreDynamoDB() error {
+	p.outage = ""
+	return nil
+}
+
+// OutageReachesHandler implements dynamoOutage: only the warm-up meets the outage on Lambda.
+func (p *livePlatform) OutageReachesHandler() bool { return false }
+
+// liveRecord is the live platform as a result records it (target.platform): where it ran, what
+// it made (ARNs without the account id) and what it cost. No credential is ever part of it.
+type liveRecord struct {
+	API          string               `json:"api"`
+	Region       string               `json:"region"`
+	Architecture string               `json:"architecture"`
+	Runtime      string               `json:"runtime"`
+	RunID        string               `json:"runId"`
+	Functions    []liveFunctionRecord `json:"functions"`
+	Table        string               `json:"table,omitempty"`
+	Estimate     live.Estimate        `json:"estimate"`
+	BilledUSD    float64              `json:"billedUsd"`
+	// CPU says whose CPU model the functions ran under.
+	CPU        string `json:"cpu"`
+	InitSource string `json:"initSource"`
+}
+
+// liveFunctionRecord is one function the run made.
+type liveFunctionRecord struct {
+	Name          string `json:"name"`
+	ARN           string `json:"arn"`
+	MemoryMB      int    `json:"memoryMB"`
+	Package       string `json:"package"`
+	Tags          string `json:"tags,omitempty"`
+	ZipSHA256     string `json:"zipSha256"`
+	TimeoutSecond int    `json:"timeoutSeconds"`
+}
+
+// MarshalJSON records the platform as liveRecord.
+func (p *livePlatform) MarshalJSON() ([]byte, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	r := liveRecord{API: p.api, Region: p.s.Region, Architecture: p.s.Config.Arch, Runtime: string(live.Runtime), RunID: p.s.RunID,
+		Table: p.table, Estimate: p.estimate, BilledUSD: p.s.Spent(),
+		CPU:        "Lambda's: memory / 1769 MB of a vCPU",
+		InitSource: "the function's own measure (initMs); the REPORT's Init Duration is kept beside it (report.initMs)"}
+	if p.mode == results.ModeLiveStandIn {
+		r.CPU = fmt.Sprintf("the local model behind the Lambda API stand-in: memory / 1769 MB of one CPU per %v CFS period, Init with at least %g CPU", cfg.CPUPeriod, initBurstShare)
+	}
+	for _, f := range p.functions {
+		r.Functions = append(r.Functions, liveFunctionRecord{Name: f.f.Name, ARN: live.RedactARN(f.f.ARN), MemoryMB: f.f.MemoryMB,
+			Package: f.cfg.Build.Package, Tags: f.cfg.Build.Tags, ZipSHA256: f.pkg.SHA256, TimeoutSecond: functionTimeoutSeconds})
+	}
+	return json.Marshal(r)
+}
+
+// livePlans is what each claim test makes and invokes on the live platform, from the same
+// settings and constants the claims run with: the estimate is shown, and checked against the
+// cap, before anything is made, and each test's close checks that it made no more.
+func livePlans(s settings.Settings) map[string][]live.PlannedFunction {
+	getitemFn := func(name string, memory, invocations int) live.PlannedFunction {
+		return live.PlannedFunction{Name: name, MemoryMB: memory, Invocations: invocations, MaxSecondsEach: getitemMaxSeconds}
+	}
+	// Each cold start of runColdStart invokes twice, and runPhases makes one function per arm.
+	twice := 2 * s.ColdStarts
+	plans := map[string][]live.PlannedFunction{
+		"TestPhasesAreTheSDKsOwnConnection": {getitemFn("getitem cold", unthrottledMB, 2*s.Trials)},
+		"TestWarmupFailureDoesNotFailInit":  {getitemFn("getitem warm", unthrottledMB, 2*s.Trials)},
+		"TestFirstCallDominatedByTLS": {
+			getitemFn("getitem cold 128 MB", memoryMB, t1ColdStarts*twice),
+			getitemFn("getitem cold, unthrottled", unthrottledMB, t1ColdStarts*twice),
+		},
+		"TestFirstInvocationIsSlow": {getitemFn("getitem cold 128 MB", memoryMB, s.ColdStarts*(1+warmInvocationsT2))},
+		"TestWarmupRemovesHandshake": {
+			getitemFn("getitem cold 128 MB", memoryMB, twice),
+			getitemFn("getitem warm 128 MB", memoryMB, twice),
+		},
+	}
+	for _, mb := range scalingSizes {
+		plans["TestHandshakeScalesWithCPU"] = append(plans["TestHandshakeScalesWithCPU"], getitemFn(fmt.Sprintf("getitem cold %d MB", mb), mb, twice))
+		plans["TestThrottleSlices"] = append(plans["TestThrottleSlices"],
+			live.PlannedFunction{Name: fmt.Sprintf("throttle %d MB", mb), MemoryMB: mb, Invocations: throttleInvocations, MaxSecondsEach: throttleMaxSeconds})
+	}
+	return plans
+}
+
+// dynamoReads is the GetItems and ListTables a plan's getitem invocations make: at most one of
+// each per invocation.
+func dynamoReads(plan []live.PlannedFunction) int {
+	n := 0
+	for _, f := range plan {
+		if strings.HasPrefix(f.Name, "getitem") {
+			n += 2 * f.Invocations
+		}
+	}
+	return n
+}
+
+// admitLiveRun runs before any test: it prints every live claim test's plan and estimate, and
+// refuses the run, before anything is made, when the estimate is above the cap.
+func admitLiveRun(s settings.Settings) error {
+	c, err := live.ConfigFromEnv()
+	if err != nil {
+		return err
+	}
+	region := standInRegion
+	if os.Getenv(standInEnv) != "1" {
+		// The region the default chain names; no credentials are needed for an estimate.
+		awsCfg, err := config.LoadDefaultConfig(context.Background())
+		if err != nil || awsCfg.Region == "" {
+			return nil // each test skips, saying what is missing
+		}
+		region = awsCfg.Region
+	}
+	var all []live.PlannedFunction
+	for _, plan := range livePlans(s) {
+		all = append(all, plan...)
+	}
+	e := live.EstimateCost(region, c.Arch, all, dynamoReads(all))
+	fmt.Printf("live mode: every live claim test of this package would make %d functions (a run of fewer tests makes fewer):\n", len(all))
+	for _, l := range e.Lines {
+		fmt.Printf("  %s\n", l)
+	}
+	fmt.Printf("estimate: $%.4f at most (%s); cap $%.2f (%s)\n", e.USD, e.PriceTable, c.MaxUSD, live.EnvMaxUSD)
+	if e.USD > c.MaxUSD {
+		return fmt.Errorf("the estimate $%.4f is above the cap $%.2f: nothing was made; raise %s to run it", e.USD, c.MaxUSD, live.EnvMaxUSD)
+	}
+	return nil
+}

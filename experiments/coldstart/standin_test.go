@@ -1,0 +1,220 @@
+//go:build lambda
+
+package coldstart
+
+// The live mode without AWS: this repository's stand-ins of Lambda's API (harness/lambdaapi, which
+// runs each function's zip under the emulator and the local model of Lambda's CPU), IAM's
+// (harness/iamstub) and DynamoDB's (dynalite behind TLS), with the SDK's default chain pointed at
+// them as a user points it at any endpoint: static test keys, the region, one endpoint variable
+// per service and the stand-in's CA. Every request is signed and checked.
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/serverless-claims/claims/harness/cgroup"
+	"github.com/serverless-claims/claims/harness/dynalite"
+	"github.com/serverless-claims/claims/harness/iamstub"
+	"github.com/serverless-claims/claims/harness/lambdaapi"
+	"github.com/serverless-claims/claims/harness/live"
+	"github.com/serverless-claims/claims/harness/results"
+	"github.com/serverless-claims/claims/harness/sigv4check"
+	"github.com/serverless-claims/claims/harness/tlsca"
+)
+
+// The stand-ins' region and static keys; the keys sign requests to the stand-ins only.
+const (
+	standInRegion = "us-east-1"
+	standInKeyID  = "AKIDCLAIMSSTANDIN"
+	standInSecret = "claims-standin-secret"
+)
+
+// rolePropagation is how long a new role is not yet assumable in the IAM stand-in, as IAM takes
+// a while to make a new role usable: CreateFunction must wait it out.
+const rolePropagation = 300 * time.Millisecond
+
+// standIns are the stand-ins of one test.
+type standIns struct {
+	lambda *lambdaapi.Server
+	iam    *iamstub.Server
+	db     *dynalite.Server
+	caFile string
+}
+
+// launchStandIns starts the three stand-ins for t; they stop when t ends.
+func launchStandIns(t *testing.T) *standIns {
+	t.Helper()
+	keys := sigv4check.Keys{standInKeyID: standInSecret}
+	db := dynalite.Start(t, dynalite.Options{Key: tlsca.DefaultKeyKind})
+	dir := t.TempDir()
+	trust, err := db.CA.WriteBundle(filepath.Join(dir, "trust.pem"), tlsca.SystemBundleFiles)
+	require.NoError(t, err, "writing the trust bundle")
+	certDir := t.TempDir()
+	caFile := filepath.Join(dir, "ca.pem")
+	require.NoError(t, os.WriteFile(caFile, db.CA.PEM(), 0o644), "writing the stand-in's CA")
+	iam := iamstub.Start(t, iamstub.Options{Keys: keys, PropagationDelay: rolePropagation})
+	_, noQuota := cgroup.Available()
+	api := lambdaapi.Start(t, lambdaapi.Options{
+		Keys:          keys,
+		Region:        standInRegion,
+		RoleAssumable: iam.Assumable,
+		// What Lambda gives every function (its region and its role's credentials), and what a
+		// function here needs to reach the DynamoDB stand-in: its endpoint, and its CA among the
+		// system's roots (see local.dynamoEnv).
+		FunctionEnv: map[string]string{
+			"AWS_REGION":                standInRegion,
+			"AWS_ACCESS_KEY_ID":         dummyKeyID,
+			"AWS_SECRET_ACCESS_KEY":     dummySecret,
+			"AWS_ENDPOINT_URL_DYNAMODB": db.Endpoint,
+			"SSL_CERT_FILE":             trust.Path,
+			"SSL_CERT_DIR":              certDir,
+		},
+		Quota:     noQuota == nil,
+		Period:    cfg.CPUPeriod,
+		InitShare: initBurstShare,
+	})
+	return &standIns{lambda: api, iam: iam, db: db, caFile: caFile}
+}
+
+// env is the environment that points the SDK's default chain, and the live mode, at the
+// stand-ins: what a user would set for any other endpoints.
+func (s *standIns) env() map[string]string {
+	arch := os.Getenv(live.EnvArch)
+	if arch == "" {
+		// The stand-in runs the zips on this machine.
+		arch = map[string]string{"amd64": live.ArchX8664, "arm64": live.ArchARM64}[runtime.GOARCH]
+	}
+	return map[string]string{
+		"AWS_ACCESS_KEY_ID":         standInKeyID,
+		"AWS_SECRET_ACCESS_KEY":     standInSecret,
+		"AWS_SESSION_TOKEN":         "",
+		"AWS_REGION":                standInRegion,
+		"AWS_PROFILE":               "",
+		"AWS_ENDPOINT_URL_IAM":      s.iam.URL(),
+		"AWS_ENDPOINT_URL_DYNAMODB": s.db.Endpoint,
+		"AWS_CA_BUNDLE":             s.caFile,
+		"AWS_EC2_METADATA_DISABLED": "true",
+		live.EnvLambdaEndpoint:      s.lambda.URL(),
+		live.EnvArch:                arch,
+	}
+}
+
+// startStandIns starts the stand-ins for t and points this process's SDK configuration at them,
+// for the rest of t; it says what the API calls go to, for the result.
+func startStandIns(t *testing.T) string {
+	t.Helper()
+	s := launchStandIns(t)
+	for k, v := range s.env() {
+		t.Setenv(k, v)
+	}
+	dir := t.TempDir()
+	t.Setenv("AWS_CONFIG_FILE", filepath.Join(dir, "config"))
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", filepath.Join(dir, "credentials"))
+	return "this repository's stand-ins: harness/lambdaapi (the emulator and the local CPU model behind Lambda's API), harness/iamstub, dynalite behind TLS"
+}
+
+// tables lists the DynamoDB stand-in's tables.
+func (s *standIns) tables(t *testing.T) []string {
+	t.Helper()
+	out, err := dynamoClient(s.db).ListTables(t.Context(), &dynamodb.ListTablesInput{})
+	require.NoError(t, err, "listing the stand-in's tables")
+	return out.TableNames
+}
+
+// assertNothingLeft asserts that the stand-ins hold nothing a run made: no function, no running
+// environment, no role, no table, and no cgroup of this process.
+func (s *standIns) assertNothingLeft(t *testing.T) {
+	t.Helper()
+	assert.Empty(t, s.lambda.Functions(), "functions left = %v; want none", s.lambda.Functions())
+	assert.Zero(t, s.lambda.Environments(), "execution environments left = %d; want none", s.lambda.Environments())
+	assert.Empty(t, s.iam.Roles(), "roles left = %v; want none", s.iam.Roles())
+	assert.Empty(t, s.tables(t), "tables left = %v; want none", s.tables(t))
+	assert.Empty(t, cgroup.Live(), "cgroups left = %v; want none", cgroup.Live())
+}
+
+// childTest runs this test binary's test named run as a child process against the stand-ins
+// (a user's live run, pointed at other endpoints), with extra settings; its results go to a
+// folder of their own. The child is stopped when t ends, if it has not ended before.
+func childTest(t *testing.T, s *standIns, run string, extra map[string]string) (*exec.Cmd, *bytes.Buffer) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run", "^"+run+"$", "-test.count=1", "-test.v")
+	env := os.Environ()
+	for k, v := range s.env() {
+		env = append(env, k+"="+v)
+	}
+	dir := t.TempDir()
+	env = append(env, standInEnv+"=", results.DirEnv+"="+dir,
+		"AWS_CONFIG_FILE="+filepath.Join(dir, "config"), "AWS_SHARED_CREDENTIALS_FILE="+filepath.Join(dir, "credentials"))
+	for k, v := range extra {
+		env = append(env, k+"="+v)
+	}
+	cmd.Env = env
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	require.NoError(t, cmd.Start(), "starting the live run")
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			_ = cmd.Wait()
+		}
+	})
+	return cmd, &out
+}
+
+// waitExit waits up to limit for cmd to end.
+func waitExit(t *testing.T, cmd *exec.Cmd, limit time.Duration, out *bytes.Buffer) {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(limit):
+		t.Fatalf("the live run did not end within %v; its output:\n%s", limit, out)
+	}
+}
+
+// TestLiveRunAboveTheCapMakesNothing: a run whose estimate is above CLAIMS_LIVE_MAX_USD stops
+// before its first create, saying the estimate and the cap.
+func TestLiveRunAboveTheCapMakesNothing(t *testing.T) {
+	s := launchStandIns(t)
+	cmd, out := childTest(t, s, "TestThrottleSlices", map[string]string{live.EnvMaxUSD: "0.000001"})
+	waitExit(t, cmd, 2*time.Minute, out)
+	assert.NotZero(t, cmd.ProcessState.ExitCode(), "exit status = 0; want a refusal (output:\n%s)", out)
+	assert.Contains(t, out.String(), "is above the cap $0.00", "the refusal must give the estimate and the cap")
+	assert.Contains(t, out.String(), live.EnvMaxUSD, "the refusal must name the setting")
+	assert.NotContains(t, out.String(), "=== RUN", "no test may start")
+	s.assertNothingLeft(t)
+}
+
+// TestLiveRunInterruptedLeavesNothing: Ctrl-C in the middle of a live run (its first function
+// made and running) deletes everything the run made before the binary dies.
+func TestLiveRunInterruptedLeavesNothing(t *testing.T) {
+	s := launchStandIns(t)
+	cmd, out := childTest(t, s, "TestPhasesAreTheSDKsOwnConnection", map[string]string{"CLAIMS_TRIALS": "20"})
+	deadline := time.Now().Add(2 * time.Minute)
+	for s.lambda.Environments() == 0 {
+		require.True(t, time.Now().Before(deadline), "the live run made no running function within 2 minutes; its output:\n%s", out)
+		require.Nil(t, cmd.ProcessState, "the live run ended before it was interrupted; its output:\n%s", out)
+		time.Sleep(20 * time.Millisecond)
+	}
+	require.NotEmpty(t, s.iam.Roles(), "the run's role, before the interrupt")
+	require.NotEmpty(t, s.tables(t), "the run's table, before the interrupt")
+	require.NoError(t, cmd.Process.Signal(os.Interrupt))
+	waitExit(t, cmd, time.Minute, out)
+	assert.NotZero(t, cmd.ProcessState.ExitCode(), "exit status = 0; want the interrupt's")
+	s.assertNothingLeft(t)
+	if t.Failed() {
+		t.Logf("the live run's output:\n%s", out)
+	}
+}
