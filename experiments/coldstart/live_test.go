@@ -78,6 +78,8 @@ type livePlatform struct {
 	api      string
 	plan     []live.PlannedFunction
 	estimate live.Estimate
+	// standIns are the stand-ins the session's calls go to, or nil.
+	standIns *standIns
 	// outage is what the next cold starts give the warm-up (T4); "" for DynamoDB itself.
 	outage outage
 	table  string
@@ -93,8 +95,10 @@ type livePlatform struct {
 func startLive(t *testing.T) lambdaPlatform {
 	t.Helper()
 	mode, api := results.ModeLive, "AWS Lambda"
+	var standIns *standIns
 	if os.Getenv(standInEnv) == "1" {
-		mode, api = results.ModeLiveStandIn, startStandIns(t)
+		mode, api = results.ModeLiveStandIn, "this repository's stand-ins: harness/lambdaapi (the emulator and the local CPU model behind Lambda's API), harness/iamstub, dynalite behind TLS"
+		standIns = startStandIns(t)
 	} else if os.Getenv(live.EnvLambdaEndpoint) != "" {
 		api = "the Lambda-compatible endpoint " + live.EnvLambdaEndpoint + " names"
 	}
@@ -116,21 +120,24 @@ func startLive(t *testing.T) lambdaPlatform {
 	}
 	s, err := live.Open(t.Context(), c, awsCfg)
 	require.NoError(t, err)
-	p := &livePlatform{t: t, s: s, mode: mode, api: api, plan: plan}
+	p := &livePlatform{t: t, s: s, mode: mode, api: api, plan: plan, standIns: standIns}
 	p.estimate = live.EstimateCost(s.Region, c.Arch, plan, dynamoReads(plan))
 	t.Cleanup(p.close)
 	require.NoError(t, s.Admit(p.estimate, testWriter{t}), "the estimate of %s", t.Name())
 	return p
 }
 
-// close deletes what the session made, adds its bill to the binary's, and checks the plan: a
-// claim that makes or invokes more than its entry in livePlans says was run without its cost
-// being shown first.
+// close deletes what the session made (and, on the stand-ins, checks that they hold nothing
+// more), adds its bill to the binary's, and checks the plan: a claim that makes or invokes more
+// than its entry in livePlans says was run without its cost being shown first.
 func (p *livePlatform) close() {
 	t := p.t
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	assert.NoError(t, p.s.Close(ctx), "deleting what the run made")
+	if p.standIns != nil {
+		p.standIns.assertNothingLeft(t)
+	}
 	spent.Lock()
 	spent.usd += p.s.Spent()
 	spent.Unlock()

@@ -110,8 +110,8 @@ func (s *standIns) env() map[string]string {
 }
 
 // startStandIns starts the stand-ins for t and points this process's SDK configuration at them,
-// for the rest of t; it says what the API calls go to, for the result.
-func startStandIns(t *testing.T) string {
+// for the rest of t.
+func startStandIns(t *testing.T) *standIns {
 	t.Helper()
 	s := launchStandIns(t)
 	for k, v := range s.env() {
@@ -120,7 +120,7 @@ func startStandIns(t *testing.T) string {
 	dir := t.TempDir()
 	t.Setenv("AWS_CONFIG_FILE", filepath.Join(dir, "config"))
 	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", filepath.Join(dir, "credentials"))
-	return "this repository's stand-ins: harness/lambdaapi (the emulator and the local CPU model behind Lambda's API), harness/iamstub, dynalite behind TLS"
+	return s
 }
 
 // tables lists the DynamoDB stand-in's tables.
