@@ -104,8 +104,10 @@ func (s *standIns) env() map[string]string {
 		"AWS_ENDPOINT_URL_DYNAMODB": s.db.Endpoint,
 		"AWS_CA_BUNDLE":             s.caFile,
 		"AWS_EC2_METADATA_DISABLED": "true",
-		live.EnvLambdaEndpoint:      s.lambda.URL(),
-		live.EnvArch:                arch,
+		// The endpoint variables count only where this is unset.
+		"AWS_IGNORE_CONFIGURED_ENDPOINT_URLS": "",
+		live.EnvLambdaEndpoint:                s.lambda.URL(),
+		live.EnvArch:                          arch,
 	}
 }
 
