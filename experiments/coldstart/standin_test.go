@@ -10,6 +10,7 @@ package coldstart
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -125,10 +126,13 @@ func startStandIns(t *testing.T) *standIns {
 	return s
 }
 
-// tables lists the DynamoDB stand-in's tables.
+// tables lists the DynamoDB stand-in's tables; it is called from cleanups too, when t's own
+// context is done.
 func (s *standIns) tables(t *testing.T) []string {
 	t.Helper()
-	out, err := dynamoClient(s.db).ListTables(t.Context(), &dynamodb.ListTablesInput{})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	out, err := dynamoClient(s.db).ListTables(ctx, &dynamodb.ListTablesInput{})
 	require.NoError(t, err, "listing the stand-in's tables")
 	return out.TableNames
 }
