@@ -309,9 +309,8 @@ func testFirstCallDominatedByTLS(t *testing.T, p lambdaPlatform) {
 	firstCallClaim.Check(t, measureSetup(t, p, t1ColdStarts*cfg.ColdStarts))
 }
 
-// t1ColdStarts is how many times CLAIMS_COLD_STARTS T1 runs in each arm. The handshake's share
-// of the set-up's CPU is about 0.95, and a few connects that share the CPU with a garbage
-// collection widen its interval: with twice the cold starts its low end stays clear of 0.9.
+// t1ColdStarts is how many times CLAIMS_COLD_STARTS T1 runs in each arm: the slowdown is a
+// ratio of means under a quota, whose interval narrows with the cold starts.
 const t1ColdStarts = 2
 
 // T1's bounds. The handshake's share is 90% (the article measured 99% of the time). The slowdown's factor 5
@@ -324,14 +323,19 @@ const (
 
 // setupFigures are T1's estimates. The check is on the CPU: in some cold starts a throttle falls
 // in the TCP connect, which takes a period of wall time though the connect costs next to no CPU,
-// so the wall-time share is a figure, as is its median per cold start.
+// so the wall-time share is a figure, as is its median per cold start. And it is on the median
+// cold start: a garbage collection that lands in a connect charges the process milliseconds of
+// CPU that no part of the set-up spent, and one such cold start in forty moves the ratio of the
+// means by about as much as its interval is wide, which left T1 open in 1 of 20 runs; the
+// median does not move. The ratio of the means is kept as a figure.
 type setupFigures struct {
-	NewConnection          stats.Proportion `json:"newConnection"`
-	HandshakeCPUShare      stats.Estimate   `json:"handshakeCpuShare"`
-	HandshakeShare         stats.Estimate   `json:"handshakeShare"`
-	HandshakeSharePerStart stats.Interval   `json:"handshakeSharePerStart"`
-	ShareAtLeastBound      stats.Proportion `json:"coldStartsShareAtLeast90"`
-	Slowdown               stats.Estimate   `json:"slowdown"`
+	NewConnection             stats.Proportion `json:"newConnection"`
+	HandshakeCPUSharePerStart stats.Interval   `json:"handshakeCpuSharePerStart"`
+	HandshakeCPUShare         stats.Estimate   `json:"handshakeCpuShare"`
+	HandshakeShare            stats.Estimate   `json:"handshakeShare"`
+	HandshakeSharePerStart    stats.Interval   `json:"handshakeSharePerStart"`
+	ShareAtLeastBound         stats.Proportion `json:"coldStartsShareAtLeast90"`
+	Slowdown                  stats.Estimate   `json:"slowdown"`
 }
 
 // measureSetup runs n cold starts of the cold variant at 128 MB, in turn with n of the same
@@ -347,7 +351,11 @@ func measureSetup(t *testing.T, p lambdaPlatform, n int) claimtest.Measurement {
 	// Every first call must have made its own connection; that is what T6 checks in depth.
 	var f setupFigures
 	shares := make([]float64, len(quota))
+	var cpuShares []float64
 	for i, c := range quota {
+		if cpu := c.First.Answer.setupCPUMs(); cpu > 0 {
+			cpuShares = append(cpuShares, c.First.Answer.TLSCPUMs/cpu)
+		}
 		f.NewConnection.N++
 		f.ShareAtLeastBound.N++
 		if !c.First.Answer.Reused && c.First.Answer.TLSMs > 0 {
@@ -358,18 +366,19 @@ func measureSetup(t *testing.T, p lambdaPlatform, n int) claimtest.Measurement {
 			f.ShareAtLeastBound.K++
 		}
 	}
+	f.HandshakeCPUSharePerStart = stats.MedianCI(cpuShares, stats.Confidence)
 	f.HandshakeCPUShare = meansRatio(t, quota, tlsCPUMs, quota, setupCPUMs, true)
 	f.HandshakeShare = meansRatio(t, quota, tlsMs, quota, setupMs, true)
 	f.HandshakeSharePerStart = stats.MedianCI(shares, stats.Confidence)
 	f.Slowdown = meansRatio(t, quota, tlsMs, control, tlsMs, false)
 	mean := func(runs []coldStart, of func(coldStart) float64) float64 { return stats.Mean(figure(runs, of)) }
-	headline := fmt.Sprintf("at %s: DNS %.1f ms, TCP %.1f ms, TLS %.1f ms mean (%.1f ms of CPU), the handshake %.0f%% of the set-up's CPU and %.0f%% of its time (at least 90%% in %s cold starts); unthrottled TLS %.1f ms mean, %s times shorter (article: DNS 7.3, TCP 0.7, TLS 745 ms, 99%%)",
+	headline := fmt.Sprintf("at %s: DNS %.1f ms, TCP %.1f ms, TLS %.1f ms mean (%.1f ms of CPU), the handshake %.0f%% of the set-up's CPU in the median cold start and %.0f%% of its time (at least 90%% in %s cold starts); unthrottled TLS %.1f ms mean, %s times shorter (article: DNS 7.3, TCP 0.7, TLS 745 ms, 99%%)",
 		quotaArm, mean(quota, dnsMs), mean(quota, connectMs), mean(quota, tlsMs), mean(quota, tlsCPUMs),
-		100*f.HandshakeCPUShare.Value, 100*f.HandshakeShare.Value, f.ShareAtLeastBound, mean(control, tlsMs), f.Slowdown)
+		100*f.HandshakeCPUSharePerStart.Median, 100*f.HandshakeShare.Value, f.ShareAtLeastBound, mean(control, tlsMs), f.Slowdown)
 	return r.measurement(phasesSummary{Setup: &f}, headline, evidence,
 		verdict.All("cold starts whose first call made its own connection, with a handshake", f.NewConnection),
-		verdict.EstimateAtLeast(fmt.Sprintf("the handshake's share of the CPU DNS + TCP + TLS cost at %s", quotaArm), f.HandshakeCPUShare, minHandshakeShare,
-			fmt.Sprintf("means %.2f ms / %.2f ms of CPU, over the same cold starts; of their time %s", mean(quota, tlsCPUMs), mean(quota, setupCPUMs), f.HandshakeShare)),
+		verdict.EstimateAtLeast(fmt.Sprintf("the handshake's share of the CPU DNS + TCP + TLS cost at %s, in the median cold start", quotaArm), f.HandshakeCPUSharePerStart.Estimate(), minHandshakeShare,
+			fmt.Sprintf("%d cold starts; the ratio of the means %.2f ms / %.2f ms of CPU %s; of their time %s", len(cpuShares), mean(quota, tlsCPUMs), mean(quota, setupCPUMs), f.HandshakeCPUShare, f.HandshakeShare)),
 		verdict.EstimateAtLeast(fmt.Sprintf("handshake at %s / at %s", quotaArm, controlArm), f.Slowdown, minQuotaSlowdown,
 			fmt.Sprintf("means %.1f ms / %.1f ms, the same cold starts unthrottled in turn in the same run", mean(quota, tlsMs), mean(control, tlsMs))),
 	)

@@ -125,6 +125,13 @@ func MedianCI(xs []float64, confidence float64) Interval {
 	return iv
 }
 
+// Estimate is the median as an Estimate, for the checks that take one (verdict.EstimateAtLeast):
+// not finite where the interval is open.
+func (iv Interval) Estimate() Estimate {
+	return Estimate{Value: iv.Median, Lo: iv.Lo, Hi: iv.Hi, Confidence: iv.Confidence, N: iv.N, Finite: iv.Finite,
+		Method: "median, distribution-free order-statistic interval (x/perf benchmath)"}
+}
+
 // String prints "5.30 [4.90, 6.10]", or "5.30 [open: need >= 6 samples ...]".
 func (iv Interval) String() string {
 	if !iv.Finite {
