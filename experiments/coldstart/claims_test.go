@@ -264,8 +264,8 @@ func measureWarmupFailure(t *testing.T, p lambdaPlatform, b functionCode, timeou
 		}
 		// Refused: a clear error. Stalled: DynamoDB came back during the call, which succeeded.
 		// Where the outage reached the warm-up alone, the handler's GetItem must simply succeed.
-		served := d.Found && d.Error == ""
-		if r.WhileDown.ok() && ((handlerDown && r.How == refused && !d.Found && d.Error != "") || ((!handlerDown || r.How == stalled) && served)) {
+		if wantError := handlerDown && r.How == refused; r.WhileDown.ok() &&
+			(wantError && !d.Found && d.Error != "" || !wantError && d.Found && d.Error == "") {
 			s.ClearError.K++
 		}
 		if r.AfterUp.ok() && u.Found && u.Error == "" {

@@ -11,7 +11,7 @@ package coldstart
 // Where the API calls go: to AWS through the SDK's default chain (credentials and region never
 // logged or written), to any Lambda-compatible endpoint CLAIMS_LAMBDA_ENDPOINT names, or, with
 // CLAIMS_LIVE_STANDIN=1 (what `make test` does), to this repository's stand-ins of Lambda's, IAM's
-// and DynamoDB's APIs, started for each test (standin_test.go): the same code end to end, with
+// and DynamoDB's APIs, started for each test (live_standins_test.go): the same code end to end, with
 // the local model of Lambda's CPU behind the API.
 
 import (
@@ -123,7 +123,10 @@ func startLive(t *testing.T) lambdaPlatform {
 	p := &livePlatform{t: t, s: s, mode: mode, api: api, plan: plan, standIns: standIns}
 	p.estimate = live.EstimateCost(s.Region, c.Arch, plan, dynamoReads(plan))
 	t.Cleanup(p.close)
-	require.NoError(t, s.Admit(p.estimate, testWriter{t}), "the estimate of %s", t.Name())
+	var admitted strings.Builder
+	err = s.Admit(p.estimate, &admitted)
+	t.Log(strings.TrimRight(admitted.String(), "\n"))
+	require.NoError(t, err, "the estimate of %s", t.Name())
 	return p
 }
 
@@ -155,14 +158,6 @@ func (p *livePlatform) close() {
 func topName(t *testing.T) string {
 	name, _, _ := strings.Cut(t.Name(), "/")
 	return name
-}
-
-// testWriter writes the estimate into the test's log.
-type testWriter struct{ t *testing.T }
-
-func (w testWriter) Write(b []byte) (int, error) {
-	w.t.Log(strings.TrimRight(string(b), "\n"))
-	return len(b), nil
 }
 
 // Mode implements claimtest.Target.
@@ -220,8 +215,6 @@ type liveFunction struct {
 	f   *live.Function
 	cfg functionConfig
 	pkg lambdazip.Package
-	// outage is the outage its current configuration gives the warm-up.
-	outage outage
 }
 
 // ColdStart implements function: a change of the function's configuration, which retires its
