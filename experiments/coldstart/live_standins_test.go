@@ -141,11 +141,12 @@ func (s *standIns) tables(t *testing.T) []string {
 // environment, no role, no table, and no cgroup of this process.
 func (s *standIns) assertNothingLeft(t *testing.T) {
 	t.Helper()
-	assert.Empty(t, s.lambda.Functions(), "functions left = %v; want none", s.lambda.Functions())
+	functions, roles, tables, groups := s.lambda.Functions(), s.iam.Roles(), s.tables(t), cgroup.Live()
+	assert.Empty(t, functions, "functions left = %v; want none", functions)
 	assert.Zero(t, s.lambda.Environments(), "execution environments left = %d; want none", s.lambda.Environments())
-	assert.Empty(t, s.iam.Roles(), "roles left = %v; want none", s.iam.Roles())
-	assert.Empty(t, s.tables(t), "tables left = %v; want none", s.tables(t))
-	assert.Empty(t, cgroup.Live(), "cgroups left = %v; want none", cgroup.Live())
+	assert.Empty(t, roles, "roles left = %v; want none", roles)
+	assert.Empty(t, tables, "tables left = %v; want none", tables)
+	assert.Empty(t, groups, "cgroups left = %v; want none", groups)
 }
 
 // childTest runs this test binary's test named run as a child process against the stand-ins
