@@ -142,6 +142,11 @@ func (s *standIns) tables(t *testing.T) []string {
 func (s *standIns) assertNothingLeft(t *testing.T) {
 	t.Helper()
 	functions, roles, tables, groups := s.lambda.Functions(), s.iam.Roles(), s.tables(t), cgroup.Live()
+	// An environment whose start was still in flight when its function was deleted is ended by
+	// the stand-in once the start returns, its cgroup last: a bounded wait for that, not a retry.
+	for deadline := time.Now().Add(10 * time.Second); len(groups) > 0 && time.Now().Before(deadline); groups = cgroup.Live() {
+		time.Sleep(50 * time.Millisecond)
+	}
 	assert.Empty(t, functions, "functions left = %v; want none", functions)
 	assert.Zero(t, s.lambda.Environments(), "execution environments left = %d; want none", s.lambda.Environments())
 	assert.Empty(t, roles, "roles left = %v; want none", roles)
