@@ -105,7 +105,8 @@ type Request struct {
 	LatencyMs float64         `json:"latencyMs"` // DoneMs - SentMs, what the article calls latency
 	Status    int             `json:"status"`
 	Answer    protocol.Answer `json:"answer"`
-	EnvHint   string          `json:"envHint,omitempty"`
+	EnvHint   string          `json:"envHint,omitempty"`   // the platform's logstream: which environment answered
+	RequestID string          `json:"requestId,omitempty"` // the platform's id of the request
 	Error     string          `json:"error,omitempty"`
 }
 
@@ -159,6 +160,7 @@ func runTrial(ctx context.Context, tgt target.Target, p Pattern, index int) (Tri
 	tr := Trial{Index: index, Requests: make([]Request, len(p.Steps))}
 	start := time.Now()
 	ms := func(t time.Time) float64 { return float64(t.Sub(start).Nanoseconds()) / 1e6 }
+	errs := make([]error, len(p.Steps))
 	var wg sync.WaitGroup
 	for i, st := range p.Steps {
 		wg.Add(1)
@@ -170,22 +172,19 @@ func runTrial(ctx context.Context, tgt target.Target, p Pattern, index int) (Tri
 				Name: st.Name, Kind: st.Kind, Path: st.Path,
 				OffsetMs: float64(st.Offset.Nanoseconds()) / 1e6,
 				SentMs:   ms(r.SentAt), DoneMs: ms(r.DoneAt), LatencyMs: ms(r.DoneAt) - ms(r.SentAt),
-				Status: r.Status, Answer: r.Answer, EnvHint: r.EnvHint,
+				Status: r.Status, Answer: r.Answer, EnvHint: r.EnvHint, RequestID: r.RequestID,
 			}
 			if r.Err != nil {
 				req.Error = r.Err.Error()
+				errs[i] = fmt.Errorf("%s %s: %w", st.Name, st.Path, r.Err)
 			} else if r.Status != 200 {
 				req.Error = fmt.Sprintf("status %d: %s", r.Status, r.Answer.Error)
+				errs[i] = fmt.Errorf("%s %s: %s", st.Name, st.Path, req.Error)
 			}
 			tr.Requests[i] = req
 		}()
 	}
 	wg.Wait()
-	var errs []error
-	for _, r := range tr.Requests {
-		if r.Error != "" {
-			errs = append(errs, fmt.Errorf("%s %s: %s", r.Name, r.Path, r.Error))
-		}
-	}
+	// Joined with %w, so that a caller can tell a credentials error (target.ErrCredentials).
 	return tr, errors.Join(errs...)
 }

@@ -22,16 +22,6 @@ func readyOn(word string) func(string) (bool, error) {
 	return func(line string) (bool, error) { return strings.HasPrefix(line, word), nil }
 }
 
-// alive reports whether pid runs; a zombie (killed, not yet reaped) counts as ended.
-func alive(pid int) bool {
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
-	return len(fields) > 0 && fields[0] != "Z"
-}
-
 func TestStartWaitsForReadyAndStopEndsTheGroup(t *testing.T) {
 	// The shell starts a grandchild, as the Go probe's launcher does, and says READY with its pid.
 	p := Start(t, Spec{
@@ -42,11 +32,12 @@ func TestStartWaitsForReadyAndStopEndsTheGroup(t *testing.T) {
 	})
 	child, err := strconv.Atoi(strings.Fields(p.ReadyLine())[1])
 	require.NoError(t, err)
-	require.True(t, alive(child), "grandchild should run")
+	require.True(t, Alive(child), "grandchild should run")
+	assert.Contains(t, Descendants(p.Pid()), child, "Descendants(sh) = %v; want its grandchild %d", Descendants(p.Pid()), child)
 
 	require.NoError(t, p.Stop())
 	assert.True(t, p.Exited())
-	assert.Eventually(t, func() bool { return !alive(child) }, 2*time.Second, 10*time.Millisecond,
+	assert.Eventually(t, func() bool { return !Alive(child) }, 2*time.Second, 10*time.Millisecond,
 		"grandchild %d outlived Stop", child)
 	assert.NotContains(t, LiveGroups(), p.Pid())
 	assert.Contains(t, p.Log(), "stderr: oops")
@@ -85,9 +76,9 @@ func TestStopSignalsTheWholeGroup(t *testing.T) {
 	})
 	pid, err := strconv.Atoi(strings.Fields(p.ReadyLine())[1])
 	require.NoError(t, err)
-	require.True(t, alive(pid), "the child should run")
+	require.True(t, Alive(pid), "the child should run")
 	t.Cleanup(func() {
-		if alive(pid) { // a Stop that failed; the group cannot be reused while the child is in it
+		if Alive(pid) { // a Stop that failed; the group cannot be reused while the child is in it
 			_ = syscall.Kill(-p.Pid(), syscall.SIGKILL)
 		}
 	})
@@ -97,7 +88,7 @@ func TestStopSignalsTheWholeGroup(t *testing.T) {
 	assert.ErrorContains(t, err, "did not end within 300ms of SIGTERM")
 	got, _ := os.ReadFile(marker)
 	assert.Equal(t, "TERM\n", string(got), "the child's record of signals = %q; want TERM (the group's SIGTERM)", got)
-	assert.Eventually(t, func() bool { return !alive(pid) }, 2*time.Second, 10*time.Millisecond,
+	assert.Eventually(t, func() bool { return !Alive(pid) }, 2*time.Second, 10*time.Millisecond,
 		"child %d, which outlives SIGTERM, outlived Stop", pid)
 }
 
@@ -128,7 +119,7 @@ func TestInterruptKillsLiveGroups(t *testing.T) {
 		}
 	}
 	require.NotZero(t, child, "helper never printed its child's pid")
-	require.True(t, alive(child))
+	require.True(t, Alive(child))
 
 	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
 	go io.Copy(io.Discard, out)
@@ -137,7 +128,7 @@ func TestInterruptKillsLiveGroups(t *testing.T) {
 	require.ErrorAs(t, err, &exit)
 	ws := exit.Sys().(syscall.WaitStatus)
 	assert.True(t, ws.Signaled() && ws.Signal() == syscall.SIGINT, "helper ended with %v; want death by SIGINT", ws)
-	assert.Eventually(t, func() bool { return !alive(child) }, 2*time.Second, 10*time.Millisecond,
+	assert.Eventually(t, func() bool { return !Alive(child) }, 2*time.Second, 10*time.Millisecond,
 		"child %d outlived the interrupted test binary", child)
 }
 

@@ -89,6 +89,19 @@ func (p Proportion) All() bool { return p.N > 0 && p.K == p.N }
 // None reports whether at least one trial was seen and none counted.
 func (p Proportion) None() bool { return p.N > 0 && p.K == 0 }
 
+// Wilson is the proportion's Wilson score interval at 95%: unlike k/n plus or minus a normal
+// margin it stays inside [0, 1] and is not empty at 0/n or n/n, the shares routing claims see.
+func (p Proportion) Wilson() (lo, hi float64) {
+	if p.N == 0 {
+		return 0, 1
+	}
+	const z = 1.959964 // the normal quantile of 97.5%, for two-sided 95%
+	n, share := float64(p.N), float64(p.K)/float64(p.N)
+	center := (share + z*z/(2*n)) / (1 + z*z/n)
+	margin := z / (1 + z*z/n) * math.Sqrt(share*(1-share)/n+z*z/(4*n*n))
+	return math.Max(0, center-margin), math.Min(1, center+margin)
+}
+
 // Confidence is the confidence level of every interval these experiments report.
 const Confidence = 0.95
 

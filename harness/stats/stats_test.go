@@ -71,3 +71,21 @@ func TestMedianCI(t *testing.T) {
 	assert.Zero(t, few.Lo, "an open interval is written with Lo 0")
 	assert.False(t, MedianCI(nil, Confidence).Finite)
 }
+
+func TestWilson(t *testing.T) {
+	cases := []struct {
+		p      Proportion
+		lo, hi float64
+	}{
+		// Reference values of the Wilson score interval at 95%.
+		{Proportion{K: 0, N: 8}, 0, 0.3244},
+		{Proportion{K: 8, N: 8}, 0.6756, 1},
+		{Proportion{K: 4, N: 20}, 0.0807, 0.4160},
+		{Proportion{K: 0, N: 0}, 0, 1},
+	}
+	for _, c := range cases {
+		lo, hi := c.p.Wilson()
+		assert.InDelta(t, c.lo, lo, 5e-4, "Wilson(%s) lo = %.4f; want %.4f", c.p, lo, c.lo)
+		assert.InDelta(t, c.hi, hi, 5e-4, "Wilson(%s) hi = %.4f; want %.4f", c.p, hi, c.hi)
+	}
+}

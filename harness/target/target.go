@@ -1,6 +1,6 @@
 // Package target is where an experiment's requests go. A Target sends one GET and says what came
 // back, with the client's own send and receive times; the local target talks to a probe on
-// loopback, and a live target (build tag lambda) will talk to a Lambda Web Function, so that one
+// loopback, and Web talks to a Lambda Web Function's endpoint (or its local stand-in), so that one
 // experiment body serves both.
 package target
 
@@ -30,7 +30,9 @@ type Reply struct {
 	// EnvHint is the platform's own word on which environment answered (Lambda's
 	// lambda-web-logstream header); empty locally, where there is one process.
 	EnvHint string
-	Err     error
+	// RequestID is the platform's id of the request (lambda-web-request-id); empty locally.
+	RequestID string
+	Err       error
 }
 
 // Local is a probe on this machine.
@@ -56,18 +58,24 @@ func NewLocal(addr string) *Local {
 // Get implements Target. A status other than 200 is not an error here: the reply carries it, and
 // the caller decides (the protocol tests want their 400s).
 func (l *Local) Get(ctx context.Context, path string) Reply {
-	r := Reply{Path: path}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, l.base+path, nil)
 	if err != nil {
-		r.Err = err
-		return r
+		return Reply{Path: path, Err: err}
 	}
+	r, _ := exchange(l.client, req, path)
+	return r
+}
+
+// exchange sends req and reads its answer as the probe protocol's, timing both on the client's
+// clock; it returns the answer's headers for a target that reads more of them (nil on error).
+func exchange(client *http.Client, req *http.Request, path string) (Reply, http.Header) {
+	r := Reply{Path: path}
 	r.SentAt = time.Now()
-	resp, err := l.client.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
 		r.DoneAt = time.Now()
 		r.Err = err
-		return r
+		return r, nil
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	resp.Body.Close()
@@ -75,12 +83,12 @@ func (l *Local) Get(ctx context.Context, path string) Reply {
 	r.Status = resp.StatusCode
 	if err != nil {
 		r.Err = fmt.Errorf("GET %s: reading the answer: %w", path, err)
-		return r
+		return r, resp.Header
 	}
 	if r.Answer, err = protocol.ParseAnswer(body); err != nil {
-		r.Err = fmt.Errorf("GET %s: status %d: %w", path, resp.StatusCode, err)
+		r.Err = fmt.Errorf("GET %s: status %d: %w (%.200s)", path, resp.StatusCode, err, body)
 	}
-	return r
+	return r, resp.Header
 }
 
 // Close drops the target's idle connections.
