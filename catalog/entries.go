@@ -43,10 +43,6 @@ const (
 	unnamed = "not named in the article"
 )
 
-// noLocalEnvironments is why the routing claims wait: one local process is one execution
-// environment, and they are about how requests spread over several.
-const noLocalEnvironments = "needs several Lambda Web Functions execution environments behind one endpoint, and there is no local stand-in for that yet"
-
 // entries is the catalog, in ID order.
 var entries = []Claim{
 	{
@@ -90,7 +86,6 @@ var entries = []Claim{
 		Kind:      Live,
 		Source:    webFunctions,
 		Published: "other environment 20/20 (Node p50 93 ms, Go 84 ms)",
-		Pending:   noLocalEnvironments,
 	},
 	{
 		ID:        "W7",
@@ -98,7 +93,6 @@ var entries = []Claim{
 		Kind:      Live,
 		Source:    webFunctions,
 		Published: "Node waited 16/16 co-located (p50 513 ms); Go 0/18 (p50 47 ms)",
-		Pending:   noLocalEnvironments,
 	},
 	{
 		ID:        "W8",
@@ -106,7 +100,6 @@ var entries = []Claim{
 		Kind:      Live,
 		Source:    webFunctions,
 		Published: "two /cpu on one side: Node 4/20, Go 2/20",
-		Pending:   noLocalEnvironments,
 	},
 	{
 		ID:        "W9",
@@ -114,7 +107,6 @@ var entries = []Claim{
 		Kind:      Live,
 		Source:    webFunctions,
 		Published: "agreed in every trial",
-		Pending:   noLocalEnvironments,
 	},
 	{
 		ID:        "W10",
@@ -136,7 +128,6 @@ var entries = []Claim{
 		Kind:      Live,
 		Beyond:    true,
 		Source:    webFunctions,
-		Pending:   noLocalEnvironments,
 	},
 	{
 		ID:        "T1",

@@ -3,6 +3,7 @@ package eventloop
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -26,7 +27,7 @@ import (
 // Locally it is one probe process; live, the same claims can run against Web Functions.
 type web struct {
 	endpoints target.Target
-	mode      string              // "local" or "live": claimtest.Target
+	mode      string              // results.ModeLocal, ModeLocalRouter or ModeLive: claimtest.Target
 	about     any                 // what the result records as its target: probe.Info locally
 	env       results.Environment // the machine and the runtime that serves the endpoints
 	broken    string              // what was broken on purpose; its results go under results/sensitivity
@@ -92,13 +93,18 @@ func local(t *testing.T, p *probe.Probe, broken string) *web {
 	t.Helper()
 	tgt := target.NewLocal(p.Ready.Addr)
 	t.Cleanup(tgt.Close)
+	return &web{endpoints: tgt, mode: results.ModeLocal, about: p.Info, env: environmentOf(p), broken: broken}
+}
+
+// environmentOf is the machine's fingerprint with the runtime the probe p reported.
+func environmentOf(p *probe.Probe) results.Environment {
 	env := results.Fingerprint()
 	env.Node, env.OpenSSL = p.Info.Node.Version, p.Info.Node.OpenSSL
 	if g, ok := p.Ready.Extra["gomaxprocs"].(float64); ok {
 		env.GOMAXPROCS = int(g)
 	}
 	env.UVThreadpoolSize = p.Info.Env["UV_THREADPOOL_SIZE"]
-	return &web{endpoints: tgt, mode: "local", about: p.Info, env: env, broken: broken}
+	return env
 }
 
 // experiment measures one claim on a target with the run's settings and says how to decide it.
@@ -129,6 +135,9 @@ func measure(t *testing.T, w *web, pat pattern.Pattern, s settings.Settings) *ru
 	r.env.LoadAvg1 = results.Fingerprint().LoadAvg1 // as the run starts, not as the target did
 	sched := pattern.Schedule{Trials: s.Trials, Pause: s.Pause, Warmup: warmupPings}
 	trials, err := pattern.Run(ctx, w.endpoints, pat, sched)
+	if errors.Is(err, target.ErrCredentials) {
+		t.Fatalf("pattern %s: a credentials error, not a finding; no result written: %v", pat.Name, err)
+	}
 	require.NoError(t, err, "running pattern %s (allowed %v, within the test's deadline)", pat.Name, limit.Round(time.Second))
 	r.trials = trials
 	for _, tr := range trials {

@@ -34,6 +34,10 @@ const (
 	// stand-ins of Lambda's, IAM's and DynamoDB's APIs: the local model of Lambda reached
 	// through Lambda's API, which proves the live path, not Lambda.
 	ModeLiveStandIn = "live-standin"
+	// ModeLocalRouter is a Web Function claim run against this repository's stand-in endpoint
+	// (harness/webrouter): probe processes as environments behind a router whose policy is the
+	// stand-in's own, which proves the measuring and deciding, not Lambda's routing.
+	ModeLocalRouter = "local-router"
 )
 
 // SensitivityDir is the folder under Dir for the results of runs against targets broken on
@@ -49,7 +53,7 @@ type Result struct {
 	Family      string          `json:"family"`           // which parameters, summary and trials: eventloop, threadpool.waves...
 	Claims      []string        `json:"claims"`           // catalog IDs: W2, W3...
 	Claim       string          `json:"claim"`            // the claim in a sentence, as this run tests it
-	Mode        string          `json:"mode"`             // ModeLocal, ModeLive or ModeLiveStandIn, as the target says
+	Mode        string          `json:"mode"`             // ModeLocal, ModeLive, ModeLiveStandIn or ModeLocalRouter, as the target says
 	Broken      string          `json:"broken,omitempty"` // what a sensitivity run broke on purpose
 	StartedAt   time.Time       `json:"startedAt"`
 	FinishedAt  time.Time       `json:"finishedAt"`

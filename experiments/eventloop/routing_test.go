@@ -1,0 +1,184 @@
+//go:build lambda
+
+package eventloop
+
+// The Web Functions claims (W6-W9, W12): how a Lambda Web Function's endpoint routes requests
+// across its execution environments, and what that does to a /ping sent while a /cpu spins. They
+// need more than one environment, so they run only with the lambda build tag: against deployed
+// Web Functions (webdeploy: `make live-web-deploy`, or CLAIMS_WEB_*_URL), or, with
+// CLAIMS_LIVE_STANDIN=1 (what `make test` does), against harness/webrouter, a stand-in endpoint
+// with probe processes as its environments. Its results say mode local-router and go under
+// results/local-router: they prove the measuring and deciding, never Lambda's routing.
+//
+// Which environment answered is read from the platform's lambda-web-logstream header; the
+// probe's own envId cross-checks it (W9), and only answers of one environment, by both, are
+// compared on that environment's clock.
+
+import (
+	"cmp"
+	"errors"
+	"os"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/stretchr/testify/require"
+
+	"github.com/serverless-claims/claims/harness/live"
+	"github.com/serverless-claims/claims/harness/probe"
+	"github.com/serverless-claims/claims/harness/results"
+	"github.com/serverless-claims/claims/harness/sigv4check"
+	"github.com/serverless-claims/claims/harness/target"
+	"github.com/serverless-claims/claims/harness/webdeploy"
+	"github.com/serverless-claims/claims/harness/webrouter"
+)
+
+// standInEnv, set to 1, runs the Web Functions claims against the local router.
+const standInEnv = "CLAIMS_LIVE_STANDIN"
+
+// The stand-in endpoint's static test keys and region: the router checks every signature against
+// them, as Lambda checks a request against IAM.
+const (
+	standInKeyID  = "AKIDCLAIMSWEBROUTER0"
+	standInSecret = "claims-web-router-test-secret-not-a-credential"
+	standInRegion = "us-east-1"
+)
+
+// webPlatform gives a routing claim its Web Function endpoints.
+type webPlatform interface {
+	// endpoint returns the Web Function of runtime (node or go) whose environments take at most
+	// conc requests each (0: the platform's default).
+	endpoint(t *testing.T, runtime string, conc int) *web
+}
+
+// platform is where the routing claims run: the local router with CLAIMS_LIVE_STANDIN=1, else
+// the deployed endpoints; without either the test skips, naming what is missing.
+func platform(t *testing.T) webPlatform {
+	t.Helper()
+	if os.Getenv(standInEnv) == "1" {
+		return localRouter{policy: webrouter.LeastBusy}
+	}
+	d, err := webdeploy.Load()
+	if errors.Is(err, webdeploy.ErrNoEndpoints) {
+		t.Skipf("the Web Functions claims need deployed endpoints: %v (or CLAIMS_LIVE_STANDIN=1 for the local router)", err)
+	}
+	require.NoError(t, err, "reading the Web Function endpoints")
+	c, err := live.ConfigFromEnv()
+	require.NoError(t, err, "the live mode's settings")
+	awsCfg, err := live.LoadAWS(t.Context(), c)
+	if err != nil {
+		t.Skipf("the Web Functions claims on AWS need an AWS configuration to sign with: %v", err)
+	}
+	return liveWeb{d: d, creds: awsCfg.Credentials, region: awsCfg.Region}
+}
+
+// webAbout is what a routing result records as its target.
+type webAbout struct {
+	Runtime  string `json:"runtime"`
+	Endpoint string `json:"endpoint"` // "local router", or the deployed function's name
+	Region   string `json:"region,omitempty"`
+	Auth     string `json:"auth"`
+	// The endpoint's settings; zero where a deployment named by a variable does not say.
+	MaxEnvironments              int          `json:"maxEnvironments"`
+	MaxConcurrencyPerEnvironment int          `json:"maxConcurrencyPerEnvironment"`
+	Router                       *routerAbout `json:"router,omitempty"` // the local router's model
+	Probes                       []probe.Info `json:"probes,omitempty"` // the local router's environments
+}
+
+// routerAbout is the local router's routing and what it breaks on purpose.
+type routerAbout struct {
+	Policy                 webrouter.Policy `json:"policy"`
+	IgnoreConcurrencyLimit bool             `json:"ignoreConcurrencyLimit,omitempty"`
+	SwapLogstreams         bool             `json:"swapLogstreams,omitempty"`
+}
+
+// localRouter is the stand-in platform: two probe processes behind harness/webrouter.
+type localRouter struct {
+	policy                 webrouter.Policy
+	ignoreConcurrencyLimit bool
+	swapLogstreams         bool
+	node                   func(t *testing.T) *probe.Probe // nil: the built-in Node probe
+	broken                 string                          // what this platform breaks on purpose
+}
+
+// environments is the article's maxEnvironments, the minimum Lambda allows.
+const environments = webdeploy.MaxEnvironments
+
+func (l localRouter) endpoint(t *testing.T, runtime string, conc int) *web {
+	t.Helper()
+	rc := webrouter.Config{
+		Policy: l.policy, MaxConcurrencyPerEnvironment: conc, IgnoreConcurrencyLimit: l.ignoreConcurrencyLimit,
+		SwapLogstreams: l.swapLogstreams, Keys: sigv4check.Keys{standInKeyID: standInSecret}, Region: standInRegion,
+	}
+	about := webAbout{
+		Runtime: runtime, Endpoint: "local router", Auth: webdeploy.AuthIAM, MaxEnvironments: environments,
+		MaxConcurrencyPerEnvironment: cmp.Or(conc, webrouter.DefaultMaxConcurrency),
+		Router:                       &routerAbout{Policy: l.policy, IgnoreConcurrencyLimit: l.ignoreConcurrencyLimit, SwapLogstreams: l.swapLogstreams},
+	}
+	var first *probe.Probe
+	for range environments {
+		p := l.start(t, runtime)
+		if first == nil {
+			first = p
+		}
+		rc.Environments = append(rc.Environments, webrouter.Environment{Addr: p.Ready.Addr, Logstream: webrouter.NewLogstream()})
+		about.Probes = append(about.Probes, p.Info)
+	}
+	r, err := webrouter.Start(rc)
+	require.NoError(t, err, "starting the local router")
+	t.Cleanup(func() { _ = r.Close() })
+	tgt, err := target.NewWeb(r.URL(), target.WebOptions{
+		Credentials: credentials.NewStaticCredentialsProvider(standInKeyID, standInSecret, ""),
+		Region:      standInRegion, RootCAs: r.RootCAs(),
+	})
+	require.NoError(t, err)
+	t.Cleanup(tgt.Close)
+	return &web{endpoints: tgt, mode: results.ModeLocalRouter, about: about, env: environmentOf(first), broken: l.broken}
+}
+
+// start starts one environment's probe.
+func (l localRouter) start(t *testing.T, runtime string) *probe.Probe {
+	t.Helper()
+	switch {
+	case runtime == webdeploy.Go:
+		return startGo(t, goPreemptive)
+	case l.node != nil:
+		return l.node(t)
+	default:
+		return startNode(t)
+	}
+}
+
+// liveWeb is the deployed platform.
+type liveWeb struct {
+	d      webdeploy.Deployment
+	creds  aws.CredentialsProvider
+	region string
+}
+
+func (l liveWeb) endpoint(t *testing.T, runtime string, conc int) *web {
+	t.Helper()
+	name := runtime
+	if conc == 1 && runtime == webdeploy.Go {
+		name = webdeploy.GoConc1
+	} else if conc != 0 {
+		t.Fatalf("no deployed %s endpoint with maxConcurrencyPerEnvironment %d (the deploy makes 1 for Go, and the default)", runtime, conc)
+	}
+	e, ok := l.d.Endpoint(name)
+	if !ok {
+		t.Skipf("no %q endpoint in %s: set %s or deploy with `make live-web-deploy`", name, l.d.Source, webdeploy.URLEnv[name])
+	}
+	o := target.WebOptions{}
+	if e.Auth != webdeploy.AuthPublic {
+		o.Credentials, o.Region = l.creds, cmp.Or(e.Region, l.region)
+	}
+	tgt, err := target.NewWeb(e.URL, o)
+	require.NoError(t, err)
+	t.Cleanup(tgt.Close)
+	env := results.Fingerprint()
+	about := webAbout{
+		Runtime: runtime, Endpoint: cmp.Or(e.Function, e.Name), Region: o.Region, Auth: e.Auth,
+		MaxEnvironments: e.MaxEnvironments, MaxConcurrencyPerEnvironment: e.MaxConcurrencyPerEnvironment,
+	}
+	return &web{endpoints: tgt, mode: results.ModeLive, about: about, env: env}
+}
