@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/serverless-claims/claims/harness/pattern"
 	"github.com/serverless-claims/claims/harness/sigv4check"
 	"github.com/serverless-claims/claims/harness/target"
 	"github.com/serverless-claims/claims/harness/webrouter"
@@ -106,6 +107,11 @@ func TestBadSignatureIsACredentialsError(t *testing.T) {
 	assert.Equal(t, http.StatusForbidden, rep.Status, "an unsigned request's status")
 	assert.True(t, errors.Is(rep.Err, target.ErrCredentials), "error = %v; want target.ErrCredentials", rep.Err)
 	assert.Equal(t, []int{0, 0}, r.Stats().Served, "refused requests reached an environment")
+
+	// A pattern run stops at the first refusal and says it is the credentials, so that an
+	// experiment reports it as such and writes no result.
+	_, err = pattern.Run(t.Context(), client(t, r, "not-the-secret"), pattern.OneCPU(pattern.CPU{Ms: 100}), pattern.Schedule{Trials: 1})
+	assert.True(t, errors.Is(err, target.ErrCredentials), "pattern.Run error = %v; want target.ErrCredentials", err)
 }
 
 func TestPolicies(t *testing.T) {
