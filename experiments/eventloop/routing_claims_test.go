@@ -79,9 +79,9 @@ func coLocatedPing(runtime string) experiment {
 		c := claimtest.Claim{IDs: []string{"W7"}, Group: "eventloop", Family: routing}
 		r := measureRouting(t, w, cpuPattern(2, "", s), s)
 		// Evidence: both /cpu in different environments (every environment busy), the /ping in
-		// one of them, and envId agreeing with the logstream, so that the /ping's and the
-		// /cpu's times are of one clock.
-		waited := r.share(func(p placement) bool { return everyEnvBusy(p) && p.PingCoLocated == 1 },
+		// one of them after its /cpu had started, and envId agreeing with the logstream, so that
+		// the /ping's and the /cpu's times are of one clock.
+		waited := r.share(func(p placement) bool { return everyEnvBusy(p) && p.PingCoLocated == 1 && p.PingAfterCPU },
 			func(p placement) bool { return p.PingWaited })
 		check := verdict.None("co-located /ping that waited for the /cpu beside it", waited)
 		if runtime == webdeploy.Node {
@@ -195,6 +195,9 @@ type placement struct {
 	// Agree: envId and logstream agree, for every pair of the trial's requests, on whether the
 	// two ran in one environment. Where they do not, no clocks of the trial are compared.
 	Agree bool `json:"agree"`
+	// PingAfterCPU: every co-located /cpu's handler started before the /ping's: the /ping reached
+	// an environment already busy. One that got there first shows nothing about waiting.
+	PingAfterCPU bool `json:"pingAfterCpu"`
 	// PingWaited: the /ping's handler started at or after every co-located /cpu finished.
 	PingWaited bool `json:"pingWaited"`
 	// PingBesideBusy: the /ping's handler started while a co-located /cpu was running.

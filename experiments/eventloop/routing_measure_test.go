@@ -89,12 +89,15 @@ func place(tr pattern.Trial, envs map[string]int, alive func(env int) bool) plac
 			}
 		}
 	}
-	var finishedBefore, runningAt int
+	var startedBefore, finishedBefore, runningAt int
 	for _, c := range cpus {
 		if c.EnvHint != ping.EnvHint || ping.EnvHint == "" {
 			continue
 		}
 		p.PingCoLocated++
+		if c.Answer.ReceivedAt < ping.Answer.ReceivedAt {
+			startedBefore++
+		}
 		if c.Answer.FinishedAt <= ping.Answer.ReceivedAt {
 			finishedBefore++
 		} else if c.Answer.ReceivedAt <= ping.Answer.ReceivedAt {
@@ -103,6 +106,7 @@ func place(tr pattern.Trial, envs map[string]int, alive func(env int) bool) plac
 	}
 	// Times are compared only where both ids say one environment: then they are one clock.
 	if p.Agree && p.PingCoLocated > 0 {
+		p.PingAfterCPU = startedBefore == p.PingCoLocated
 		p.PingWaited = finishedBefore == p.PingCoLocated
 		p.PingBesideBusy = runningAt > 0
 	}
