@@ -77,7 +77,8 @@ live-clean: gotools
 	go run ./cmd/liveclean
 
 # The functions' deployment packages, byte-for-byte reproducible, for CLAIMS_LAMBDA_ARCH (arm64
-# unless set): .cache/package/<arch>/<function>.zip.
+# unless set): .cache/package/<arch>/<function>.zip; and the Web Function bundles of the probes
+# (arm64): .cache/package/web/node-probe.zip and go-probe.zip.
 package: gotools
 	go run ./cmd/package
 
