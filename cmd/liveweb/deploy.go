@@ -118,17 +118,7 @@ func destroy(ctx context.Context, c cloud, d webdeploy.Deployment, out io.Writer
 			functions = append(functions, e.Function)
 		}
 	}
-	if prefix != "" {
-		found, err := c.ListWebFunctions(ctx, prefix)
-		if err != nil {
-			fmt.Fprintf(out, "could not list Web Functions named %s*: %v\n", prefix, err)
-		}
-		for _, f := range found {
-			if !slices.Contains(functions, f) {
-				functions = append(functions, f)
-			}
-		}
-	}
+	functions = withFound(ctx, functions, prefix, "Web Functions", c.ListWebFunctions, out)
 	for _, f := range functions {
 		if err := c.DeleteWebFunction(ctx, f); err != nil {
 			fail(fmt.Errorf("deleting Web Function %s: %w", f, err))
@@ -145,17 +135,7 @@ func destroy(ctx context.Context, c cloud, d webdeploy.Deployment, out io.Writer
 	if bucket != "" {
 		buckets = append(buckets, bucket)
 	}
-	if prefix != "" {
-		found, err := c.ListBuckets(ctx, prefix)
-		if err != nil {
-			fmt.Fprintf(out, "could not list S3 buckets named %s*: %v\n", prefix, err)
-		}
-		for _, b := range found {
-			if !slices.Contains(buckets, b) {
-				buckets = append(buckets, b)
-			}
-		}
-	}
+	buckets = withFound(ctx, buckets, prefix, "S3 buckets", c.ListBuckets, out)
 	for _, b := range buckets {
 		if err := c.DeleteBucket(ctx, b); err != nil {
 			fail(fmt.Errorf("deleting S3 bucket %s: %w", b, err))
@@ -171,4 +151,22 @@ func destroy(ctx context.Context, c cloud, d webdeploy.Deployment, out io.Writer
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// withFound adds to names those list finds beginning with prefix (none without a prefix). A list
+// that fails is reported and skipped: the names already known are deleted all the same.
+func withFound(ctx context.Context, names []string, prefix, what string, list func(context.Context, string) ([]string, error), out io.Writer) []string {
+	if prefix == "" {
+		return names
+	}
+	found, err := list(ctx, prefix)
+	if err != nil {
+		fmt.Fprintf(out, "could not list %s named %s*: %v\n", what, prefix, err)
+	}
+	for _, n := range found {
+		if !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	return names
 }

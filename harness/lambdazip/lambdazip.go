@@ -85,7 +85,18 @@ func Build(pkg string, arch Arch, tags ...string) (Package, error) {
 		return Package{}, fmt.Errorf("building %s: architecture %q: Lambda runs %q or %q", pkg, arch, ARM64, X8664)
 	}
 	joined := strings.Join(tags, ",")
-	key := pkg + "|" + string(arch) + "|" + joined
+	return cached(pkg+"|"+string(arch)+"|"+joined, func(root string) (Package, error) {
+		name := strings.ReplaceAll(pkg, "/", "_") + "-" + string(arch)
+		if joined != "" {
+			name += "-" + strings.ReplaceAll(joined, ",", "-")
+		}
+		return buildZip(root, filepath.Join(root, ".cache", "lambdazip"), name, pkg, arch, joined)
+	})
+}
+
+// cached returns what make built for key in this process, or builds it now in the repository
+// root and keeps it.
+func cached(key string, make func(root string) (Package, error)) (Package, error) {
 	buildMu.Lock()
 	defer buildMu.Unlock()
 	if p, ok := built[key]; ok {
@@ -95,11 +106,7 @@ func Build(pkg string, arch Arch, tags ...string) (Package, error) {
 	if err != nil {
 		return Package{}, err
 	}
-	name := strings.ReplaceAll(pkg, "/", "_") + "-" + string(arch)
-	if joined != "" {
-		name += "-" + strings.ReplaceAll(joined, ",", "-")
-	}
-	p, err := buildZip(root, filepath.Join(root, ".cache", "lambdazip"), name, pkg, arch, joined)
+	p, err := make(root)
 	if err != nil {
 		return Package{}, err
 	}

@@ -5,8 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-
-	"github.com/serverless-claims/claims/harness/repo"
 )
 
 // The Web Function code bundles: the Node probe alone, and the Go probe beside the Node launcher
@@ -29,22 +27,9 @@ const (
 // .cache/lambdazip/web-<name>.zip, once per process, byte-for-byte reproducible like Build. The
 // Go probe is built for arm64, the only architecture Web Functions run.
 func BuildWeb(name string) (Package, error) {
-	key := "web|" + name
-	buildMu.Lock()
-	defer buildMu.Unlock()
-	if p, ok := built[key]; ok {
-		return p, nil
-	}
-	root, err := repo.Root()
-	if err != nil {
-		return Package{}, err
-	}
-	p, err := buildWeb(root, filepath.Join(root, ".cache", "lambdazip"), name)
-	if err != nil {
-		return Package{}, err
-	}
-	built[key] = p
-	return p, nil
+	return cached("web|"+name, func(root string) (Package, error) {
+		return buildWeb(root, filepath.Join(root, ".cache", "lambdazip"), name)
+	})
 }
 
 // buildWeb does BuildWeb's work without the cache, into dir/web-<name>.zip.
