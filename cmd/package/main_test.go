@@ -14,22 +14,38 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestRunWritesEachFunctionWithItsSum: each function's zip lands at .cache/package/<arch>/<name>.zip
-// and the printed size and SHA-256 are those of the file written.
+// TestRunWritesEachFunctionWithItsSum: each function's zip lands at .cache/package/<arch>/<name>.zip,
+// each Web Function bundle at .cache/package/web/<bundle>.zip, and the printed size and SHA-256
+// are those of the file written.
 func TestRunWritesEachFunctionWithItsSum(t *testing.T) {
 	root := t.TempDir()
 	var out bytes.Buffer
 	require.NoError(t, run(root, "x86_64", &out))
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-	require.Len(t, lines, len(functions), "output:\n%s", out.String())
-	for i, name := range []string{"getitem", "throttle"} {
-		rel := filepath.Join(".cache", "package", "x86_64", name+".zip")
+	want := []string{
+		filepath.Join(".cache", "package", "x86_64", "getitem.zip"),
+		filepath.Join(".cache", "package", "x86_64", "throttle.zip"),
+		filepath.Join(".cache", "package", "web", "node-probe.zip"),
+		filepath.Join(".cache", "package", "web", "go-probe.zip"),
+	}
+	require.Len(t, lines, len(want), "output:\n%s", out.String())
+	for i, rel := range want {
 		data, err := os.ReadFile(filepath.Join(root, rel))
 		require.NoError(t, err)
 		sum := sha256.Sum256(data)
-		want := fmt.Sprintf("%s\t%d bytes\tsha256 %s", rel, len(data), hex.EncodeToString(sum[:]))
-		assert.Equal(t, want, lines[i], "line %d = %q; want %q (the file written)", i, lines[i], want)
+		line := fmt.Sprintf("%s\t%d bytes\tsha256 %s", rel, len(data), hex.EncodeToString(sum[:]))
+		assert.Equal(t, line, lines[i], "line %d = %q; want %q (the file written)", i, lines[i], line)
 	}
+
+	// A second run writes the very same bundles.
+	first, err := os.ReadFile(filepath.Join(root, want[3]))
+	require.NoError(t, err)
+	var again bytes.Buffer
+	require.NoError(t, run(root, "x86_64", &again))
+	second, err := os.ReadFile(filepath.Join(root, want[3]))
+	require.NoError(t, err)
+	assert.True(t, bytes.Equal(first, second), "go-probe.zip differs between two runs")
+	assert.Equal(t, out.String(), again.String(), "the second run printed other sums")
 }
 
 func TestRunRefusesAnUnknownArchitecture(t *testing.T) {

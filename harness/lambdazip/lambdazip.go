@@ -14,7 +14,9 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -83,7 +85,18 @@ func Build(pkg string, arch Arch, tags ...string) (Package, error) {
 		return Package{}, fmt.Errorf("building %s: architecture %q: Lambda runs %q or %q", pkg, arch, ARM64, X8664)
 	}
 	joined := strings.Join(tags, ",")
-	key := pkg + "|" + string(arch) + "|" + joined
+	return cached(pkg+"|"+string(arch)+"|"+joined, func(root string) (Package, error) {
+		name := strings.ReplaceAll(pkg, "/", "_") + "-" + string(arch)
+		if joined != "" {
+			name += "-" + strings.ReplaceAll(joined, ",", "-")
+		}
+		return buildZip(root, filepath.Join(root, ".cache", "lambdazip"), name, pkg, arch, joined)
+	})
+}
+
+// cached returns what make built for key in this process, or builds it now in the repository
+// root and keeps it.
+func cached(key string, make func(root string) (Package, error)) (Package, error) {
 	buildMu.Lock()
 	defer buildMu.Unlock()
 	if p, ok := built[key]; ok {
@@ -93,11 +106,7 @@ func Build(pkg string, arch Arch, tags ...string) (Package, error) {
 	if err != nil {
 		return Package{}, err
 	}
-	name := strings.ReplaceAll(pkg, "/", "_") + "-" + string(arch)
-	if joined != "" {
-		name += "-" + strings.ReplaceAll(joined, ",", "-")
-	}
-	p, err := buildZip(root, filepath.Join(root, ".cache", "lambdazip"), name, pkg, arch, joined)
+	p, err := make(root)
 	if err != nil {
 		return Package{}, err
 	}
@@ -117,26 +126,24 @@ func buildZip(root, dir, name, pkg string, arch Arch, tags string) (Package, err
 	}
 	defer os.RemoveAll(tmp)
 	bin := filepath.Join(tmp, "bootstrap")
-	args := []string{"build", "-o", bin, "-trimpath", "-buildvcs=false", "-ldflags=-s -w -buildid="}
-	if tags != "" {
-		args = append(args, "-tags", tags)
+	if err := goBuild(root, bin, pkg, arch, tags); err != nil {
+		return Package{}, err
 	}
-	cmd := exec.Command(build.GoCommand(), append(args, "./"+pkg)...)
-	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "GOOS=linux", "GOARCH="+arch.GOARCH(), "CGO_ENABLED=0")
-	if msg, err := cmd.CombinedOutput(); err != nil {
-		return Package{}, fmt.Errorf("building %s for %s: %s: %w\n%s", pkg, arch, strings.Join(cmd.Args, " "), err, msg)
-	}
-	data, err := zipBootstrap(bin)
+	data, err := Zip([]Entry{{Name: "bootstrap", Mode: 0o755, Path: bin}})
 	if err != nil {
 		return Package{}, fmt.Errorf("zipping %s for %s: %w", pkg, arch, err)
 	}
-	// Written to a private name and renamed, so that another test binary never reads half a zip.
-	tmpZip := filepath.Join(tmp, name+".zip")
+	return place(tmp, dir, name+".zip", data, arch, pkg)
+}
+
+// place writes data to dir/file through tmp (a private name renamed into place, so that another
+// test binary never reads half a zip) and describes it.
+func place(tmp, dir, file string, data []byte, arch Arch, pkg string) (Package, error) {
+	tmpZip := filepath.Join(tmp, file)
 	if err := os.WriteFile(tmpZip, data, 0o644); err != nil {
 		return Package{}, err
 	}
-	out := filepath.Join(dir, name+".zip")
+	out := filepath.Join(dir, file)
 	if err := os.Rename(tmpZip, out); err != nil {
 		return Package{}, err
 	}
@@ -144,30 +151,78 @@ func buildZip(root, dir, name, pkg string, arch Arch, tags string) (Package, err
 	return Package{Path: out, SHA256: hex.EncodeToString(sum[:]), Size: int64(len(data)), Arch: arch, Package: pkg}, nil
 }
 
-// zipBootstrap makes the zip: the one entry bootstrap, executable, deflated, at zipTime.
-func zipBootstrap(bin string) ([]byte, error) {
-	f, err := os.Open(bin)
-	if err != nil {
-		return nil, err
+// goBuild builds the main package pkg (repository-relative) for Linux on arch into out: static
+// (cgo off), no paths of this machine (-trimpath), no VCS stamp and no build id, so that the
+// binary depends on the source and toolchain only.
+func goBuild(root, out, pkg string, arch Arch, tags string) error {
+	args := []string{"build", "-o", out, "-trimpath", "-buildvcs=false", "-ldflags=-s -w -buildid="}
+	if tags != "" {
+		args = append(args, "-tags", tags)
 	}
-	defer f.Close()
+	cmd := exec.Command(build.GoCommand(), append(args, "./"+pkg)...)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "GOOS=linux", "GOARCH="+arch.GOARCH(), "CGO_ENABLED=0")
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("building %s for %s: %s: %w\n%s", pkg, arch, strings.Join(cmd.Args, " "), err, msg)
+	}
+	return nil
+}
+
+// Entry is one file of a zip that Zip makes.
+type Entry struct {
+	Name string      // the path inside the zip, slash-separated
+	Mode os.FileMode // 0o644 or 0o755: a zip carries no owner, and Lambda needs only the x bit
+	Path string      // the file whose bytes the entry holds
+}
+
+// Zip makes a zip of entries that depends on their names, modes and bytes only: entries sorted by
+// name, each deflated at a fixed level and dated zipTime, so that the same files always give the
+// same bytes. A duplicate name, an absolute or dotted path, or a mode other than 0644 or 0755 is
+// refused, named in the error.
+func Zip(entries []Entry) ([]byte, error) {
+	sorted := slices.Clone(entries)
+	slices.SortFunc(sorted, func(a, b Entry) int { return strings.Compare(a.Name, b.Name) })
+	for i, e := range sorted {
+		if e.Name == "" || path.IsAbs(e.Name) || path.Clean(e.Name) != e.Name || strings.HasPrefix(e.Name, "../") || strings.Contains(e.Name, "\\") {
+			return nil, fmt.Errorf("zip entry %q: want a relative slash-separated path", e.Name)
+		}
+		if i > 0 && sorted[i-1].Name == e.Name {
+			return nil, fmt.Errorf("zip entry %q: named twice", e.Name)
+		}
+		if e.Mode != 0o644 && e.Mode != 0o755 {
+			return nil, fmt.Errorf("zip entry %q: mode %#o; want 0644 or 0755", e.Name, e.Mode)
+		}
+	}
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)
 	// A fixed compression level: the default could change with the toolchain's default.
 	zw.RegisterCompressor(zip.Deflate, func(w io.Writer) (io.WriteCloser, error) {
 		return flate.NewWriter(w, flate.BestCompression)
 	})
-	h := &zip.FileHeader{Name: "bootstrap", Method: zip.Deflate, Modified: zipTime}
-	h.SetMode(0o755)
-	w, err := zw.CreateHeader(h)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := io.Copy(w, f); err != nil {
-		return nil, err
+	for _, e := range sorted {
+		if err := addEntry(zw, e); err != nil {
+			return nil, fmt.Errorf("zip entry %q: %w", e.Name, err)
+		}
 	}
 	if err := zw.Close(); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// addEntry copies e's file into zw.
+func addEntry(zw *zip.Writer, e Entry) error {
+	f, err := os.Open(e.Path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	h := &zip.FileHeader{Name: e.Name, Method: zip.Deflate, Modified: zipTime}
+	h.SetMode(e.Mode)
+	w, err := zw.CreateHeader(h)
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(w, f)
+	return err
 }

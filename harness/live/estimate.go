@@ -88,6 +88,15 @@ func lambdaPrice(region, arch string) (float64, bool) {
 	return highest, true
 }
 
+// LambdaPrices are the prices EstimateCost uses for arch in region, in USD: per GB-second of
+// duration and per request. fellBack says that the region is missing from a table and was
+// priced at the table's highest.
+func LambdaPrices(region, arch string) (gbSecond, request float64, fellBack bool) {
+	gbs, fellGBs := lambdaPrice(region, arch)
+	req, fellReq := price(lambdaRequest, region)
+	return gbs, req, fellGBs || fellReq
+}
+
 // EstimateCost estimates a run's cost: each function's invocations at their longest, in
 // GB-seconds at the architecture's price for the region; the requests; the DynamoDB reads; and
 // the CloudWatch Logs the invocations write. A region missing from a price table is priced at

@@ -15,8 +15,9 @@ import (
 	iamtypes "github.com/aws/aws-sdk-go-v2/service/iam/types"
 )
 
-// lambdaTrust is the trust policy that lets Lambda assume a role.
-const lambdaTrust = `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Service":"lambda.amazonaws.com"},"Action":"sts:AssumeRole"}]}`
+// LambdaTrust is the trust policy that lets Lambda assume a role: the service principal
+// lambda.amazonaws.com, for Event Functions and Web Functions alike.
+const LambdaTrust = `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Service":"lambda.amazonaws.com"},"Action":"sts:AssumeRole"}]}`
 
 // tableWait bounds the wait for a new table to become ACTIVE.
 const tableWait = 5 * time.Minute
@@ -49,7 +50,7 @@ func (s *Session) Role(ctx context.Context) (string, error) {
 	}
 	out, err := s.IAM.CreateRole(ctx, &iam.CreateRoleInput{
 		RoleName:                 aws.String(name),
-		AssumeRolePolicyDocument: aws.String(lambdaTrust),
+		AssumeRolePolicyDocument: aws.String(LambdaTrust),
 		Description:              aws.String("claims live run " + s.RunID + ": execution role of its functions"),
 		Tags:                     tags,
 	})

@@ -82,8 +82,8 @@ type undo struct {
 	done bool
 }
 
-// newRunID is 4 random bytes in hex.
-func newRunID() (string, error) {
+// NewRunID is a new run id: 4 random bytes in hex, as in every name and claims:run tag of a run.
+func NewRunID() (string, error) {
 	b := make([]byte, 4)
 	if _, err := rand.Read(b); err != nil {
 		return "", fmt.Errorf("making a run id: %w", err)
@@ -100,7 +100,7 @@ func Open(ctx context.Context, c Config, awsCfg aws.Config) (*Session, error) {
 	if awsCfg.Region == "" {
 		return nil, errors.New("live: the AWS configuration names no region")
 	}
-	id, err := newRunID()
+	id, err := NewRunID()
 	if err != nil {
 		return nil, err
 	}

@@ -70,6 +70,10 @@ type Deployment struct {
 	CreatedAt time.Time  `json:"createdAt"`
 	Source    string     `json:"source"` // the file's path, or "environment"
 	Endpoints []Endpoint `json:"endpoints"`
+	// Bucket and Role name the code bucket and the execution role the deploy made, for destroy;
+	// empty for endpoints named by the variables.
+	Bucket string `json:"bucket,omitempty"`
+	Role   string `json:"role,omitempty"`
 }
 
 // Endpoint returns the endpoint named name, or false.
@@ -94,12 +98,17 @@ func File() (string, error) {
 // Load returns the endpoints: from the variables when any is set (IamAuth unless
 // CLAIMS_WEB_AUTH says ApplicationManaged), else from File. ErrNoEndpoints when neither has any.
 func Load() (Deployment, error) {
-	if d, ok, err := fromEnv(); ok || err != nil {
-		return d, err
-	}
 	path, err := File()
 	if err != nil {
 		return Deployment{}, err
+	}
+	return loadFrom(path)
+}
+
+// loadFrom is Load with the file at path.
+func loadFrom(path string) (Deployment, error) {
+	if d, ok, err := fromEnv(); ok || err != nil {
+		return d, err
 	}
 	d, err := Read(path)
 	if errors.Is(err, os.ErrNotExist) {

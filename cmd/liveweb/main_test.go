@@ -1,0 +1,257 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/serverless-claims/claims/harness/build"
+	"github.com/serverless-claims/claims/harness/repo"
+)
+
+// binary is cmd/liveweb built once for the tests that run it as a user does.
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "liveweb-test-")
+	if err != nil {
+		panic(err)
+	}
+	binary = filepath.Join(dir, "liveweb")
+	out, err := exec.Command(build.GoCommand(), "build", "-o", binary, ".").CombinedOutput()
+	if err != nil {
+		panic("building liveweb: " + err.Error() + "\n" + string(out))
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// fakeAWS writes an `aws` that answers --version and `lambda-web help` as AWS CLI v2 does and
+// fails every other command, logging each call, and returns its folder and its log.
+func fakeAWS(t *testing.T) (dir, log string) {
+	t.Helper()
+	dir = t.TempDir()
+	log = filepath.Join(dir, "calls.log")
+	script := `#!/bin/sh
+echo "$*" >> "` + log + `"
+case "$1 $2" in
+"--version ") echo "aws-cli/2.99.0 Python/3.13 Linux/6 exe/x86_64"; exit 0;;
+"lambda-web help") exit 0;;
+esac
+echo "fake aws: refusing $*" >&2
+exit 99
+`
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "aws"), []byte(script), 0o755))
+	return dir, log
+}
+
+// calls is what the fake aws was asked, one call a line.
+func calls(t *testing.T, log string) []string {
+	t.Helper()
+	b, err := os.ReadFile(log)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	require.NoError(t, err)
+	return strings.Split(strings.TrimSpace(string(b)), "\n")
+}
+
+// userEnv is a clean environment: PATH as given, HOME and the AWS files empty, no instance
+// metadata, and every SDK endpoint on a closed loopback port, so that nothing can reach AWS.
+func userEnv(t *testing.T, path string, extra ...string) []string {
+	t.Helper()
+	home := t.TempDir()
+	for _, f := range []string{"config", "credentials"} {
+		require.NoError(t, os.WriteFile(filepath.Join(home, f), nil, 0o600))
+	}
+	return append([]string{
+		"PATH=" + path, "HOME=" + home,
+		"AWS_CONFIG_FILE=" + filepath.Join(home, "config"), "AWS_SHARED_CREDENTIALS_FILE=" + filepath.Join(home, "credentials"),
+		"AWS_EC2_METADATA_DISABLED=true", "AWS_ENDPOINT_URL=http://127.0.0.1:1",
+	}, extra...)
+}
+
+// fakeRepo is a folder with a go.mod, the repository root for a run of the binary, so that its
+// endpoints file is the test's own.
+func fakeRepo(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/x\n"), 0o644))
+	return dir
+}
+
+// runBinary runs liveweb in dir with env and returns its stdout, stderr and exit status.
+func runBinary(t *testing.T, dir string, env []string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := exec.CommandContext(t.Context(), binary, args...)
+	cmd.Dir, cmd.Env = dir, env
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		require.NoError(t, err)
+	}
+	return o.String(), e.String(), cmd.ProcessState.ExitCode()
+}
+
+// assertNothingMade: no endpoints file, and the CLI asked nothing but its version and help.
+func assertNothingMade(t *testing.T, root, log string) {
+	t.Helper()
+	_, err := os.Stat(filepath.Join(root, ".cache", "live-web", "endpoints.json"))
+	assert.True(t, errors.Is(err, os.ErrNotExist), "an endpoints file was written")
+	for _, c := range calls(t, log) {
+		assert.True(t, c == "--version" || c == "lambda-web help", "aws was called with %q; want only --version and lambda-web help", c)
+	}
+}
+
+func TestDeployWithoutTheCLINamesIt(t *testing.T) {
+	root := fakeRepo(t)
+	_, stderr, code := runBinary(t, root, userEnv(t, t.TempDir()), "deploy")
+	assert.Equal(t, 1, code, "exit status = %d; want 1 (stderr %q)", code, stderr)
+	assert.Contains(t, stderr, "the AWS CLI (aws) is not on PATH")
+	assert.Contains(t, stderr, "install AWS CLI v2")
+	assert.Contains(t, stderr, "nothing was made")
+	assertNothingMade(t, root, "")
+}
+
+// TestDeployWithAWSCLIv1NamesTheMissingCommands runs the aws on this machine's PATH, when it is
+// one without lambda-web (aws-cli 1.x).
+func TestDeployWithAWSCLIv1NamesTheMissingCommands(t *testing.T) {
+	real, err := exec.LookPath("aws")
+	if err != nil {
+		t.Skip("no aws on PATH")
+	}
+	if exec.Command(real, "lambda-web", "help").Run() == nil {
+		t.Skip("the aws on PATH has lambda-web")
+	}
+	version, _ := exec.Command(real, "--version").CombinedOutput()
+	root := fakeRepo(t)
+	path := filepath.Dir(real) + string(os.PathListSeparator) + os.Getenv("PATH")
+	_, stderr, code := runBinary(t, root, userEnv(t, path, "AWS_REGION=us-east-1", "AWS_ACCESS_KEY_ID=AKIDTEST", "AWS_SECRET_ACCESS_KEY=secret"), "deploy")
+	assert.Equal(t, 1, code, "exit status = %d; want 1 (stderr %q)", code, stderr)
+	assert.Contains(t, stderr, "has no `lambda-web` commands")
+	first, _, _ := strings.Cut(strings.TrimSpace(string(version)), " ")
+	assert.Contains(t, stderr, first, "stderr = %q; want it to name the CLI's version %q", stderr, first)
+	assert.NotContains(t, stderr, "secret")
+	assertNothingMade(t, root, "")
+}
+
+func TestDeployWithoutRegionOrCredentialsNamesBoth(t *testing.T) {
+	root := fakeRepo(t)
+	dir, log := fakeAWS(t)
+	_, stderr, code := runBinary(t, root, userEnv(t, dir), "deploy")
+	assert.Equal(t, 1, code, "exit status = %d; want 1 (stderr %q)", code, stderr)
+	assert.Contains(t, stderr, "no AWS region")
+	assert.Contains(t, stderr, "no AWS credentials")
+	assert.NotContains(t, stderr, "lambda-web` commands", "the fake CLI has them")
+	assertNothingMade(t, root, log)
+}
+
+func TestDeployAboveTheCapIsRefusedBeforeAnythingIsMade(t *testing.T) {
+	root := fakeRepo(t)
+	dir, log := fakeAWS(t)
+	env := userEnv(t, dir, "AWS_REGION=us-east-1", "AWS_ACCESS_KEY_ID=AKIDTEST", "AWS_SECRET_ACCESS_KEY=do-not-print", "CLAIMS_LIVE_MAX_USD=0.01")
+	stdout, stderr, code := runBinary(t, root, env, "deploy")
+	assert.Equal(t, 1, code, "exit status = %d; want 1 (stderr %q)", code, stderr)
+	assert.Contains(t, stdout, "estimate: $", "the estimate must be printed before the refusal")
+	assert.Contains(t, stderr, "above the cap $0.01")
+	assert.Contains(t, stderr, "CLAIMS_LIVE_MAX_USD")
+	assert.NotContains(t, stdout+stderr, "do-not-print")
+	assert.NotEmpty(t, calls(t, log), "the preflight must have asked the CLI")
+	assertNothingMade(t, root, log)
+}
+
+func TestBadSettingsAreRefusedByName(t *testing.T) {
+	dir, log := fakeAWS(t)
+	for _, v := range []string{"CLAIMS_LIVE_MAX_USD=abc", "CLAIMS_TRIALS=many", "CLAIMS_SPIN_MS=-1"} {
+		t.Run(v, func(t *testing.T) {
+			root := fakeRepo(t)
+			_, stderr, code := runBinary(t, root, userEnv(t, dir, "AWS_REGION=us-east-1", v), "deploy")
+			assert.Equal(t, 1, code, "exit status = %d; want 1 (stderr %q)", code, stderr)
+			name, _, _ := strings.Cut(v, "=")
+			assert.Contains(t, stderr, name, "stderr = %q; want it to name %s", stderr, name)
+			assertNothingMade(t, root, log)
+		})
+	}
+}
+
+func TestDryRunPrintsThePlanAndTheEstimate(t *testing.T) {
+	root := fakeRepo(t)
+	dir, log := fakeAWS(t)
+	stdout, stderr, code := runBinary(t, root, userEnv(t, dir, "AWS_REGION=eu-west-1", "AWS_ACCESS_KEY_ID=AKIDTEST", "AWS_SECRET_ACCESS_KEY=s"), "deploy", "-n")
+	require.Equal(t, 0, code, "exit status = %d; want 0 (stderr %q)", code, stderr)
+	for _, want := range []string{
+		"in eu-west-1 will make", "IAM role claims-", "S3 bucket claims-", "-web-code (versioned",
+		"Web Function claims-", "-node (node-probe.zip, nodejs24.x, arm64): endpoint claims, IamAuth, maxEnvironments 2, maxConcurrencyPerEnvironment 64",
+		"-go-c1 (go-probe.zip, nodejs24.x, arm64): endpoint claims, IamAuth, maxEnvironments 2, maxConcurrencyPerEnvironment 1",
+		"claims:run=", "W12: 20 trials", "no Web Functions price is published", "estimate: $", "cap $0.25 (CLAIMS_LIVE_MAX_USD)",
+		"-n: nothing was made",
+	} {
+		assert.Contains(t, stdout, want, "liveweb deploy -n printed:\n%s", stdout)
+	}
+	assertNothingMade(t, root, log)
+
+	// Without the CLI the dry run still prints the plan, and says where a deploy would stop.
+	stdout, _, code = runBinary(t, root, userEnv(t, t.TempDir()), "deploy", "-n")
+	assert.Equal(t, 0, code)
+	assert.Contains(t, stdout, "not on PATH")
+	assert.Contains(t, stdout, "estimate: $")
+}
+
+func TestDestroyWithoutADeploymentDoesNothing(t *testing.T) {
+	root := fakeRepo(t)
+	stdout, stderr, code := runBinary(t, root, userEnv(t, t.TempDir()), "destroy")
+	assert.Equal(t, 0, code, "exit status = %d; want 0 (stderr %q)", code, stderr)
+	assert.Contains(t, stdout, "nothing to destroy")
+}
+
+func TestUsage(t *testing.T) {
+	for _, args := range [][]string{nil, {"deploy", "x"}, {"launch"}, {"destroy", "-n"}} {
+		_, stderr, code := runBinary(t, fakeRepo(t), userEnv(t, t.TempDir()), args...)
+		assert.Equal(t, 2, code, "liveweb %v: exit status = %d; want 2", args, code)
+		assert.Contains(t, stderr, "usage: liveweb")
+	}
+}
+
+// TestMakeLiveWebDeployStopsAtOnce runs `make live-web-deploy` as a user without the right CLI,
+// region or credentials would: it stops at the preflight, naming each.
+func TestMakeLiveWebDeployStopsAtOnce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the command through make")
+	}
+	makeBin, err := exec.LookPath("make")
+	if err != nil {
+		t.Skip("no make")
+	}
+	root, err := repo.Root()
+	require.NoError(t, err)
+	goEnv := func(k string) string {
+		out, err := exec.Command(build.GoCommand(), "env", k).Output()
+		require.NoError(t, err)
+		return "" + k + "=" + strings.TrimSpace(string(out))
+	}
+	// PATH holds go and make but no aws.
+	bin := t.TempDir()
+	for _, p := range []string{build.GoCommand(), makeBin} {
+		require.NoError(t, os.Symlink(p, filepath.Join(bin, filepath.Base(p))))
+	}
+	env := userEnv(t, bin+":/usr/bin:/bin", goEnv("GOPATH"), goEnv("GOMODCACHE"), goEnv("GOCACHE"), goEnv("GOROOT"), "GOTOOLCHAIN=local")
+	if _, err := os.Stat("/usr/bin/aws"); err == nil {
+		t.Skip("/usr/bin/aws would be found")
+	}
+	cmd := exec.CommandContext(t.Context(), makeBin, "-C", root, "live-web-deploy")
+	cmd.Env = env
+	out, err := cmd.CombinedOutput()
+	require.Error(t, err, "make live-web-deploy succeeded:\n%s", out)
+	assert.Contains(t, string(out), "the AWS CLI (aws) is not on PATH", "make printed:\n%s", out)
+	assert.Contains(t, string(out), "no AWS region", "make printed:\n%s", out)
+}
