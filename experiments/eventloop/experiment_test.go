@@ -71,11 +71,16 @@ func startGo(t *testing.T, env map[string]string) *probe.Probe {
 func brokenNode(file, broken string) claimtest.Mode[*web] {
 	return claimtest.Mode[*web]{Name: file, Start: func(t *testing.T) *web {
 		t.Helper()
-		script, err := repo.Path("testdata/probes/broken/" + file)
-		require.NoError(t, err)
-		p := probe.StartNode(t, probe.Options{Program: script, Source: "broken: " + file})
-		return local(t, p, file+": "+broken)
+		return local(t, startBrokenNode(t, file), file+": "+broken)
 	}}
+}
+
+// startBrokenNode starts the broken Node probe testdata/probes/broken/<file>.
+func startBrokenNode(t *testing.T, file string) *probe.Probe {
+	t.Helper()
+	script, err := repo.Path("testdata/probes/broken/" + file)
+	require.NoError(t, err)
+	return probe.StartNode(t, probe.Options{Program: script, Source: "broken: " + file})
 }
 
 // brokenGo is the Go probe built with a build tag that breaks it, run with env.

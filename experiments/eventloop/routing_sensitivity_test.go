@@ -6,11 +6,8 @@ import (
 	"os"
 	"testing"
 
-	"github.com/stretchr/testify/require"
-
 	"github.com/serverless-claims/claims/harness/claimtest"
 	"github.com/serverless-claims/claims/harness/probe"
-	"github.com/serverless-claims/claims/harness/repo"
 	"github.com/serverless-claims/claims/harness/settings"
 	"github.com/serverless-claims/claims/harness/webdeploy"
 	"github.com/serverless-claims/claims/harness/webrouter"
@@ -23,12 +20,7 @@ func TestWebClaimsCatchBrokenRouters(t *testing.T) {
 	if os.Getenv(standInEnv) != "1" {
 		t.Skipf("breaks the local router on purpose: needs %s=1", standInEnv)
 	}
-	nodeCPUInWorker := func(t *testing.T) *probe.Probe {
-		t.Helper()
-		script, err := repo.Path("testdata/probes/broken/node-cpu-in-worker.js")
-		require.NoError(t, err)
-		return probe.StartNode(t, probe.Options{Program: script, Source: "broken: node-cpu-in-worker.js"})
-	}
+	nodeCPUInWorker := func(t *testing.T) *probe.Probe { return startBrokenNode(t, "node-cpu-in-worker.js") }
 	cases := []struct {
 		name     string
 		platform localRouter
