@@ -32,11 +32,13 @@ const syncServerScript = "testdata/threadpool/sync-server.js"
 const syncPathFileBytes = 32 << 20
 
 // The load of one round: syncPathLoaders goroutines keep /work flowing, each sending the next as
-// soon as the last is answered, while syncPathPings /ping go out one every syncPathPingEvery.
+// soon as the last is answered, while syncPathPings /ping go out one every syncPathPingEvery. The
+// /ping window (a third of a second when /ping is fast) outlasts one read, even the broken
+// variant's slower async read, so that some /work ends inside it and the round is evidence.
 const (
 	syncPathLoaders   = 2
-	syncPathPings     = 30
-	syncPathPingEvery = 10 * time.Millisecond
+	syncPathPings     = 12
+	syncPathPingEvery = 30 * time.Millisecond
 )
 
 // syncPathTimeout bounds one request: a /work is one read of tens of milliseconds.
