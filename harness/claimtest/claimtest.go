@@ -41,6 +41,14 @@ var Holds = Expectation{}
 // looked at again, the day a runtime makes it hold.
 func Refuted(why string) Expectation { return Expectation{outcome: verdict.Fail, why: why} }
 
+// recorded is e as a result records it: nil for Holds.
+func (e Expectation) recorded() *results.Expected {
+	if e.outcome == "" {
+		return nil
+	}
+	return &results.Expected{Outcome: e.outcome, Why: e.why}
+}
+
 // Target is what a claim body runs against, as far as the result needs to know.
 type Target interface {
 	// Mode is where the target runs: "local" (stand-ins on this machine) or "live" (AWS).
@@ -125,6 +133,7 @@ func (c Claim) Decide(t testing.TB, m Measurement) results.Result {
 		Target:      m.Target,
 		Summary:     m.Summary,
 		Verdict:     verdict.Decide(m.Evidence, m.Checks...),
+		Expected:    c.Expect.recorded(),
 		Published:   published,
 		Environment: m.Environment,
 		Trials:      m.Trials,

@@ -90,3 +90,11 @@ func TestRunEachNamesEvenOneMode(t *testing.T) {
 		Mode[modeTarget]{Name: "node", Start: func(*testing.T) modeTarget { return "local" }})
 	assert.Equal(t, []string{"TestRunEachNamesEvenOneMode"}, got, "Run with one mode runs in the test itself")
 }
+
+func TestResultsRecordWhatTheTestExpects(t *testing.T) {
+	assert.Nil(t, Holds.recorded(), "Holds recorded = non-nil; want no expected in the result")
+	got := Refuted("a reason").recorded()
+	if assert.NotNil(t, got, "Refuted recorded = nil; want the expectation in the result") {
+		assert.Equal(t, results.Expected{Outcome: verdict.Fail, Why: "a reason"}, *got)
+	}
+}

@@ -62,9 +62,18 @@ type Result struct {
 	Target      any             `json:"target"` // what was measured: the probe, lab or function, its runtime and settings
 	Summary     any             `json:"summary"`
 	Verdict     verdict.Verdict `json:"verdict"`
-	Published   []Published     `json:"published"` // the catalog's figure for each claim
+	Expected    *Expected       `json:"expected,omitempty"` // what the test asserts when not that the claim holds
+	Published   []Published     `json:"published"`          // the catalog's figure for each claim
 	Environment Environment     `json:"environment"`
 	Trials      any             `json:"trials"` // every raw trial, with its evidence
+}
+
+// Expected is what a claim test asserts of its verdict when that is not "the claim holds": a
+// claim these runtimes do not bear out is a finding, and its test passes while the verdict stays
+// Outcome. A reader tells "fail, as the test asserts" from "fail" by it.
+type Expected struct {
+	Outcome verdict.Outcome `json:"outcome"`
+	Why     string          `json:"why"` // why the claim does not hold here, as the test states it
 }
 
 // Published is a claim's published figure as the catalog quotes it, to read beside ours.
