@@ -121,9 +121,10 @@ bench: setup
 	mkdir -p results
 	go test -run '^$$' -bench BenchmarkTLSHandshake -count 6 ./experiments/coldstart | tee results/bench-tls.txt
 
-# The results of the last runs as one Markdown table, results/report.md.
+# The results of the last runs: results/report.md, the summary table, and results/report.html, one
+# self-contained page with every figure (README: "The report").
 report:
-	go run ./cmd/report -dir results -o results/report.md
+	go run ./cmd/report -dir results
 
 # Results go; the schema under results/schema stays.
 clean:

@@ -1,8 +1,8 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -12,50 +12,25 @@ import (
 	"github.com/serverless-claims/claims/harness/verdict"
 )
 
-func TestReportRendersEveryResult(t *testing.T) {
+func TestRunWritesBothFilesBesideTheResults(t *testing.T) {
 	dir := t.TempDir()
-	for name, r := range map[string]results.Result{
-		"b.json": {Experiment: "TestPingWaitsBehindCPU/cpu=1", Claims: []string{"W2"}, Mode: results.ModeLocal,
-			Headline:  "p50 486.2 ms, p95 486.8, max 489.5 (n=20)",
-			Verdict:   verdict.Verdict{Outcome: verdict.Pass, Reason: "2 checks hold"},
-			Published: []results.Published{{Claim: "W2", Figure: "waited 20/20; p50 490 ms"}}},
-		"a.json": {Experiment: "TestGoPingDoesNotWait/cpu=2", Claims: []string{"W5"},
-			Verdict: verdict.Verdict{Outcome: verdict.Fail, Reason: "waited = 3/20 | want 0/20"}},
-		"c.json": {Experiment: "TestPoolSlots/node24/default", Claims: []string{"P3"}, Mode: results.ModeLocal,
-			Headline: "4 slots in 3/3 counts",
-			Verdict:  verdict.Verdict{Outcome: verdict.Pass, Reason: "1 check holds"}},
-	} {
-		_, err := results.Write(filepath.Join(dir, "eventloop"), name, r)
-		require.NoError(t, err)
+	_, err := results.Write(filepath.Join(dir, "eventloop"), "a.json", results.Result{
+		Experiment: "TestGoPingDoesNotWait/cpu=2", Claims: []string{"W5"}, Mode: results.ModeLocal,
+		Verdict: verdict.Verdict{Outcome: verdict.Pass, Reason: "1 check holds"}})
+	require.NoError(t, err)
+	require.NoError(t, run(dir, "", ""))
+	for _, name := range []string{"report.md", "report.html"} {
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if assert.NoError(t, err, "%s not written", name) {
+			assert.Contains(t, string(data), "TestGoPingDoesNotWait/cpu=2", "%s does not show the result", name)
+		}
 	}
-	broken := results.Result{Experiment: "TestClaimTestsCatchBrokenProbes/W2", Claims: []string{"W2"}, Broken: "node-cpu-in-worker.js",
-		Verdict: verdict.Verdict{Outcome: verdict.Fail, Reason: "waited 0/20"}}
-	_, err := results.Write(filepath.Join(dir, results.SensitivityDir, "eventloop"), "s.json", broken)
-	require.NoError(t, err)
-	live := results.Result{Experiment: "TestPingWaitsBehindCPU/cpu=1", Claims: []string{"W2"}, Mode: results.ModeLive,
-		Verdict: verdict.Verdict{Outcome: verdict.Pass, Reason: "2 checks hold"}}
-	_, err = results.Write(filepath.Join(dir, results.ModeLive, "eventloop"), "b.json", live)
-	require.NoError(t, err)
-	rs, err := load(dir)
-	require.NoError(t, err)
-	require.Len(t, rs, 4)
-
-	var b strings.Builder
-	render(&b, rs)
-	out := b.String()
-	assert.Contains(t, out, "| W2 | `TestPingWaitsBehindCPU/cpu=1` | local | **pass** | p50 486.2 ms, p95 486.8, max 489.5 (n=20) | waited 20/20; p50 490 ms |")
-	assert.Contains(t, out, `**fail**`)
-	assert.Contains(t, out, "| W2 | `TestPingWaitsBehindCPU/cpu=1` | live | **pass** |", "a live result has a row of its own, after the local one")
-	assert.Contains(t, out, "| P3 | `TestPoolSlots/node24/default` | local | **pass** | 4 slots in 3/3 counts |", "a result without /ping shows its headline")
-	assert.Contains(t, out, `waited = 3/20 \| want 0/20`, "a | in a reason must not split the row")
-	assert.Less(t, strings.Index(out, "TestGoPing"), strings.Index(out, "TestPingWaits"), "rows in experiment order")
-	assert.NotContains(t, out, "TestClaimTestsCatchBroken", "a run against a broken probe is not a finding")
 }
 
-func TestReportRefusesABrokenRunAmongFindings(t *testing.T) {
+func TestRunWritesNothingWithoutResults(t *testing.T) {
 	dir := t.TempDir()
-	_, err := results.Write(filepath.Join(dir, "eventloop"), "s.json", results.Result{Experiment: "TestX", Claims: []string{"W2"}, Broken: "a broken probe"})
+	assert.ErrorContains(t, run(dir, "", ""), "no results under", "run over an empty folder = nil error; want it named")
+	left, err := os.ReadDir(dir)
 	require.NoError(t, err)
-	_, err = load(dir)
-	assert.ErrorContains(t, err, "broken on purpose", "load = nil error; want a broken run outside sensitivity/ refused")
+	assert.Empty(t, left, "run over an empty folder wrote %v", left)
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/serverless-claims/claims/catalog"
 	"github.com/serverless-claims/claims/harness/verdict"
+	"github.com/serverless-claims/claims/harness/wholefile"
 )
 
 // Schema names this version of the format; a change that breaks readers bumps it. The JSON
@@ -148,30 +149,11 @@ func Write(dir, name string, r Result) (string, error) {
 	if found := ScanSecrets(data); len(found) > 0 {
 		return "", fmt.Errorf("%w: %s", ErrSecret, strings.Join(found, "; "))
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
-	}
 	path := filepath.Join(dir, name)
-	tmp, err := os.CreateTemp(dir, "."+name+".*.tmp")
-	if err != nil {
+	if err := wholefile.Write(path, append(data, '\n')); err != nil {
 		return "", err
 	}
-	defer os.Remove(tmp.Name()) // after a successful rename this finds nothing
-	if _, err := tmp.Write(append(data, '\n')); err != nil {
-		tmp.Close()
-		return "", err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return "", err
-	}
-	if err := tmp.Close(); err != nil {
-		return "", err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return "", err
-	}
-	return path, os.Rename(tmp.Name(), path)
+	return path, nil
 }
 
 // Read reads a result file: the envelope typed, the family's parts as json.RawMessage.

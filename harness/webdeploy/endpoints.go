@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/serverless-claims/claims/harness/repo"
+	"github.com/serverless-claims/claims/harness/wholefile"
 )
 
 // The endpoint names: the Node probe, the Go probe behind its Node launcher, and the Go probe
@@ -208,20 +209,5 @@ func Write(path string, d Deployment) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".endpoints.*.json")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(append(data, '\n')); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return wholefile.Write(path, append(data, '\n'))
 }
