@@ -1,0 +1,76 @@
+package report
+
+import (
+	_ "embed"
+	"html/template"
+	"io"
+	"time"
+)
+
+//go:embed page.html.tmpl
+var pageTemplate string
+
+var page = template.Must(template.New("page").Funcs(template.FuncMap{
+	"verdictText": verdictText,
+	"join": func(ids []string) string {
+		s := ""
+		for i, id := range ids {
+			if i > 0 {
+				s += ", "
+			}
+			s += id
+		}
+		return s
+	},
+}).Parse(pageTemplate))
+
+// Section is one group's figures on the page.
+type Section struct {
+	Group, Title string
+	Rows         []Row
+}
+
+// sectionTitles are the groups in page order, with their headings.
+var sectionTitles = []struct{ group, title string }{
+	{"eventloop", "The event loop and the Web Functions router (W)"},
+	{"coldstart", "Cold starts and Lambda's CPU (T)"},
+	{"threadpool", "libuv's thread pool (P)"},
+}
+
+// WriteHTML writes s as one self-contained page: the summary table, then every figure its
+// results draw, each with the file it came from and the machine it ran on. The page loads
+// nothing: its styles are inline and its charts are inline SVG, so it opens offline and prints.
+func WriteHTML(w io.Writer, s Set, generated time.Time) error {
+	rows := Rows(s)
+	var sections []Section
+	for _, st := range sectionTitles {
+		sec := Section{Group: st.group, Title: st.title}
+		for _, r := range rows {
+			if r.Group == st.group {
+				sec.Rows = append(sec.Rows, r)
+			}
+		}
+		if len(sec.Rows) > 0 {
+			sections = append(sections, sec)
+		}
+	}
+	return page.Execute(w, struct {
+		Dir       string
+		Generated string
+		Summaries []Summary
+		Machines  []string
+		Sections  []Section
+		Uncovered []string
+	}{
+		Dir: s.Dir, Generated: generated.UTC().Format(time.RFC3339), Summaries: Summaries(s),
+		Machines: machines(s), Sections: sections, Uncovered: uncoveredIDs(s),
+	})
+}
+
+func uncoveredIDs(s Set) []string {
+	var ids []string
+	for _, c := range Uncovered(s) {
+		ids = append(ids, c.ID)
+	}
+	return ids
+}

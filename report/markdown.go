@@ -1,0 +1,62 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// WriteMarkdown writes the summary of s as one Markdown table, with the file each row came from.
+func WriteMarkdown(w io.Writer, s Set) error {
+	var b strings.Builder
+	fmt.Fprintln(&b, "# Claims report")
+	fmt.Fprintln(&b)
+	fmt.Fprintf(&b, "%d results from `%s`. A verdict the test asserts as a refutation reads \"fail (refutation asserted)\": the claim does not hold on these runtimes, and the test passes while that stays so.\n\n", len(s.Entries), s.Dir)
+	fmt.Fprintln(&b, "| claims | experiment | mode | runtimes | verdict | ours | published | reason | file |")
+	fmt.Fprintln(&b, "|---|---|---|---|---|---|---|---|---|")
+	for _, r := range Summaries(s) {
+		fmt.Fprintf(&b, "| %s | `%s` | %s | %s | **%s** | %s | %s | %s | `%s` |\n",
+			cell(strings.Join(r.Claims, ", ")), r.Experiment, r.Mode, cell(r.Runtimes), verdictText(r),
+			cell(r.Ours), cell(r.Published), cell(r.Reason), r.Source)
+	}
+	fmt.Fprintln(&b)
+	for _, m := range machines(s) {
+		fmt.Fprintf(&b, "Measured on %s.\n", m)
+	}
+	if u := Uncovered(s); len(u) > 0 {
+		fmt.Fprintln(&b)
+		fmt.Fprint(&b, "No result here for:")
+		for _, c := range u {
+			fmt.Fprintf(&b, " %s", c.ID)
+		}
+		fmt.Fprintln(&b, ".")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// verdictText is the verdict with, for a refutation the test asserts, that it is asserted.
+func verdictText(r Summary) string {
+	if r.Asserted != "holds" {
+		return string(r.Outcome) + " (refutation asserted)"
+	}
+	return string(r.Outcome)
+}
+
+// machines are the distinct machines s ran on.
+func machines(s Set) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, e := range s.Entries {
+		if m := e.Machine(); !seen[m] {
+			seen[m] = true
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// cell keeps a table cell on its row: a "|" is escaped and a line break becomes a space.
+func cell(s string) string {
+	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
+}
