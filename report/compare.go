@@ -269,8 +269,14 @@ func (m Move) String() string {
 	if m.Outside != "" {
 		why = append(why, fmt.Sprintf("NEW's figure %s OLD's interval", m.Outside))
 	}
-	return fmt.Sprintf("%s: %s: %s → %s, want %s: %s", m.Pair, m.Old.Name, m.Old.Got, m.New.Got,
+	s := fmt.Sprintf("%s: %s: %s → %s, want %s: %s", m.Pair, m.Old.Name, m.Old.Got, m.New.Got,
 		arrow(m.Old.Want, m.New.Want), strings.Join(why, "; "))
+	// The evidence behind each figure, where the check keeps it (P5: which entry forms were
+	// ignored on which runtime), so that the line says what changed, not only by how much.
+	if m.Old.Note != m.New.Note && (m.Old.Note != "" || m.New.Note != "") {
+		s += "\n      OLD: " + m.Old.Note + "\n      NEW: " + m.New.Note
+	}
+	return s
 }
 
 // oneSide is a line for each result with no counterpart: its claims, experiment, variant and

@@ -165,6 +165,16 @@ func TestCompareFigureBelowTheOldInterval(t *testing.T) {
 	assert.Empty(t, c.Flips)
 }
 
+func TestCompareShowsTheEvidenceBehindAMovedCheck(t *testing.T) {
+	old := writeSet(t, onNode("TestPoolSizeFromInsideProgram", "v20.20.2", verdict.Pass,
+		verdict.Check{Name: "ignored", Got: "1/2", Want: "at least 1/2", Pass: true, Note: "v20.20.2 ES module: ignored (4 slots)"}))
+	new := writeSet(t, onNode("TestPoolSizeFromInsideProgram", "v24.22.3", verdict.Fail,
+		verdict.Check{Name: "ignored", Got: "0/2", Want: "at least 1/2", Note: "v24.22.3 ES module: honored (8 slots)"}))
+	out := comparisonText(t, Compare(old, new))
+	assert.Contains(t, out, "OLD: v20.20.2 ES module: ignored (4 slots)", "the old check's note")
+	assert.Contains(t, out, "NEW: v24.22.3 ES module: honored (8 slots)", "the new check's note")
+}
+
 func TestCompareListsResultsOnOneSide(t *testing.T) {
 	old := writeSet(t,
 		onNode("TestPoolSlots/node20/default", "v20.20.2", verdict.Pass),
