@@ -74,13 +74,20 @@ test: setup lint
 	  $(GOTESTSUM) --format testname -- $(GOTEST_FLAGS) -tags lambda -timeout 9m -run '^TestWeb' ./experiments/eventloop
 
 # The claim tests only, with the article's parameters, printing each verdict as it comes.
+# go test -json goes through cmd/progress, not gotestsum, which knows tests but not claims: it
+# passes the output through and adds a line per verdict as its result is written, with the time
+# against the last complete run's (.cache/progress/<name>.json; -expect until there is one). It is
+# built first so that its compile is not timed; pipefail keeps go test's exit status.
 experiments: setup
+	go build -o .cache/bin/progress ./cmd/progress
 	CLAIMS_TRIALS=$(TRIALS) CLAIMS_SPIN_MS=$(SPIN_MS) CLAIMS_PAUSE_MS=$(PAUSE_MS) \
-	  $(GOTESTSUM) --format standard-verbose -- $(GOTEST_FLAGS) -timeout 15m \
-	  -skip 'TestClaimTestsCatchBroken(Probes|Labs|Functions)|TestLabsRejectBadInput' ./experiments/...
+	  go test -json $(GOTEST_FLAGS) -timeout 15m \
+	  -skip 'TestClaimTestsCatchBroken(Probes|Labs|Functions)|TestLabsRejectBadInput' ./experiments/... \
+	  | .cache/bin/progress -name experiments-local -expect 12m
 	CLAIMS_LIVE_STANDIN=1 CLAIMS_TRIALS=$(TRIALS) CLAIMS_SPIN_MS=$(SPIN_MS) CLAIMS_PAUSE_MS=$(PAUSE_MS) \
-	  $(GOTESTSUM) --format standard-verbose -- $(GOTEST_FLAGS) -tags lambda -timeout 15m \
-	  -run '^TestWeb' -skip '^($(ROUTER_CHECKS))$$' ./experiments/eventloop
+	  go test -json $(GOTEST_FLAGS) -tags lambda -timeout 15m \
+	  -run '^TestWeb' -skip '^($(ROUTER_CHECKS))$$' ./experiments/eventloop \
+	  | .cache/bin/progress -name experiments-router -expect 3m
 
 # The cold-start claims on AWS Lambda, with your credentials (README: "Running against AWS"). It
 # prints what it will make and its estimated cost first, and stops above CLAIMS_LIVE_MAX_USD.
