@@ -162,9 +162,14 @@ func Read(path string) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	// The family's parts are tagged as Result's are: an untagged field would lose to the
+	// embedded one's exact-name match and stay empty.
 	var raw struct {
 		Result
-		Parameters, Target, Summary, Trials json.RawMessage
+		Parameters json.RawMessage `json:"parameters"`
+		Target     json.RawMessage `json:"target"`
+		Summary    json.RawMessage `json:"summary"`
+		Trials     json.RawMessage `json:"trials"`
 	}
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return Result{}, fmt.Errorf("%s: %w", path, err)

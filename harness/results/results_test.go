@@ -1,6 +1,7 @@
 package results
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -30,6 +31,7 @@ func TestWriteThenRead(t *testing.T) {
 	assert.Equal(t, Schema, got.Schema)
 	assert.Equal(t, []string{"W2"}, got.Claims)
 	assert.Equal(t, verdict.Pass, got.Verdict.Outcome)
+	assert.JSONEq(t, `{"trials": 20}`, string(got.Parameters.(json.RawMessage)), "the family's parts come back as the raw JSON written")
 
 	entries, err := os.ReadDir(dir)
 	require.NoError(t, err)
