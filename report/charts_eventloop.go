@@ -1,0 +1,578 @@
+package report
+
+// The event-loop families' charts (eventloop, eventloop.routing, eventloop.concurrency), drawn as
+// the article's measurement page draws a run: one row per trial, a bar for each request's handler
+// on the answering process's own clock, the /ping coloured by what the experiment decided.
+
+import (
+	"cmp"
+	"fmt"
+	"html/template"
+	"math"
+	"net/url"
+	"strings"
+
+	"github.com/serverless-claims/claims/report/svg"
+)
+
+func init() {
+	register("eventloop", elChart)
+	register("eventloop.routing", elRoutingChart)
+	register("eventloop.concurrency", elConcurrencyChart)
+}
+
+// elParameters is what the three families say they sent; W12 adds the two settings it compares.
+type elParameters struct {
+	Pattern string `json:"pattern"`
+	Steps   []struct {
+		Kind     string  `json:"kind"`
+		Path     string  `json:"path"`
+		OffsetMs float64 `json:"offsetMs"`
+	} `json:"steps"`
+	Trials      int `json:"trials"`
+	SpinMs      int `json:"spinMs"`
+	PauseMs     int `json:"pauseMs"`
+	DefaultConc int `json:"defaultMaxConcurrencyPerEnvironment"`
+	LoweredConc int `json:"loweredMaxConcurrencyPerEnvironment"`
+}
+
+// elTrial is one trial: its requests and the evidence the experiment decided from, a wait (one
+// process) or a placement (a router in front of several).
+type elTrial struct {
+	Index     int          `json:"index"`
+	Requests  []elRequest  `json:"requests"`
+	Wait      *elWait      `json:"wait"`
+	Placement *elPlacement `json:"placement"`
+}
+
+// elRequest is one request; client times are ms from the trial's start, the answer's on the
+// answering process's clock.
+type elRequest struct {
+	Name      string  `json:"name"`
+	Kind      string  `json:"kind"`
+	Path      string  `json:"path"`
+	SentMs    float64 `json:"sentMs"`
+	DoneMs    float64 `json:"doneMs"`
+	LatencyMs float64 `json:"latencyMs"`
+	Error     string  `json:"error"`
+	Answer    struct {
+		EnvID      string   `json:"envId"`
+		ReceivedAt *float64 `json:"receivedAt"` // pointers: an absent time is not time zero
+		FinishedAt *float64 `json:"finishedAt"`
+	} `json:"answer"`
+}
+
+// elWait is the eventloop family's same-clock evidence of one trial.
+type elWait struct {
+	CoLocated  int  `json:"coLocated"`
+	InFlight   int  `json:"inFlight"`
+	WaitedFor  int  `json:"waitedFor"`
+	Evidential bool `json:"evidential"`
+}
+
+// elPlacement is where a routed trial's requests ran, environments numbered from 1 (0: unknown).
+type elPlacement struct {
+	CPUEnvs       []int `json:"cpuEnvs"`
+	PingEnv       int   `json:"pingEnv"`
+	OtherExisted  bool  `json:"otherExisted"`
+	PingCoLocated int   `json:"pingCoLocated"`
+	PingWaited    bool  `json:"pingWaited"`
+}
+
+// elRoutingSummary is the one figure of a routing summary a caption names.
+type elRoutingSummary struct {
+	Environments int `json:"environments"`
+}
+
+// probeTimes says whether the probe's own times of q can be drawn: an answer with an envId (whose
+// clock they are on) and both times, in order.
+func (q elRequest) probeTimes() bool {
+	a := q.Answer
+	return q.Error == "" && a.EnvID != "" && a.ReceivedAt != nil && a.FinishedAt != nil && *a.FinishedAt >= *a.ReceivedAt
+}
+
+// elPingLook is how a trial's /ping is drawn: its colour and the words at the row's end.
+type elPingLook struct{ colour, note string }
+
+// elChart draws an eventloop result: one probe process, so that every /ping's colour comes
+// from the trial's wait.
+func elChart(e Entry) ([]Figure, error) {
+	var p elParameters
+	var trials []elTrial
+	if err := elDecode(e, &p, &trials); err != nil {
+		return nil, err
+	}
+	probe, err := elProbe(e)
+	if err != nil {
+		return nil, err
+	}
+	cpu := elHasCPU(p, trials)
+	legend := []svg.LegendItem{{Colour: svg.Ping, Label: "/ping"}}
+	if cpu {
+		legend = []svg.LegendItem{{Colour: svg.CPU, Label: "/cpu"}, {Colour: svg.Ping, Label: "/ping that did not wait"},
+			{Colour: svg.PingWaited, Label: "/ping that waited for a /cpu"}}
+	}
+	t := elTimeline{legend: legend, look: elWaitLook, label: "each trial's requests on the probe's clock"}
+	html, fallbacks := t.draw(trials)
+	return []Figure{{
+		Title:   elTitle(e, probe, p, "each trial on the probe's clock"),
+		Caption: elPatternCaption(p) + " " + elClockCaption(false, fallbacks),
+		SVG:     html, Entry: e,
+	}}, nil
+}
+
+// elWaitLook colours a /ping by its trial's wait as the experiment decided it: waited for at least
+// one /cpu of its process (waitedFor), or not; a trial whose /ping was handled before any /cpu
+// started (not evidential) says so, as it shows nothing about waiting.
+func elWaitLook(tr elTrial) elPingLook {
+	w := tr.Wait
+	switch {
+	case w == nil && len(elOf(tr, "cpu")) == 0:
+		return elPingLook{svg.Ping, ""} // the baseline: nothing to wait for
+	case w == nil:
+		return elPingLook{svg.Ping, "no wait evidence"}
+	case w.CoLocated == 0:
+		return elPingLook{svg.PingElsewhere, "another environment"}
+	case w.WaitedFor > 0 && w.WaitedFor < w.CoLocated:
+		return elPingLook{svg.PingWaited, fmt.Sprintf("waited for %d of %d", w.WaitedFor, w.CoLocated)}
+	case w.WaitedFor > 0:
+		return elPingLook{svg.PingWaited, "waited"}
+	case !w.Evidential:
+		return elPingLook{svg.Ping, "not evidential"}
+	default:
+		return elPingLook{svg.Ping, "did not wait"}
+	}
+}
+
+// elRoutingChart draws an eventloop.routing result: a router in front of several environments, so
+// that a /ping's colour comes from the trial's placement.
+func elRoutingChart(e Entry) ([]Figure, error) {
+	var p elParameters
+	var trials []elTrial
+	if err := elDecode(e, &p, &trials); err != nil {
+		return nil, err
+	}
+	var s elRoutingSummary
+	if err := Decode(e.Result.Summary, &s); err != nil {
+		return nil, fmt.Errorf("summary: %w", err)
+	}
+	probe, err := elProbe(e)
+	if err != nil {
+		return nil, err
+	}
+	f, err := elRoutedFigure(e, p, trials, s.Environments, "")
+	if err != nil {
+		return nil, err
+	}
+	f.Title = elTitle(e, probe, p, "each trial on its environments' clocks")
+	return []Figure{f}, nil
+}
+
+// elConcurrencyChart draws W12's result: the same routed pattern at the default
+// maxConcurrencyPerEnvironment and at the lowered one, one figure each.
+func elConcurrencyChart(e Entry) ([]Figure, error) {
+	var p elParameters
+	if err := Decode(e.Result.Parameters, &p); err != nil {
+		return nil, fmt.Errorf("parameters: %w", err)
+	}
+	var trials struct{ Default, Lowered []elTrial }
+	if err := Decode(e.Result.Trials, &trials); err != nil {
+		return nil, fmt.Errorf("trials: %w", err)
+	}
+	var s struct{ Default, Lowered elRoutingSummary }
+	if err := Decode(e.Result.Summary, &s); err != nil {
+		return nil, fmt.Errorf("summary: %w", err)
+	}
+	probe, err := elProbe(e)
+	if err != nil {
+		return nil, err
+	}
+	var figs []Figure
+	for _, setting := range []struct {
+		name   string
+		conc   int
+		trials []elTrial
+		envs   int
+	}{
+		{"default", p.DefaultConc, trials.Default, s.Default.Environments},
+		{"lowered", p.LoweredConc, trials.Lowered, s.Lowered.Environments},
+	} {
+		if len(setting.trials) == 0 {
+			return nil, fmt.Errorf("trials: no %s trials", setting.name)
+		}
+		// The title names the setting, not its number, so that a live run beside a local one
+		// whose default differs still shares the row; the caption gives the number.
+		f, err := elRoutedFigure(e, p, setting.trials, setting.envs, fmt.Sprintf("maxConcurrencyPerEnvironment %d (%s).", setting.conc, setting.name))
+		if err != nil {
+			return nil, fmt.Errorf("%s trials: %w", setting.name, err)
+		}
+		f.Title = elTitle(e, probe, p, "each trial at the "+setting.name+" maxConcurrencyPerEnvironment")
+		figs = append(figs, f)
+	}
+	return figs, nil
+}
+
+// elRoutedFigure draws routed trials; setting is a sentence the caption starts with, or "".
+func elRoutedFigure(e Entry, p elParameters, trials []elTrial, envs int, setting string) (Figure, error) {
+	for _, tr := range trials {
+		if tr.Placement == nil {
+			return Figure{}, fmt.Errorf("trial %d has no placement", tr.Index)
+		}
+	}
+	legend := []svg.LegendItem{{Colour: svg.CPU, Label: "/cpu"}, {Colour: svg.Ping, Label: "/ping"},
+		{Colour: svg.PingWaited, Label: "/ping that waited for a /cpu"}, {Colour: svg.PingElsewhere, Label: "/ping in another environment"}}
+	t := elTimeline{legend: legend, look: elPlacementLook, label: "each trial's requests on their environments' clocks"}
+	html, fallbacks := t.draw(trials)
+	caption := elPatternCaption(p)
+	if setting != "" {
+		caption = setting + " " + caption
+	}
+	caption += " " + elClockCaption(true, fallbacks) +
+		fmt.Sprintf(" %d environments seen (the discovery /ping pairs around the trials are not drawn).", envs)
+	return Figure{Caption: caption, SVG: html, Entry: e}, nil
+}
+
+// elPlacementLook colours a routed /ping by its placement as the experiment decided it: in no
+// /cpu's environment (by logstream), waited for the /cpu beside it, or neither. The row's words
+// say where the trial's requests went, "two on one side" first (W8's evidence).
+func elPlacementLook(tr elTrial) elPingLook {
+	pl := tr.Placement
+	elsewhere := pl.PingEnv != 0 && pl.PingCoLocated == 0
+	look := elPingLook{colour: svg.Ping}
+	switch {
+	case elsewhere:
+		look.colour = svg.PingElsewhere
+	case pl.PingWaited:
+		look.colour = svg.PingWaited
+	}
+	switch {
+	case elTwoOnOneSide(*pl):
+		look.note = "two on one side"
+	case elsewhere:
+		look.note = "another environment"
+	case pl.PingCoLocated > 0:
+		look.note = "co-located"
+	default:
+		look.note = "environment unknown"
+	}
+	return look
+}
+
+// elTwoOnOneSide says whether every /cpu of the trial (two at least) ran in one known environment
+// while another existed.
+func elTwoOnOneSide(pl elPlacement) bool {
+	if len(pl.CPUEnvs) < 2 || !pl.OtherExisted || pl.CPUEnvs[0] == 0 {
+		return false
+	}
+	for _, env := range pl.CPUEnvs[1:] {
+		if env != pl.CPUEnvs[0] {
+			return false
+		}
+	}
+	return true
+}
+
+// elDecode reads a result's parameters and trials, which must hold at least one trial.
+func elDecode(e Entry, p *elParameters, trials *[]elTrial) error {
+	if err := Decode(e.Result.Parameters, p); err != nil {
+		return fmt.Errorf("parameters: %w", err)
+	}
+	if err := Decode(e.Result.Trials, trials); err != nil {
+		return fmt.Errorf("trials: %w", err)
+	}
+	if len(*trials) == 0 {
+		return fmt.Errorf("trials: none")
+	}
+	return nil
+}
+
+// elHasCPU says whether the pattern, or failing that any trial, sends a /cpu.
+func elHasCPU(p elParameters, trials []elTrial) bool {
+	for _, s := range p.Steps {
+		if s.Kind == "cpu" {
+			return true
+		}
+	}
+	for _, tr := range trials {
+		if len(elOf(tr, "cpu")) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// elOf is the trial's requests of one kind.
+func elOf(tr elTrial, kind string) []elRequest {
+	var out []elRequest
+	for _, q := range tr.Requests {
+		if q.Kind == kind {
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
+// elTitle names the figure by its claims, its probe and what each trial sent, then what it
+// shows: the page heads a row with the title alone. It leaves out every figure (spin, offsets),
+// which a live run may set apart from a local one drawn beside it.
+func elTitle(e Entry, probe string, p elParameters, what string) string {
+	sent := map[string]string{"ping-only": "/ping alone", "one-cpu": "/cpu, then /ping", "two-cpu": "two /cpu, then /ping"}[p.Pattern]
+	if sent == "" {
+		sent = p.Pattern
+	}
+	for _, s := range p.Steps {
+		if mode := elQuery(s.Path, "mode"); s.Kind == "cpu" && mode != "" {
+			sent += " (/cpu in mode " + mode + ")"
+			break
+		}
+	}
+	who := strings.Join(e.Result.Claims, ", ")
+	if probe != "" {
+		who += ", " + probe
+	}
+	return fmt.Sprintf("%s: %s; %s", who, sent, what)
+}
+
+// elProbe is the probe the result ran, "Node probe" or "Go probe" (W12's: its default endpoint's),
+// or "" where the target does not say. It is part of what the experiment is, the same for every
+// variant of one Base, unlike the runtime's version.
+func elProbe(e Entry) (string, error) {
+	var t struct {
+		Runtime string `json:"runtime"`
+		Default struct {
+			Runtime string `json:"runtime"`
+		} `json:"default"`
+	}
+	if err := Decode(e.Result.Target, &t); err != nil {
+		return "", fmt.Errorf("target: %w", err)
+	}
+	switch cmp.Or(t.Runtime, t.Default.Runtime) {
+	case "node":
+		return "Node probe", nil
+	case "go":
+		return "Go probe", nil
+	}
+	return "", nil
+}
+
+// elQuery is the value of key in path's query, or "".
+func elQuery(path, key string) string {
+	u, err := url.Parse(path)
+	if err != nil {
+		return ""
+	}
+	return u.Query().Get(key)
+}
+
+// elPatternCaption is what each trial sent, in one line: each step's path at its offset, the spin,
+// and the trials.
+func elPatternCaption(p elParameters) string {
+	var steps []string
+	for _, s := range p.Steps {
+		steps = append(steps, fmt.Sprintf("%s at %g", s.Path, s.OffsetMs))
+	}
+	c := fmt.Sprintf("%s: %s ms", p.Pattern, strings.Join(steps, ", "))
+	if elHasCPU(p, nil) {
+		c += fmt.Sprintf(" (spin %d ms)", p.SpinMs)
+	}
+	return c + fmt.Sprintf("; %d trials, %d ms apart.", p.Trials, p.PauseMs)
+}
+
+// elClockCaption says how the times were put on one axis, and which bars are the client's.
+func elClockCaption(routed bool, fallbacks int) string {
+	whose := "the probe's clock"
+	if routed {
+		whose = "each environment's clock"
+	}
+	c := "Handlers on " + whose + ", shifted so that none starts before it was sent; grey: a /ping not yet handled; latency as the client saw it."
+	if fallbacks > 0 {
+		c += fmt.Sprintf(" %d request(s) without the probe's times are drawn from the client's sent to done.", fallbacks)
+	}
+	return c
+}
+
+// elTimeline is a chart of trials as rows of handler bars.
+type elTimeline struct {
+	legend []svg.LegendItem
+	look   func(elTrial) elPingLook
+	label  string
+}
+
+// elBar is one request's bar on the trial's time axis.
+type elBar struct {
+	lane         int
+	from, to     float64 // ms from the trial's start
+	sent         float64 // the client's send, for a /ping's lead-in
+	colour, what string
+	ping, client bool // client: drawn from the client's times
+}
+
+// Layout, in user units: a row per trial, a lane in it per request of the pattern.
+const (
+	elWidth       = 640.0
+	elLeft        = 44.0  // trial numbers
+	elRight       = 190.0 // the /ping's latency and the row's words
+	elPingMinW    = 4.0   // a /ping's handler takes microseconds; drawn at least this wide to be seen
+	elManyTrials  = 20    // from here rows are packed tighter
+	elAxisHeight  = 40.0
+	elLegendLine  = 16.0
+	elHeaderSpace = 14.0
+)
+
+// draw lays out trials and returns the chart and how many requests were drawn from the client's
+// times.
+func (t elTimeline) draw(trials []elTrial) (html template.HTML, fallbacks int) {
+	rows := make([][]elBar, len(trials))
+	looks := make([]elPingLook, len(trials))
+	lanes, end := 1, 1.0
+	for i, tr := range trials {
+		looks[i] = t.look(tr)
+		var n int
+		rows[i], n = elBarsOf(tr, looks[i].colour)
+		fallbacks += n
+		lanes = max(lanes, len(tr.Requests))
+		for _, b := range rows[i] {
+			end = math.Max(end, b.to)
+		}
+	}
+
+	rowH, gap := 20.0, 4.0
+	if len(trials) >= elManyTrials {
+		rowH, gap = 13, 2
+	}
+	laneH := (rowH - gap) / float64(lanes)
+	legendLines := t.legendLines()
+	top := 8 + elLegendLine*float64(legendLines) + elHeaderSpace
+	height := top + rowH*float64(len(trials)) + elAxisHeight
+	c := svg.New(elWidth, height, t.label)
+	plotR := elWidth - elRight
+	x := svg.Scale{D0: 0, D1: svg.Nice(end), R0: elLeft, R1: plotR}
+
+	t.drawLegend(c)
+	c.Text(plotR+62, top-4, svg.End, "/ping latency")
+	for i, tr := range trials {
+		y := top + rowH*float64(i)
+		if i%2 == 1 {
+			c.Rect(elLeft, y, plotR-elLeft, rowH, "#f4f4f4")
+		}
+		mid := y + rowH/2 + 4
+		c.Text(elLeft-6, mid, svg.End, fmt.Sprint(tr.Index+1))
+		for _, b := range rows[i] {
+			by := y + gap/2 + laneH*float64(b.lane)
+			x0, x1 := x.At(b.from), x.At(b.to)
+			if b.ping && !b.client {
+				c.Line(x.At(b.sent), by+laneH/2, x0, by+laneH/2, svg.Grey, false)
+			}
+			if b.ping {
+				x1 = math.Max(x1, x0+elPingMinW)
+			}
+			c.Bar(x0, by, x1-x0, laneH, b.colour, fmt.Sprintf("trial %d: %s", tr.Index+1, b.what))
+		}
+		if pings := elOf(tr, "ping"); len(pings) > 0 {
+			c.Text(plotR+62, mid, svg.End, fmt.Sprintf("%.1f ms", pings[0].LatencyMs))
+		}
+		c.Text(plotR+70, mid, svg.Start, looks[i].note)
+	}
+	bottom := top + rowH*float64(len(trials))
+	c.XAxis(x, bottom, 6, svg.Format(elTickDecimals(x.Ticks(6))), "ms from the trial's start")
+	c.TextRotated(12, (top+bottom)/2, "trial")
+	return c.HTML(), fallbacks
+}
+
+// elBarsOf is a trial's bars, each request in its own lane, in the order the trial lists them;
+// ping is the colour of its /ping. n counts the requests drawn from the client's times.
+//
+// A process's clock has its own zero, so each process (envId) of the trial is shifted by one
+// amount: the least that puts none of its requests' handlers before the client sent them.
+// Handlers of one process keep their order and gaps, which is what waiting is decided on.
+func elBarsOf(tr elTrial, ping string) (bars []elBar, n int) {
+	shift := map[string]float64{}
+	for _, q := range tr.Requests {
+		if !q.probeTimes() {
+			continue
+		}
+		d := q.SentMs - *q.Answer.ReceivedAt
+		if s, ok := shift[q.Answer.EnvID]; !ok || d > s {
+			shift[q.Answer.EnvID] = d
+		}
+	}
+	for lane, q := range tr.Requests {
+		b := elBar{lane: lane, sent: q.SentMs, colour: svg.CPU, ping: q.Kind == "ping"}
+		if b.ping {
+			b.colour = ping
+		}
+		if q.probeTimes() {
+			d := shift[q.Answer.EnvID]
+			b.from, b.to = *q.Answer.ReceivedAt+d, *q.Answer.FinishedAt+d
+			b.what = fmt.Sprintf("%s %s handled %.1f to %.1f ms in process %s", q.Name, q.Path, b.from, b.to, elShortID(q.Answer.EnvID))
+		} else {
+			b.from, b.to, b.client = q.SentMs, q.DoneMs, true
+			n++
+			b.what = fmt.Sprintf("%s %s sent %.1f, done %.1f ms (client's times: no probe times)", q.Name, q.Path, b.from, b.to)
+		}
+		bars = append(bars, b)
+	}
+	return bars, n
+}
+
+// elTickDecimals is how many decimals tell ticks apart: none 100 ms apart, one 0.2 ms apart.
+func elTickDecimals(ticks []float64) int {
+	if len(ticks) < 2 {
+		return 0
+	}
+	return max(0, int(math.Ceil(-math.Log10(ticks[1]-ticks[0])-1e-9)))
+}
+
+// elShortID is the start of an envId, enough to tell a trial's processes apart.
+func elShortID(id string) string {
+	if len(id) > 6 {
+		return id[:6]
+	}
+	return id
+}
+
+// legendLines is how many lines the legend wraps onto, the lead-in's key included.
+func (t elTimeline) legendLines() int {
+	lines, x := 1, elLeft
+	for _, w := range t.legendWidths() {
+		if x+w > elWidth && x > elLeft {
+			lines++
+			x = elLeft
+		}
+		x += w
+	}
+	return lines
+}
+
+// legendWidths are the widths svg.Legend gives its items, then the lead-in's key's.
+func (t elTimeline) legendWidths() []float64 {
+	var ws []float64
+	for _, it := range t.legend {
+		ws = append(ws, elLegendWidth(it.Label))
+	}
+	return append(ws, elLegendWidth(elLeadIn))
+}
+
+// elLeadIn is the legend's words for the grey line before a /ping's bar.
+const elLeadIn = "/ping not yet handled"
+
+// elLegendWidth is the width svg.Legend takes for label.
+func elLegendWidth(label string) float64 { return 14 + 6.2*float64(len(label)) + 14 }
+
+// drawLegend draws the colours' legend and the lead-in's key, wrapping where a line is full.
+func (t elTimeline) drawLegend(c *svg.Canvas) {
+	x, y := elLeft, 8+elLegendLine-4
+	ws := t.legendWidths()
+	for i, w := range ws {
+		if x+w > elWidth && x > elLeft {
+			x, y = elLeft, y+elLegendLine
+		}
+		if i < len(t.legend) {
+			x = c.Legend(x, y, t.legend[i])
+			continue
+		}
+		c.Line(x, y-4, x+10, y-4, svg.Grey, false)
+		c.Text(x+14, y, svg.Start, elLeadIn)
+		x += w
+	}
+}
