@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"os"
 	"regexp"
 	"slices"
 	"strconv"
@@ -357,18 +356,7 @@ func TestColdChartsRefuseMalformedResults(t *testing.T) {
 }
 
 func TestColdChartsDrawTheSampleResults(t *testing.T) {
-	dir := os.Getenv(reportDirEnv)
-	if dir == "" {
-		t.Skipf("%s is unset: no sample results folder to draw (make test sets it to the results it wrote)", reportDirEnv)
-	}
-	s, err := Load(dir)
-	require.NoError(t, err)
-	drawn := 0
-	for _, e := range s.Entries {
-		if e.Group() != "coldstart" {
-			continue
-		}
-		drawn++
+	for _, e := range sampleEntries(t, "coldstart") {
 		draw := charts[e.Result.Family]
 		require.NotNil(t, draw, "%s: no chart for family %q", e.Path, e.Result.Family)
 		figs, err := draw(e)
@@ -381,8 +369,5 @@ func TestColdChartsDrawTheSampleResults(t *testing.T) {
 			assert.Positive(t, marks, "%s, %q: marks = 0; want the data drawn", e.Path, f.Title)
 			assert.Equal(t, e.Path, f.Entry.Path, "figure's entry = %s; want the result it was drawn from", f.Entry.Path)
 		}
-	}
-	if drawn == 0 {
-		t.Skipf("no cold-start results under %s", dir)
 	}
 }

@@ -3,7 +3,6 @@ package report
 import (
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -11,7 +10,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/serverless-claims/claims/harness/repo"
 	"github.com/serverless-claims/claims/harness/results"
 	"github.com/serverless-claims/claims/report/svg"
 )
@@ -226,30 +224,8 @@ func TestEventloopChartsRefuseWhatTheyCannotRead(t *testing.T) {
 }
 
 func TestEventloopChartsDrawTheSampleResults(t *testing.T) {
-	root, err := repo.Root()
-	require.NoError(t, err)
-	dir := results.Dir(root)
-	// The families' results are under eventloop/ of the folder or of a mode's folder in it; Load
-	// leaves out the sensitivity runs'.
-	found, _ := filepath.Glob(filepath.Join(dir, "eventloop", "*.json"))
-	modes, _ := filepath.Glob(filepath.Join(dir, "*", "eventloop", "*.json"))
-	for _, f := range modes {
-		if !strings.HasPrefix(f, filepath.Join(dir, results.SensitivityDir)+string(filepath.Separator)) {
-			found = append(found, f)
-		}
-	}
-	if len(found) == 0 {
-		t.Skipf("no eventloop results under %s (set %s to a folder of results)", dir, results.DirEnv)
-	}
-	s, err := Load(dir)
-	require.NoError(t, err, "loading %s", dir)
-	drawn := 0
-	for _, e := range s.Entries {
+	for _, e := range sampleEntries(t, "eventloop") {
 		family := e.Result.Family
-		if family != "eventloop" && family != "eventloop.routing" && family != "eventloop.concurrency" {
-			continue
-		}
-		drawn++
 		figs, err := charts[family](e)
 		if !assert.NoError(t, err, "%s: chart error", e.Path) {
 			continue
@@ -268,7 +244,6 @@ func TestEventloopChartsDrawTheSampleResults(t *testing.T) {
 		assert.Equal(t, kinds["ping"], marks[svg.Ping]+marks[svg.PingWaited]+marks[svg.PingElsewhere],
 			"%s: /ping bars = %v; want %d, one per /ping request", e.Path, marks, kinds["ping"])
 	}
-	assert.NotZero(t, drawn, "results of the eventloop families under %s = 0; want the files found there", dir)
 }
 
 // elSampleKinds counts a result's requests by kind, both of W12's settings together.

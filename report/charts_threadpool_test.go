@@ -2,7 +2,6 @@ package report
 
 import (
 	"encoding/json"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -10,7 +9,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/serverless-claims/claims/harness/repo"
 	"github.com/serverless-claims/claims/harness/results"
 )
 
@@ -273,20 +271,7 @@ func TestThreadpoolChartsRefuseMalformedResults(t *testing.T) {
 }
 
 func TestThreadpoolChartsDrawTheSampleResults(t *testing.T) {
-	root, err := repo.Root()
-	require.NoError(t, err)
-	dir := results.Dir(root)
-	if found, _ := filepath.Glob(filepath.Join(dir, "threadpool", "*.json")); len(found) == 0 {
-		t.Skipf("no threadpool results under %s (set %s to a folder of results)", dir, results.DirEnv)
-	}
-	s, err := Load(dir)
-	require.NoError(t, err, "loading %s", dir)
-	drawn := 0
-	for _, e := range s.Entries {
-		if e.Group() != "threadpool" {
-			continue
-		}
-		drawn++
+	for _, e := range sampleEntries(t, "threadpool") {
 		figs, err := charts[e.Result.Family](e)
 		if !assert.NoError(t, err, "%s: chart error", e.Path) {
 			continue
@@ -311,5 +296,4 @@ func TestThreadpoolChartsDrawTheSampleResults(t *testing.T) {
 			assert.Equal(t, jobs, tpTotal(elements), "%s: job marks = %d; want %d, the job ends in its trials", e.Path, tpTotal(elements), jobs)
 		}
 	}
-	assert.NotZero(t, drawn, "threadpool results under %s = 0; want the files found there", dir)
 }

@@ -17,10 +17,6 @@ import (
 	"github.com/serverless-claims/claims/harness/verdict"
 )
 
-// reportDirEnv names a results folder whose report TestSummaryVerdictsEqualTheFiles checks
-// besides its own: `make test` sets it to the results the run just wrote.
-const reportDirEnv = "CLAIMS_REPORT_DIR"
-
 func TestSummaryVerdictsEqualTheFiles(t *testing.T) {
 	dirs := map[string]string{"written here": writeMixedSet(t)}
 	if d := os.Getenv(reportDirEnv); d != "" {
