@@ -72,6 +72,10 @@ test: setup lint
 	  $(GOTESTSUM) --format testname -- $(GOTEST_FLAGS) -tags lambda -timeout 9m ./experiments/coldstart
 	CLAIMS_LIVE_STANDIN=1 CLAIMS_TRIALS=$(TEST_TRIALS) CLAIMS_SPIN_MS=$(ROUTER_TEST_SPIN_MS) CLAIMS_PAUSE_MS=$(ROUTER_TEST_PAUSE_MS) \
 	  $(GOTESTSUM) --format testname -- $(GOTEST_FLAGS) -tags lambda -timeout 9m -run '^TestWeb' ./experiments/eventloop
+# The report of the results this run wrote, opened in headless Chromium (report/browser_test.go):
+# every chart drew, no script error, nothing fetched; report.png beside it. Skips without chromium.
+	go run ./cmd/report -dir results && \
+	  CLAIMS_REPORT_PAGE=$(CURDIR)/results/report.html $(GOTESTSUM) --format testname -- -count=1 -run '^TestPageInBrowser$$' ./report
 
 # The claim tests only, with the article's parameters, printing each verdict as it comes.
 # go test -json goes through cmd/progress, not gotestsum, which knows tests but not claims: it

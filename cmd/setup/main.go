@@ -1,6 +1,7 @@
 // Command setup installs what the experiments need and the machine lacks (Node 24, dynalite) and
 // checks the C compiler: `make setup` runs it, and the experiment packages run the same code
-// (harness/provision) before their tests, so it is never a required first step.
+// (harness/provision) before their tests, so it is never a required first step. It also installs
+// Debian's chromium where apt-get can, for the report's browser test only, which only it does.
 package main
 
 import (

