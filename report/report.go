@@ -113,12 +113,17 @@ func (e Entry) Base() string {
 }
 
 // Runtime is the runtime the result ran on, as its environment names it: "Node v24.22.3" for a
-// result on Node, else "Go go1.26.8".
+// result on Node, else "Go go1.26.8". A Go probe's result names a Node too (its launcher's), so
+// the target's own runtime, where it says one, decides which.
 func (e Entry) Runtime() string {
-	if n := e.Result.Environment.Node; n != "" {
+	var target struct {
+		Runtime string `json:"runtime"`
+	}
+	_ = Decode(e.Result.Target, &target) // a target without a runtime field leaves it empty
+	if n := e.Result.Environment.Node; n != "" && !strings.HasPrefix(target.Runtime, "go") {
 		return "Node " + n
 	}
-	return "Go " + e.Result.Environment.Go
+	return "Go " + strings.TrimPrefix(e.Result.Environment.Go, "go")
 }
 
 // Variant is what tells this result from the others of its Base: its mode and runtime.

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -59,4 +60,14 @@ func TestReportRefusesABrokenRunAmongFindings(t *testing.T) {
 	require.NoError(t, err)
 	_, err = Load(dir)
 	assert.ErrorContains(t, err, "broken on purpose", "load = nil error; want a broken run outside sensitivity/ refused")
+}
+
+func TestRuntimeOfAGoProbeIsGoThoughItsLauncherIsNode(t *testing.T) {
+	env := results.Environment{Go: "go1.26.8", Node: "v24.22.3"}
+	goProbe := Entry{Result: results.Result{Environment: env, Target: json.RawMessage(`{"runtime":"go"}`)}}
+	nodeProbe := Entry{Result: results.Result{Environment: env, Target: json.RawMessage(`{"runtime":"node"}`)}}
+	function := Entry{Result: results.Result{Environment: results.Environment{Go: "go1.26.8"}, Target: json.RawMessage(`{"platform":{}}`)}}
+	assert.Equal(t, "Go 1.26.8", goProbe.Runtime())
+	assert.Equal(t, "Node v24.22.3", nodeProbe.Runtime())
+	assert.Equal(t, "Go 1.26.8", function.Runtime())
 }
