@@ -7,7 +7,6 @@ package report
 // (results/README.md, Families, coldstart), never through the experiments' types.
 
 import (
-	"encoding/json"
 	"fmt"
 	"html/template"
 	"slices"
@@ -269,7 +268,7 @@ func coldPhasesCharts(e Entry) ([]Figure, error) {
 		Scaling *struct{}        `json:"scaling"`
 	}
 	var trials []coldStartTrial
-	if err := coldDecode(e, &params, &summary, &trials); err != nil {
+	if err := decodeParts(e, &params, &summary, &trials); err != nil {
 		return nil, err
 	}
 	if len(params.Arms) == 0 || len(trials) == 0 {
@@ -310,23 +309,6 @@ func coldPhasesCharts(e Entry) ([]Figure, error) {
 		figs = append(figs, f)
 	}
 	return figs, nil
-}
-
-// coldDecode decodes e's parameters, summary and trials into p, s and t.
-func coldDecode(e Entry, p, s, t any) error {
-	for _, part := range []struct {
-		name string
-		raw  any
-		v    any
-	}{{"parameters", e.Result.Parameters, p}, {"summary", e.Result.Summary, s}, {"trials", e.Result.Trials, t}} {
-		if raw, ok := part.raw.(json.RawMessage); part.raw == nil || ok && len(raw) == 0 {
-			return fmt.Errorf("%s: the result has no %s", e.Result.Family, part.name)
-		}
-		if err := Decode(part.raw, part.v); err != nil {
-			return fmt.Errorf("%s: reading its %s: %w", e.Result.Family, part.name, err)
-		}
-	}
-	return nil
 }
 
 // coldArmLabel names an arm for a row: its name, with its memory size where the name lacks it.
@@ -501,7 +483,7 @@ func coldOwnConnectionCharts(e Entry) ([]Figure, error) {
 		SecondCallReused stats.Proportion `json:"secondCallReused"`
 	}
 	var trials []coldStartTrial
-	if err := coldDecode(e, &params, &summary, &trials); err != nil {
+	if err := decodeParts(e, &params, &summary, &trials); err != nil {
 		return nil, err
 	}
 	if len(trials) == 0 {
@@ -551,7 +533,7 @@ func coldWarmupFailureCharts(e Entry) ([]Figure, error) {
 		WhileDown coldInvoked `json:"whileDown"`
 		AfterUp   coldInvoked `json:"afterUp"`
 	}
-	if err := coldDecode(e, &params, &summary, &trials); err != nil {
+	if err := decodeParts(e, &params, &summary, &trials); err != nil {
 		return nil, err
 	}
 	if len(trials) == 0 {
@@ -679,7 +661,7 @@ func coldThrottleCharts(e Entry) ([]Figure, error) {
 			Stalls []coldSpan `json:"stalls"`
 		} `json:"loops"`
 	}
-	if err := coldDecode(e, &params, &summary, &trials); err != nil {
+	if err := decodeParts(e, &params, &summary, &trials); err != nil {
 		return nil, err
 	}
 	if len(trials) == 0 {

@@ -274,11 +274,8 @@ func elTwoOnOneSide(pl elPlacement) bool {
 
 // elDecode reads a result's parameters and trials, which must hold at least one trial.
 func elDecode(e Entry, p *elParameters, trials *[]elTrial) error {
-	if err := Decode(e.Result.Parameters, p); err != nil {
-		return fmt.Errorf("parameters: %w", err)
-	}
-	if err := Decode(e.Result.Trials, trials); err != nil {
-		return fmt.Errorf("trials: %w", err)
+	if err := decodeParts(e, p, nil, trials); err != nil {
+		return err
 	}
 	if len(*trials) == 0 {
 		return fmt.Errorf("trials: none")
@@ -548,16 +545,13 @@ func (t elTimeline) legendLines() int {
 func (t elTimeline) legendWidths() []float64 {
 	var ws []float64
 	for _, it := range t.legend {
-		ws = append(ws, elLegendWidth(it.Label))
+		ws = append(ws, svg.LegendWidth(it.Label))
 	}
-	return append(ws, elLegendWidth(elLeadIn))
+	return append(ws, svg.LegendWidth(elLeadIn))
 }
 
 // elLeadIn is the legend's words for the grey line before a /ping's bar.
 const elLeadIn = "/ping not yet handled"
-
-// elLegendWidth is the width svg.Legend takes for label.
-func elLegendWidth(label string) float64 { return 14 + 6.2*float64(len(label)) + 14 }
 
 // drawLegend draws the colours' legend and the lead-in's key, wrapping where a line is full.
 func (t elTimeline) drawLegend(c *svg.Canvas) {

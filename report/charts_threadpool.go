@@ -44,24 +44,6 @@ const libuvDefaultSlots = 4
 // tpWidth is every thread-pool chart's width in user units; two sit side by side on a laptop.
 const tpWidth = 640
 
-// tpDecode reads the parts of e's result that the chart needs (a nil v is skipped) and names the
-// part that could not be read.
-func tpDecode(e Entry, params, summary, trials any) error {
-	for _, p := range []struct {
-		name string
-		raw  any
-		v    any
-	}{{"parameters", e.Result.Parameters, params}, {"summary", e.Result.Summary, summary}, {"trials", e.Result.Trials, trials}} {
-		if p.v == nil {
-			continue
-		}
-		if err := Decode(p.raw, p.v); err != nil {
-			return fmt.Errorf("%s %s: %w", e.Result.Family, p.name, err)
-		}
-	}
-	return nil
-}
-
 // tpRGBA is colour (#rrggbb) at opacity a, for marks drawn over one another.
 func tpRGBA(colour string, a float64) string {
 	var r, g, b int
@@ -107,20 +89,6 @@ func tpSizeTitle(size string) string {
 func tpCell(c *svg.Canvas, x, y, w, h float64, fill, text, tip string) {
 	c.Bar(x, y, w, h, fill, tip)
 	c.Text(x+w/2, y+h/2+4, svg.Middle, text)
-}
-
-// tpLegend draws items as svg's Legend does, leaving room for capitals, which are wider than
-// its estimate (UV_THREADPOOL_SIZE=4 would run into the next item); it returns where it ended.
-func tpLegend(c *svg.Canvas, x, y float64, items ...svg.LegendItem) float64 {
-	for _, it := range items {
-		x = c.Legend(x, y, it)
-		for _, r := range it.Label {
-			if r >= 'A' && r <= 'Z' {
-				x += 1.3
-			}
-		}
-	}
-	return x
 }
 
 // tpDashedKey draws a legend entry for a dashed line at (x, y) and returns where it ended.
@@ -178,7 +146,7 @@ func tpWavesChart(e Entry) ([]Figure, error) {
 		}
 		trials []tpWaveTrial
 	)
-	if err := tpDecode(e, &params, &summary, &trials); err != nil {
+	if err := decodeParts(e, &params, &summary, &trials); err != nil {
 		return nil, err
 	}
 	if len(trials) == 0 {
@@ -216,7 +184,7 @@ func tpWavesChart(e Entry) ([]Figure, error) {
 	height := top + float64(len(configs))*band + 46
 	c := svg.New(tpWidth, height, "Each job's end by pool configuration, every trial")
 	x := svg.Scale{D0: 0, D1: svg.Nice(maxMs), R0: left, R1: tpWidth - right}
-	lx := tpLegend(c, left, 14, svg.LegendItem{Colour: svg.Series[0], Label: "a job ends (a line per trial)"})
+	lx := c.Legend(left, 14, svg.LegendItem{Colour: svg.Series[0], Label: "a job ends (a line per trial)"})
 	tpDashedKey(c, lx, 14, "a wave of pure CPU work ends")
 
 	for i, cf := range configs {
@@ -306,7 +274,7 @@ func tpAPITableChart(e Entry) ([]Figure, error) {
 			Rows      []tpAPIRow `json:"rows"`
 		}
 	)
-	if err := tpDecode(e, &params, &summary, &trials); err != nil {
+	if err := decodeParts(e, &params, &summary, &trials); err != nil {
 		return nil, err
 	}
 	if len(summary.Table) == 0 {
@@ -321,8 +289,8 @@ func tpAPITableChart(e Entry) ([]Figure, error) {
 	runW := (tpWidth - left - margin - apiW - docsW - measW - agreeW) / float64(max(len(trials), 1))
 	height := top + float64(len(summary.Table))*rowH + 8
 	c := svg.New(tpWidth, height, "Which APIs wait for a pool slot, with the result's table row by row")
-	lx := tpLegend(c, left, 13, svg.LegendItem{Colour: tpYes, Label: "uses the pool / waited"}, svg.LegendItem{Colour: tpNo, Label: "does not / did not wait"})
-	tpLegend(c, lx, 13, svg.LegendItem{Colour: tpAgree, Label: "agrees"}, svg.LegendItem{Colour: tpDisagree, Label: "disagrees"}, svg.LegendItem{Colour: tpMixed, Label: "mixed"})
+	lx := c.Legend(left, 13, svg.LegendItem{Colour: tpYes, Label: "uses the pool / waited"}, svg.LegendItem{Colour: tpNo, Label: "does not / did not wait"})
+	c.Legend(lx, 13, svg.LegendItem{Colour: tpAgree, Label: "agrees"}, svg.LegendItem{Colour: tpDisagree, Label: "disagrees"}, svg.LegendItem{Colour: tpMixed, Label: "mixed"})
 
 	cols := []float64{left, left + apiW, left + apiW + docsW, left + apiW + docsW + measW, left + apiW + docsW + measW + agreeW}
 	c.Text(cols[0], top-8, svg.Start, "API")
@@ -404,7 +372,7 @@ func tpEntryChart(e Entry) ([]Figure, error) {
 		}
 		trials []tpEntryTrial
 	)
-	if err := tpDecode(e, &params, nil, &trials); err != nil {
+	if err := decodeParts(e, &params, nil, &trials); err != nil {
 		return nil, err
 	}
 	if err := Decode(e.Result.Target, &target); err != nil {
@@ -440,7 +408,7 @@ func tpEntryChart(e Entry) ([]Figure, error) {
 	colW := min(260, (width-left-8)/float64(len(nodes)))
 	height := top + float64(len(forms))*rowH + 10
 	c := svg.New(width, height, "Whether each entry form's pool size took effect, by runtime")
-	tpLegend(c, 8, 13, svg.LegendItem{Colour: tpAgree, Label: "honoured: the pool has the size set"},
+	c.Legend(8, 13, svg.LegendItem{Colour: tpAgree, Label: "honoured: the pool has the size set"},
 		svg.LegendItem{Colour: tpDisagree, Label: "ignored"}, svg.LegendItem{Colour: tpMixed, Label: "not run"})
 	for j, n := range nodes {
 		c.Text(left+float64(j)*colW+colW/2, top-8, svg.Middle, "Node "+n)
@@ -521,7 +489,7 @@ func tpThreadsSVG(label string, rows []tpThreadRow, refs []tpRef) template.HTML 
 	for i, n := range names {
 		legend[i] = svg.LegendItem{Colour: colour(n), Label: n}
 	}
-	tpLegend(c, 8, 13, legend...)
+	c.Legend(8, 13, legend...)
 	x := svg.Scale{D0: 0, D1: svg.Nice(maxN), R0: left, R1: tpWidth - right}
 	for i, r := range rows {
 		y := top + float64(i)*step
@@ -572,7 +540,7 @@ func tpSlotsChart(e Entry) ([]Figure, error) {
 			Threads tpThreadList `json:"threads"`
 		}
 	)
-	if err := tpDecode(e, &params, nil, &trials); err != nil {
+	if err := decodeParts(e, &params, nil, &trials); err != nil {
 		return nil, err
 	}
 	if err := Decode(e.Result.Target, &target); err != nil {
@@ -596,7 +564,7 @@ func tpSlotsChart(e Entry) ([]Figure, error) {
 	colW := (tpWidth - left - right) / float64(cols)
 	height := top + float64(len(trials))*rowH + 40
 	c := svg.New(tpWidth, height, "Each slot count's rounds: did a stat wait behind n jobs holding slots?")
-	tpLegend(c, 8, 13, svg.LegendItem{Colour: tpYes, Label: "the stat waited for a slot"}, svg.LegendItem{Colour: tpNo, Label: "it ran at once"})
+	c.Legend(8, 13, svg.LegendItem{Colour: tpYes, Label: "the stat waited for a slot"}, svg.LegendItem{Colour: tpNo, Label: "it ran at once"})
 	if params.Want > 0 {
 		wx := left + float64(params.Want-1)*colW - gap/2
 		c.Line(wx, top-14, wx, top+float64(len(trials))*rowH, svg.Ink, true)
@@ -653,7 +621,7 @@ func tpPoolThreadsChart(e Entry) ([]Figure, error) {
 			After       tpThreadList `json:"after"`
 		}
 	)
-	if err := tpDecode(e, &params, nil, &trials); err != nil {
+	if err := decodeParts(e, &params, nil, &trials); err != nil {
 		return nil, err
 	}
 	if trials.After.Total == 0 {
@@ -712,7 +680,7 @@ func tpStripSVG(label, yLabel string, groups []tpGroup, legend []svg.LegendItem,
 	}
 	bottom := top + plotH
 	c := svg.New(tpWidth, bottom+44, label)
-	tpLegend(c, left, 14, legend...)
+	c.Legend(left, 14, legend...)
 	kx := left
 	for _, r := range refs {
 		kx = tpDashedKey(c, kx, 28, r.Label)
@@ -789,7 +757,7 @@ func tpBlockingChart(e Entry) ([]Figure, error) {
 			Async *tpLoopMeasure `json:"async"`
 		}
 	)
-	if err := tpDecode(e, &params, nil, &trials); err != nil {
+	if err := decodeParts(e, &params, nil, &trials); err != nil {
 		return nil, err
 	}
 	if len(trials) == 0 {
@@ -867,7 +835,7 @@ func tpInterferenceChart(e Entry) ([]Figure, error) {
 			RoomyPool []tpInterferenceTrial `json:"roomyPool"`
 		}
 	)
-	if err := tpDecode(e, &params, &summary, &trials); err != nil {
+	if err := decodeParts(e, &params, &summary, &trials); err != nil {
 		return nil, err
 	}
 	if len(trials.Pool) == 0 {
@@ -943,7 +911,7 @@ func tpSyncPathChart(e Entry) ([]Figure, error) {
 			} `json:"request"`
 		}
 	)
-	if err := tpDecode(e, &params, &summary, &trials); err != nil {
+	if err := decodeParts(e, &params, &summary, &trials); err != nil {
 		return nil, err
 	}
 	if len(trials) == 0 {

@@ -153,3 +153,24 @@ func Decode(part any, v any) error {
 	}
 	return json.Unmarshal(raw, v)
 }
+
+// decodeParts reads the family's parts a chart needs into params, summary and trials; a nil one is
+// not read. A part the result lacks, or one that does not decode, is an error naming it.
+func decodeParts(e Entry, params, summary, trials any) error {
+	for _, part := range []struct {
+		name string
+		raw  any
+		v    any
+	}{{"parameters", e.Result.Parameters, params}, {"summary", e.Result.Summary, summary}, {"trials", e.Result.Trials, trials}} {
+		if part.v == nil {
+			continue
+		}
+		if raw, ok := part.raw.(json.RawMessage); part.raw == nil || ok && len(raw) == 0 {
+			return fmt.Errorf("%s: the result has no %s", e.Result.Family, part.name)
+		}
+		if err := Decode(part.raw, part.v); err != nil {
+			return fmt.Errorf("%s: reading its %s: %w", e.Result.Family, part.name, err)
+		}
+	}
+	return nil
+}

@@ -115,9 +115,21 @@ func (c *Canvas) Legend(x, y float64, items ...LegendItem) float64 {
 	for _, it := range items {
 		c.Rect(x, y-9, 10, 10, it.Colour)
 		c.Text(x+14, y, Start, it.Label)
-		x += 14 + 6.2*float64(len(it.Label)) + 14
+		x += LegendWidth(it.Label)
 	}
 	return x
+}
+
+// LegendWidth is the width one legend item takes: its swatch, its label at the charts' font size
+// (capitals a little wider) and the gap after it.
+func LegendWidth(label string) float64 {
+	w := 14 + 6.2*float64(len(label)) + 14
+	for _, r := range label {
+		if r >= 'A' && r <= 'Z' {
+			w += 1.3
+		}
+	}
+	return w
 }
 
 // Scale maps a domain [D0, D1] onto a range [R0, R1] linearly.
@@ -146,9 +158,16 @@ func (s Scale) Ticks(n int) []float64 {
 			break
 		}
 	}
+	// Count in whole steps and divide by the inverse of a step below 1 (0.2 is 1/5), so that a
+	// tick is the round value itself (0.6, not 0.6000000000000001).
+	at := func(k float64) float64 { return k * step }
+	if step < 1 {
+		inv := math.Round(1 / step)
+		at = func(k float64) float64 { return k / inv }
+	}
 	var ts []float64
-	for v := math.Ceil(lo/step) * step; v <= hi+step*1e-9; v += step {
-		ts = append(ts, math.Round(v/step)*step)
+	for k := math.Ceil(lo / step); at(k) <= hi+step*1e-9; k++ {
+		ts = append(ts, at(k))
 	}
 	return ts
 }
