@@ -27,18 +27,20 @@ import (
 const syncServerScript = "testdata/threadpool/sync-server.js"
 
 // syncPathFileBytes is the data file's size: one read from the page cache takes tens of
-// milliseconds, far above loopback noise, and a round stays well under a second. The result
-// records the read's time as measured.
+// milliseconds, far above loopback noise, and a round stays well under a second. Smaller files
+// read in under a millisecond whenever Node reuses a buffer, so their reads vary tenfold; at this
+// size every read costs about the same. The result records the read's time as measured.
 const syncPathFileBytes = 32 << 20
 
 // The load of one round: syncPathLoaders goroutines keep /work flowing, each sending the next as
 // soon as the last is answered, while syncPathPings /ping go out one every syncPathPingEvery. The
 // /ping window (a third of a second when /ping is fast) outlasts one read, even the broken
-// variant's slower async read, so that some /work ends inside it and the round is evidence.
+// variant's slower async read, so that some /work ends inside it and the round is evidence. On
+// the request path each /ping waits about a read, so the pings per round set the run's length.
 const (
 	syncPathLoaders   = 2
-	syncPathPings     = 12
-	syncPathPingEvery = 30 * time.Millisecond
+	syncPathPings     = 6
+	syncPathPingEvery = 60 * time.Millisecond
 )
 
 // syncPathTimeout bounds one request: a /work is one read of tens of milliseconds.
