@@ -44,12 +44,27 @@ type lab struct {
 // Mode is "local": the lab runs on this machine.
 func (lab) Mode() string { return "local" }
 
-// nodeModes are the Node.js runtimes a claim runs on (runtimes.NodeRuntimes), as modes named
-// node24, node20, ...; each starts the main lab program on its runtime with no environment.
+// nodeModes are the Node.js runtimes a claim runs on (runtimes.ChosenNodeRuntimes: every one
+// found, or the first alone under CLAIMS_NODE_RUNTIMES=first), as modes named node24, node20,
+// ...; each starts the main lab program on its runtime with no environment.
 func nodeModes(t *testing.T) []claimtest.Mode[lab] {
+	t.Helper()
+	nodes, err := runtimes.ChosenNodeRuntimes()
+	require.NoError(t, err, "finding the Node.js runtimes (run `make setup`)")
+	return labModes(nodes)
+}
+
+// everyNodeMode is nodeModes over every runtime found, whatever CLAIMS_NODE_RUNTIMES says: for
+// the claim decided across runtimes (P5), which one runtime alone would decide otherwise.
+func everyNodeMode(t *testing.T) []claimtest.Mode[lab] {
 	t.Helper()
 	nodes, err := runtimes.NodeRuntimes()
 	require.NoError(t, err, "finding the Node.js runtimes (run `make setup`)")
+	return labModes(nodes)
+}
+
+// labModes are the modes of nodes, one per runtime.
+func labModes(nodes []runtimes.Node) []claimtest.Mode[lab] {
 	modes := make([]claimtest.Mode[lab], len(nodes))
 	for i, n := range nodes {
 		modes[i] = claimtest.Mode[lab]{

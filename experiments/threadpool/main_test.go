@@ -3,7 +3,8 @@
 // slots the libuv pool has, what shares them, and what blocks the event loop. Each test starts
 // the lab programs in testdata/threadpool on every Node.js runtime available (Node 24 from `make
 // setup`, and the machine's own node when its major version differs), so results show versions
-// side by side.
+// side by side; CLAIMS_NODE_RUNTIMES=first keeps to Node 24, except for P5, which is decided
+// across runtimes.
 package threadpool
 
 import (
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/serverless-claims/claims/harness/provision"
+	"github.com/serverless-claims/claims/harness/runtimes"
 	"github.com/serverless-claims/claims/harness/settings"
 )
 
@@ -19,8 +21,10 @@ import (
 var cfg settings.Settings
 
 // TestMain installs Node 24 first, so that results show it beside the machine's node, and
-// requires the C compiler that builds the slow-resolver stand-in.
+// requires the C compiler that builds the slow-resolver stand-in; a CLAIMS_NODE_RUNTIMES that
+// makes no sense stops it before any lab starts.
 func TestMain(m *testing.M) {
 	os.Exit(settings.RunTests(m, "threadpool experiments", &cfg,
-		provision.Check(provision.NeedNode24, provision.NeedNode, provision.NeedCC)))
+		provision.Check(provision.NeedNode24, provision.NeedNode, provision.NeedCC),
+		func(settings.Settings) error { _, err := runtimes.ChosenNodeRuntimes(); return err }))
 }

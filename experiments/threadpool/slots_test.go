@@ -238,7 +238,7 @@ func TestPoolSizeFromInsideProgram(t *testing.T) {
 	claimtest.RunEach(t, func(t *testing.T, l lab) {
 		nodes = append(nodes, l.Node)
 		outcomes = append(outcomes, measureSetInside(t, l)...)
-	}, nodeModes(t)...)
+	}, everyNodeMode(t)...)
 	m := setInsideMeasurement(t, nodes, outcomes)
 	m.StartedAt = started
 	setInsideClaim.Check(t, m)

@@ -77,6 +77,25 @@ func Describe(path, source string) (Node, error) {
 	return Node{Path: abs, Version: f[0], Major: major, OpenSSL: f[1], UV: f[2], Source: source}, nil
 }
 
+// NodeRuntimesEnv limits the runtimes a run compares: "all" (or unset), every runtime
+// NodeRuntimes finds; "first", FindNode's alone (Node 24 from `make setup`, or CLAIMS_NODE).
+// `make test` runs the first only, to stay within its time; `make experiments` runs all.
+const NodeRuntimesEnv = "CLAIMS_NODE_RUNTIMES"
+
+// ChosenNodeRuntimes are NodeRuntimes as CLAIMS_NODE_RUNTIMES limits them. Any other value is an
+// error naming the variable.
+func ChosenNodeRuntimes() ([]Node, error) {
+	raw := os.Getenv(NodeRuntimesEnv)
+	if raw != "" && raw != "all" && raw != "first" {
+		return nil, fmt.Errorf("%s = %q: want all (every runtime found) or first (FindNode's alone)", NodeRuntimesEnv, raw)
+	}
+	nodes, err := NodeRuntimes()
+	if err != nil || raw != "first" {
+		return nodes, err
+	}
+	return nodes[:1], nil
+}
+
 // NodeRuntimes are the Node.js runtimes experiments compare side by side: FindNode's (Node 24
 // from `make setup`, or CLAIMS_NODE), and the machine's own node on PATH when its major version
 // differs. The first is always there or an error; the second only where the machine has one.

@@ -56,3 +56,29 @@ func TestNodeRuntimesAddsTheMachinesNodeOnlyWhenItsMajorDiffers(t *testing.T) {
 	assert.Equal(t, 999, nodes[0].Major)
 	assert.Equal(t, own.Version, nodes[1].Version)
 }
+
+func TestChosenNodeRuntimesKeepsTheFirstOrAll(t *testing.T) {
+	own, err := PathNode()
+	if err != nil {
+		t.Skip("no node on PATH: ", err)
+	}
+	fake := filepath.Join(t.TempDir(), "node")
+	require.NoError(t, os.WriteFile(fake, []byte("#!/bin/sh\necho v999.0.0 3.0.0 1.0.0\n"), 0o755))
+	t.Setenv("CLAIMS_NODE", fake)
+
+	for _, v := range []string{"", "all"} {
+		t.Setenv(NodeRuntimesEnv, v)
+		nodes, err := ChosenNodeRuntimes()
+		require.NoError(t, err)
+		assert.Len(t, nodes, 2, "%s=%q: want the fake node and the machine's own", NodeRuntimesEnv, v)
+	}
+	t.Setenv(NodeRuntimesEnv, "first")
+	nodes, err := ChosenNodeRuntimes()
+	require.NoError(t, err)
+	require.Len(t, nodes, 1)
+	assert.Equal(t, 999, nodes[0].Major, "first must be FindNode's, not the machine's %s", own.Version)
+
+	t.Setenv(NodeRuntimesEnv, "20")
+	_, err = ChosenNodeRuntimes()
+	assert.ErrorContains(t, err, NodeRuntimesEnv, "a value other than all or first must be refused, naming the variable")
+}
