@@ -47,8 +47,7 @@ func TestNodeRuntimesAddsTheMachinesNodeOnlyWhenItsMajorDiffers(t *testing.T) {
 	assert.Len(t, nodes, 1, "the same major twice is no comparison")
 
 	// A fake node of another major version stands first; the machine's own must follow it.
-	fake := filepath.Join(t.TempDir(), "node")
-	require.NoError(t, os.WriteFile(fake, []byte("#!/bin/sh\necho v999.0.0 3.0.0 1.0.0\n"), 0o755))
+	fake := fakeNode999(t)
 	t.Setenv("CLAIMS_NODE", fake)
 	nodes, err = NodeRuntimes()
 	require.NoError(t, err)
@@ -62,8 +61,7 @@ func TestChosenNodeRuntimesKeepsTheFirstOrAll(t *testing.T) {
 	if err != nil {
 		t.Skip("no node on PATH: ", err)
 	}
-	fake := filepath.Join(t.TempDir(), "node")
-	require.NoError(t, os.WriteFile(fake, []byte("#!/bin/sh\necho v999.0.0 3.0.0 1.0.0\n"), 0o755))
+	fake := fakeNode999(t)
 	t.Setenv("CLAIMS_NODE", fake)
 
 	for _, v := range []string{"", "all"} {
@@ -81,4 +79,13 @@ func TestChosenNodeRuntimesKeepsTheFirstOrAll(t *testing.T) {
 	t.Setenv(NodeRuntimesEnv, "20")
 	_, err = ChosenNodeRuntimes()
 	assert.ErrorContains(t, err, NodeRuntimesEnv, "a value other than all or first must be refused, naming the variable")
+}
+
+// fakeNode999 writes a stand-in node binary that reports itself as Node 999, a major no machine
+// has, and returns its path.
+func fakeNode999(t *testing.T) string {
+	t.Helper()
+	fake := filepath.Join(t.TempDir(), "node")
+	require.NoError(t, os.WriteFile(fake, []byte("#!/bin/sh\necho v999.0.0 3.0.0 1.0.0\n"), 0o755))
+	return fake
 }
