@@ -34,11 +34,18 @@ const publishedPeriodMs = 20.0
 // oneCPUMB is the memory size that gets one whole vCPU: the claim's M/1,769.
 const oneCPUMB = lambdalocal.FullVCPUMemoryMB
 
-// T8's bands. The share: ±15% of M/1,769, for what the emulator's idle threads and the Go
-// runtime take from the same quota and for a thread that overruns its quota by up to a scheduler
-// tick (the kernel takes it back from the next period, so it shows as a longer stall); at one
-// CPU's worth, where a single busy thread is the limit, at least 85%. The period: ±10% of the
-// published 20 ms, finer than a period's half (a grid half or twice as coarse is far outside).
+// T8's bands. The share is the function's: the CPU the kernel charged its process over the loops,
+// the kind of figure the published one is (a process's CPU time). The loop's own run time is only
+// a part of it, and a part that varies from run to run: the Go runtime's other threads (the
+// scheduler preempting a thread that runs on, the hand-off a locked thread needs) spend the same
+// quota, and at 128 MB, the smallest quota, by enough to take the loop's part out of the band
+// in some runs. So the loop's share and its thread's charge are figures. The share: ±15% of
+// M/1,769, for the emulator's idle threads in the same quota and for a thread that overruns its
+// quota by up to a scheduler tick (the kernel takes it back from the next period, so it shows as
+// a longer stall); at one CPU's worth, where a single busy thread is the limit, at least 85%,
+// and at most the same 15% over, as the overrun not yet taken back when the loop ends is charged
+// too. The period: ±10% of the published 20 ms, finer than a period's half (a grid half or twice
+// as coarse is far outside).
 const (
 	shareBand    = 0.15
 	minFullShare = 0.85
@@ -110,10 +117,13 @@ type sizeFigures struct {
 	MemoryMB int `json:"memoryMB"`
 	// ExpectedShare is M/1,769 of one CPU, at most 1.
 	ExpectedShare float64 `json:"expectedShare"`
-	// Share is the loops' run time over their wall time.
+	// Share is the function's share, the one decided: the CPU the kernel charged the function's
+	// process over the loops, over their wall time.
 	Share float64 `json:"share"`
-	// CPUShare is the same from the kernel's charge to the loop's thread.
-	CPUShare float64 `json:"cpuShare"`
+	// LoopShare is the loops' run time over their wall time, and ThreadShare the kernel's
+	// charge to the loop's thread over the same: the part of the function's share the loop got.
+	LoopShare   float64 `json:"loopShare"`
+	ThreadShare float64 `json:"threadShare"`
 	// Grids are the coarsest grid each loop's stall ends fall on.
 	Grids []stats.GridFit `json:"grids"`
 	// RunMs and StallMs are the lengths of the runs between stalls and of the stalls.
@@ -166,10 +176,10 @@ func measureThrottleSlices(t *testing.T, p lambdaPlatform, invocations int) clai
 		}
 		shareLo, shareHi := sz.ExpectedShare*(1-shareBand), sz.ExpectedShare*(1+shareBand)
 		if mb >= oneCPUMB {
-			shareLo, shareHi = minFullShare, 1
+			shareLo, shareHi = minFullShare, 1+shareBand
 		}
-		checks = append(checks, verdict.InBand(fmt.Sprintf("share of one CPU at %d MB (run / wall)", mb), 100*sz.Share, 100*shareLo, 100*shareHi, "%",
-			fmt.Sprintf("%d MB / %d MB = %.2f%%; the kernel charged the loop's thread %.2f%%", mb, oneCPUMB, 100*sz.ExpectedShare, 100*sz.CPUShare)))
+		checks = append(checks, verdict.InBand(fmt.Sprintf("share of one CPU at %d MB (the function's CPU / wall)", mb), 100*sz.Share, 100*shareLo, 100*shareHi, "%",
+			fmt.Sprintf("%d MB / %d MB = %.2f%%; the loop ran %.2f%% of the wall time, and the kernel charged its thread %.2f%%", mb, oneCPUMB, 100*sz.ExpectedShare, 100*sz.LoopShare, 100*sz.ThreadShare)))
 		band := fmt.Sprintf("%.2f%%-%.2f%%", 100*shareLo, 100*shareHi)
 		periodText := "-"
 		// The period is read where a period is mostly stall (a share of at most a half). Above
@@ -239,7 +249,7 @@ func runLoops(t *testing.T, f function, memoryMB, invocations int) (sizeFigures,
 	require.NoError(t, err)
 	require.NoError(t, f.ColdStart(t.Context()), "cold-starting the throttle function at %d MB", memoryMB)
 	var runs, stalls []float64
-	var wall, run, cpu float64
+	var wall, run, thread, process float64
 	for i := range invocations {
 		if i > 0 {
 			pause()
@@ -254,7 +264,7 @@ func runLoops(t *testing.T, f function, memoryMB, invocations int) (sizeFigures,
 			continue
 		}
 		loops.Loops = append(loops.Loops, a)
-		wall, run, cpu = wall+a.WallMs, run+a.RunMs, cpu+a.ThreadCPUMs
+		wall, run, thread, process = wall+a.WallMs, run+a.RunMs, thread+a.ThreadCPUMs, process+a.ProcessCPUMs
 		ends := make([]float64, len(a.Stalls))
 		for i, s := range a.Stalls {
 			ends[i] = s.EndMs
@@ -270,7 +280,7 @@ func runLoops(t *testing.T, f function, memoryMB, invocations int) (sizeFigures,
 		sz.Grids = append(sz.Grids, g)
 	}
 	if wall > 0 {
-		sz.Share, sz.CPUShare = run/wall, cpu/wall
+		sz.Share, sz.LoopShare, sz.ThreadShare = process/wall, run/wall, thread/wall
 	}
 	sz.RunMs, sz.StallMs = stats.Summarize(runs), stats.Summarize(stalls)
 	loops.Throttling = throttlingOf(t, f)
