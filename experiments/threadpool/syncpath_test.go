@@ -33,10 +33,10 @@ const syncServerScript = "testdata/threadpool/sync-server.js"
 const syncPathFileBytes = 32 << 20
 
 // The load of one round: syncPathLoaders goroutines keep /work flowing, each sending the next as
-// soon as the last is answered, while syncPathPings /ping go out one every syncPathPingEvery. The
-// /ping window (a third of a second when /ping is fast) outlasts one read, even the broken
-// variant's slower async read, so that some /work ends inside it and the round is evidence. On
-// the request path each /ping waits about a read, so the pings per round set the run's length.
+// soon as the last is answered, while syncPathPings /ping go out one every syncPathPingEvery. A
+// round is evidence when /work was in flight on both variants while their /ping went out (see
+// syncPathLoad.WorkInWindow). On the request path each /ping waits about a read, so the pings per
+// round set the run's length.
 const (
 	syncPathLoaders   = 2
 	syncPathPings     = 6
@@ -216,8 +216,10 @@ type syncPathRound struct {
 type syncPathLoad struct {
 	PingMs    []float64 `json:"pingMs"`
 	PingP50Ms float64   `json:"pingP50Ms"`
-	// WorkAnswered counts every /work answered in the round; WorkInWindow those answered
-	// between the first /ping sent and the last /ping answered.
+	// WorkAnswered counts every /work answered in the round; WorkInWindow those in flight in the
+	// /ping window (from the first /ping sent to the last answered): sent before it ended and
+	// answered after it began. Counting only those answered inside it left a loaded machine's
+	// rounds of the broken variant without evidence: its async read outlasted the window.
 	WorkAnswered int `json:"workAnswered"`
 	WorkInWindow int `json:"workInWindow"`
 	// WorkHandlerMs is the server's own time per /work (finishedAt - receivedAt): on the request
@@ -362,7 +364,7 @@ func (s *syncServer) underWork(t *testing.T) syncPathLoad {
 	l := syncPathLoad{PingMs: pings, PingP50Ms: stats.Quantile(pings, 0.5), WorkAnswered: len(works)}
 	var handler []float64
 	for _, w := range works {
-		if !w.DoneAt.Before(windowStart) && !w.DoneAt.After(windowEnd) {
+		if !w.SentAt.After(windowEnd) && !w.DoneAt.Before(windowStart) {
 			l.WorkInWindow++
 		}
 		handler = append(handler, syncPathRound3(w.Answer.FinishedAt-w.Answer.ReceivedAt))
