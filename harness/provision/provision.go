@@ -21,6 +21,7 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"syscall"
@@ -178,26 +179,69 @@ func (p *Provisioner) node24(ctx context.Context) (string, error) {
 		return "", fmt.Errorf("Node 24: %w, not %s: put a Node 24 on PATH or set CLAIMS_NODE", ErrNoNode24Package, platform)
 	}
 	p.logf("node on PATH is %s; installing Node %s into %s (npm %s)", have, Node24Version, node24Prefix, Node24Package)
-	err := p.install(ctx, node24Prefix, func(work string) (string, error) {
-		prefix := filepath.Join(work, "prefix")
+	return p.installNode(ctx, Node24Version, node24Prefix)
+}
+
+// NodeRelease returns Node version (as 22.11.0) from the npm registry's Node24Package, in its own
+// folder (runtimes.NodeReleaseDir, or runtimes.Node24Dir for Node24Version), installing it first
+// unless it is there: the runtime matrix's pinned runtimes. A version that is not three numbers
+// is an error naming it; one npm cannot install is an error from npm.
+func (p *Provisioner) NodeRelease(ctx context.Context, version string) (string, error) {
+	if !releaseVersion.MatchString(version) {
+		return "", fmt.Errorf("Node version %q: want three numbers, as 22.11.0", version)
+	}
+	unlock, err := p.lock(ctx)
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
+	prefix := nodeReleasePrefix(version)
+	bin := filepath.Join(p.Root, filepath.FromSlash(prefix), filepath.FromSlash(node24Bin))
+	if n, err := runtimes.Describe(bin, ""); err == nil && n.Version == "v"+version {
+		p.logf("Node %s is in %s", n.Version, prefix)
+		return bin, nil
+	}
+	if platform := p.platform(); platform != Node24Platform {
+		return "", fmt.Errorf("Node %s: %w, not %s", version, ErrNoNode24Package, platform)
+	}
+	p.logf("installing Node %s into %s (npm %s)", version, prefix, Node24Package)
+	return p.installNode(ctx, version, prefix)
+}
+
+// releaseVersion is a Node.js release as npm names it.
+var releaseVersion = regexp.MustCompile(`^[0-9]+\.[0-9]+\.[0-9]+$`)
+
+// nodeReleasePrefix is the folder npm installs Node version into, relative to the root.
+func nodeReleasePrefix(version string) string {
+	if version == Node24Version {
+		return node24Prefix
+	}
+	return path.Dir(path.Dir(path.Dir(path.Dir(runtimes.NodeReleaseDir(version)))))
+}
+
+// installNode installs Node version from Node24Package into prefix (repository-relative) and
+// returns its binary; the lock is held.
+func (p *Provisioner) installNode(ctx context.Context, version, prefix string) (string, error) {
+	err := p.install(ctx, prefix, func(work string) (string, error) {
+		dir := filepath.Join(work, "prefix")
 		if err := p.npm(ctx, work, "install", "--no-save", "--no-package-lock", "--no-audit", "--no-fund",
-			"--prefix", prefix, Node24Package+"@"+Node24Version); err != nil {
+			"--prefix", dir, Node24Package+"@"+version); err != nil {
 			return "", err
 		}
 		// The folder is renamed into place only when the binary in it runs and is the pinned one.
-		n, err := runtimes.Describe(filepath.Join(prefix, filepath.FromSlash(node24Bin)), "")
+		n, err := runtimes.Describe(filepath.Join(dir, filepath.FromSlash(node24Bin)), "")
 		if err != nil {
 			return "", err
 		}
-		if n.Version != "v"+Node24Version {
-			return "", fmt.Errorf("npm installed Node %s; want v%s", n.Version, Node24Version)
+		if n.Version != "v"+version {
+			return "", fmt.Errorf("npm installed Node %s; want v%s", n.Version, version)
 		}
-		return prefix, nil
+		return dir, nil
 	})
 	if err != nil {
-		return "", fmt.Errorf("installing Node %s: %w", Node24Version, err)
+		return "", fmt.Errorf("installing Node %s: %w", version, err)
 	}
-	return bin, nil
+	return filepath.Join(p.Root, filepath.FromSlash(prefix), filepath.FromSlash(node24Bin)), nil
 }
 
 // Dynalite runs `npm ci` for DynaliteDir's lockfile, unless node_modules was installed from a

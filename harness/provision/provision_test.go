@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -96,7 +98,8 @@ func (f *fakeNPM) run(cmd *exec.Cmd) error {
 	prefix := cmd.Args[i+1]
 	switch cmd.Args[1] {
 	case "install":
-		writeFakeNode(f.t, filepath.Join(prefix, filepath.FromSlash(node24Bin)), "v"+Node24Version)
+		_, version, _ := strings.Cut(cmd.Args[len(cmd.Args)-1], "@")
+		writeFakeNode(f.t, filepath.Join(prefix, filepath.FromSlash(node24Bin)), "v"+version)
 	case "ci":
 		pkg := filepath.Join(prefix, "node_modules", "dynalite")
 		if err := os.MkdirAll(pkg, 0o755); err != nil {
@@ -160,6 +163,44 @@ func TestNode24ReplacesAnotherVersion(t *testing.T) {
 	n, err := runtimes.Describe(got, "")
 	require.NoError(t, err)
 	assert.Equal(t, "v"+Node24Version, n.Version)
+}
+
+func TestNodeReleaseInstallsEachVersionInItsOwnFolder(t *testing.T) {
+	m := newMachine(t, "v24.1.0", "npm")
+	npm := &fakeNPM{t: t}
+	var out bytes.Buffer
+	p := m.provisioner(npm, &out)
+
+	got, err := p.NodeRelease(t.Context(), "22.11.0")
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Join(m.root, filepath.FromSlash(runtimes.NodeReleaseDir("22.11.0"))), got,
+		"a matrix runtime goes in its own folder, even with a newer node on PATH")
+	n, err := runtimes.Describe(got, "")
+	require.NoError(t, err)
+	assert.Equal(t, "v22.11.0", n.Version)
+
+	node24, err := p.NodeRelease(t.Context(), Node24Version)
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Join(m.root, filepath.FromSlash(runtimes.Node24Dir)), node24,
+		"Node %s is the one `make setup` installs, not a second copy", Node24Version)
+	require.Equal(t, 2, npm.count())
+
+	_, err = p.NodeRelease(t.Context(), "22.11.0")
+	require.NoError(t, err)
+	assert.Equal(t, 2, npm.count(), "npm runs for a version already there; want none (output: %s)", out.String())
+}
+
+func TestNodeReleaseNamesWhatItCannotInstall(t *testing.T) {
+	m := newMachine(t, "v20.19.0", "npm")
+	for _, bad := range []string{"", "22", "v22.11.0", "22.11.0; rm -rf /", "latest"} {
+		_, err := m.provisioner(&fakeNPM{t: t}, nil).NodeRelease(t.Context(), bad)
+		assert.ErrorContains(t, err, fmt.Sprintf("Node version %q: want three numbers", bad))
+	}
+	notFound := errors.New("exit status 1")
+	_, err := m.provisioner(&fakeNPM{t: t, partial: notFound}, nil).NodeRelease(t.Context(), "99.0.0")
+	require.ErrorIs(t, err, notFound)
+	assert.ErrorContains(t, err, "installing Node 99.0.0")
+	assert.NoDirExists(t, filepath.Join(m.root, ".cache", "node", "v99.0.0"), "a failed install is in place")
 }
 
 func TestNode24NotInstalledWhenPATHHasIt(t *testing.T) {

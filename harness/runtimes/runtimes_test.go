@@ -64,21 +64,26 @@ func TestChosenNodeRuntimesKeepsTheFirstOrAll(t *testing.T) {
 	fake := fakeNode999(t)
 	t.Setenv("CLAIMS_NODE", fake)
 
-	for _, v := range []string{"", "all"} {
-		t.Setenv(NodeRuntimesEnv, v)
+	// How many runtimes each value gives a claim, and a claim decided across runtimes.
+	for _, c := range []struct {
+		value          string
+		chosen, across int
+	}{{"", 2, 2}, {"all", 2, 2}, {"first", 1, 2}, {"only", 1, 1}} {
+		t.Setenv(NodeRuntimesEnv, c.value)
 		nodes, err := ChosenNodeRuntimes()
 		require.NoError(t, err)
-		assert.Len(t, nodes, 2, "%s=%q: want the fake node and the machine's own", NodeRuntimesEnv, v)
+		assert.Len(t, nodes, c.chosen, "%s=%q: runtimes of a claim", NodeRuntimesEnv, c.value)
+		assert.Equal(t, 999, nodes[0].Major, "%s=%q: the first must be FindNode's, not the machine's %s", NodeRuntimesEnv, c.value, own.Version)
+		across, err := AcrossNodeRuntimes()
+		require.NoError(t, err)
+		assert.Len(t, across, c.across, "%s=%q: runtimes of a claim decided across them", NodeRuntimesEnv, c.value)
 	}
-	t.Setenv(NodeRuntimesEnv, "first")
-	nodes, err := ChosenNodeRuntimes()
-	require.NoError(t, err)
-	require.Len(t, nodes, 1)
-	assert.Equal(t, 999, nodes[0].Major, "first must be FindNode's, not the machine's %s", own.Version)
 
 	t.Setenv(NodeRuntimesEnv, "20")
 	_, err = ChosenNodeRuntimes()
-	assert.ErrorContains(t, err, NodeRuntimesEnv, "a value other than all or first must be refused, naming the variable")
+	assert.ErrorContains(t, err, NodeRuntimesEnv, "a value other than all, first or only must be refused, naming the variable")
+	_, err = AcrossNodeRuntimes()
+	assert.ErrorContains(t, err, NodeRuntimesEnv)
 }
 
 // fakeNode999 writes a stand-in node binary that reports itself as Node 999, a major no machine
