@@ -40,6 +40,10 @@ type Claim struct {
 	Source    Source `json:"source"`
 	Published string `json:"published"`         // the article's own figures, quoted; "" where it published none
 	Pending   string `json:"pending,omitempty"` // why no test decides it yet; "" once one does
+	// VersionChange is why the claim's verdict differs between runtime versions, with the release
+	// that changed it, where the runtime matrix (`make matrix`) found a difference and its cause
+	// is known; "" otherwise.
+	VersionChange string `json:"versionChange,omitempty"`
 }
 
 // All returns every claim, in order W1..W12, T1..T8, P1..P11. The slice is the caller's own:

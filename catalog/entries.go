@@ -216,6 +216,12 @@ var entries = []Claim{
 		Statement: "Setting process.env.UV_THREADPOOL_SIZE from inside the program is not guaranteed to work, because the pool may be created before user code runs.",
 		Kind:      Local,
 		Source:    threadpool,
+		// Found by installing the releases between the matrix's runtimes: 24.2.0 and 22.17.0
+		// ignore the ES module's line, 24.3.0 and 22.18.0 honour it.
+		VersionChange: "Before Node 24.3.0 (and 22.18.0 on the 22 line), Node read an ES-module entry with the asynchronous fs/promises readFile, " +
+			"which runs in the pool and so created it, at its default 4 slots, before the entry's first line; " +
+			"since then the default ES-module loader reads the file synchronously (nodejs/node#57419, \"esm: syncify default path of ModuleLoader.load\"), " +
+			"so the first line's setting takes effect for both entry forms.",
 	},
 	{
 		ID:        "P6",

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/serverless-claims/claims/catalog"
 	"github.com/serverless-claims/claims/harness/claimtest"
 	"github.com/serverless-claims/claims/harness/runtimes"
 	"github.com/serverless-claims/claims/harness/stats"
@@ -212,6 +213,7 @@ type entryParameters struct {
 type entrySummary struct {
 	Ignored  stats.Proportion `json:"ignored"`  // entry forms whose count is not what they set
 	Outcomes []string         `json:"outcomes"` // each form on each runtime, in words
+	Why      string           `json:"why"`      // why the ES-module form differs by version (the catalog's)
 }
 
 // insideOutcome is what one entry form did on one runtime: a trial of threadpool.entry.
@@ -280,8 +282,11 @@ func setInsideMeasurement(t *testing.T, nodes []runtimes.Node, outcomes []inside
 		versions = append(versions, n.Version)
 	}
 	env.Node = strings.Join(versions, ", ")
+	p5, err := catalog.Lookup("P5")
+	require.NoError(t, err)
+	summary.Why = p5.VersionChange
 	check := verdict.Some("entry forms that ignored the first-line setting", summary.Ignored)
-	check.Note = strings.Join(summary.Outcomes, "; ")
+	check.Note = strings.Join(summary.Outcomes, "; ") + ". Why the ES-module form differs by version: " + summary.Why
 	return claimtest.Measurement{
 		Target:      entryTarget{Nodes: nodes, Forms: entryForms, Env: setInsideEnv()},
 		Headline:    strings.Join(summary.Outcomes, "; "),
