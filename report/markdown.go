@@ -23,6 +23,9 @@ func WriteMarkdown(w io.Writer, s Set) error {
 	for _, m := range machines(s) {
 		fmt.Fprintf(&b, "Measured on %s.\n", m)
 	}
+	if s.Matrix != nil {
+		fmt.Fprintf(&b, "\nThe runtime matrix (`make matrix`, %s), each claim by each runtime it concerns, is in `matrix.md`.\n", s.Matrix.Generated)
+	}
 	if u := Uncovered(s); len(u) > 0 {
 		fmt.Fprintln(&b)
 		fmt.Fprint(&b, "No result here for:")

@@ -9,6 +9,7 @@ package report
 import (
 	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"path/filepath"
@@ -19,10 +20,14 @@ import (
 	"github.com/serverless-claims/claims/harness/results"
 )
 
+// ErrNoResults is Load's error for a folder with no result in it.
+var ErrNoResults = errors.New("no results")
+
 // Set is the results under one folder, in claim order.
 type Set struct {
 	Dir     string
 	Entries []Entry
+	Matrix  *Matrix // the runtime matrix (matrix.json), where `make matrix` wrote one
 }
 
 // Entry is one result file.
@@ -32,7 +37,8 @@ type Entry struct {
 }
 
 // Load reads every result under dir, leaving out results/sensitivity (runs against targets broken
-// on purpose are evidence about the tests, never findings) and the schema. A broken run found
+// on purpose are evidence about the tests, never findings), results/matrix (the runtime matrix,
+// which the report shows as a matrix of its own) and the schema. A broken run found
 // anywhere else is an error, as is a folder with no results.
 func Load(dir string) (Set, error) {
 	s := Set{Dir: dir}
@@ -40,10 +46,10 @@ func Load(dir string) (Set, error) {
 		if err != nil {
 			return err
 		}
-		if d.IsDir() && path != dir && (d.Name() == results.SensitivityDir || d.Name() == "schema") {
+		if d.IsDir() && path != dir && (d.Name() == results.SensitivityDir || d.Name() == results.MatrixDir || d.Name() == "schema") {
 			return filepath.SkipDir
 		}
-		if d.IsDir() || filepath.Ext(path) != ".json" || strings.HasPrefix(d.Name(), ".") {
+		if d.IsDir() || filepath.Ext(path) != ".json" || strings.HasPrefix(d.Name(), ".") || path == filepath.Join(dir, MatrixFile) {
 			return nil
 		}
 		r, err := results.Read(path)
@@ -63,8 +69,13 @@ func Load(dir string) (Set, error) {
 	if err != nil {
 		return Set{}, err
 	}
-	if len(s.Entries) == 0 {
-		return Set{}, fmt.Errorf("no results under %s: run `make experiments` first", dir)
+	if m, ok, err := ReadMatrix(dir); err != nil {
+		return Set{}, err
+	} else if ok {
+		s.Matrix = &m
+	}
+	if len(s.Entries) == 0 && s.Matrix == nil {
+		return Set{}, fmt.Errorf("%w under %s: run `make experiments` first", ErrNoResults, dir)
 	}
 	slices.SortStableFunc(s.Entries, func(a, b Entry) int {
 		return cmp.Or(compareClaims(a.Result.Claims, b.Result.Claims),

@@ -45,6 +45,11 @@ const (
 // purpose (the tests that check the claim tests): they are evidence about the tests, never findings.
 const SensitivityDir = "sensitivity"
 
+// MatrixDir is the folder under Dir for the runtime matrix (`make matrix`): one folder per runtime
+// below it, each holding that runtime's results laid out as Dir is, and matrix.md and matrix.json
+// beside it in Dir. The report's summary leaves it out, and shows the matrix instead.
+const MatrixDir = "matrix"
+
 // Result is one experiment's record. Parameters, Target, Summary and Trials are typed by the
 // experiment's family (Family names which); a reader that does not know the family gets them as
 // json.RawMessage.
