@@ -14,7 +14,9 @@ import (
 
 // The interference loads. Eight 2 MiB gzip streams, each compressed in one pool job (an output
 // chunk larger than its output), hold every slot of a 4-slot pool for tens of ms: a read that
-// needs a slot completes only after a gzip has, which is an ordering, not a time. (With zlib's
+// needs a slot completes only after a gzip's compression job has handed its output back, which
+// is an ordering, not a time. (Not after a gzip's callback: its stream ends one more pool job
+// later, queued behind the read, and Node 26.8.0's one-job fs.readFile completes before it.) (With zlib's
 // default 16 KiB chunks each stream is hundreds of short jobs; the read then slips in between
 // them and mostly pays for sharing 2 cores with 8 compressing threads, which says less about
 // the slots.) 16 names, each 50 ms from its resolver (a resolver in another zone, or a slow
@@ -80,7 +82,8 @@ func (r interferenceRun) medianRead(c condition) float64 {
 }
 
 // readsAfterLoad counts the trials whose read completed only after at least one of the
-// condition's load calls had: the read waited behind the load.
+// condition's load calls had given its slot back (a gzip its output, a name its answer): the
+// read waited behind the load.
 func (r interferenceRun) readsAfterLoad(c condition) stats.Proportion {
 	p := stats.Proportion{N: len(r.Trials)}
 	for _, tr := range r.Trials {
@@ -213,12 +216,12 @@ func compressionSlowsReads(run, roomy interferenceRun) claimtest.Measurement {
 	m.Trials = interferenceTrials{Pool: run.Trials, RoomyPool: roomy.Trials}
 	m.Checks = []verdict.Check{
 		// Ordering: the read's first step needs a slot, and every slot holds a whole gzip.
-		verdict.All(fmt.Sprintf("UV_THREADPOOL_SIZE=%s: trials whose read completed only after a gzip had (%d in flight)", run.size, gzipJobs), run.readsAfterLoad(underGzip)),
+		verdict.All(fmt.Sprintf("UV_THREADPOOL_SIZE=%s: trials whose read completed only after a gzip's compression had (%d in flight)", run.size, gzipJobs), run.readsAfterLoad(underGzip)),
 		// The control: with room in the pool the same load leaves the read a slot; what is left
 		// of its delay is sharing 2 cores with 8 compressing threads, which now and then
 		// outlasts the fastest gzip. Saturated slots make the read wait every time; chance, in
 		// fewer than half the trials.
-		verdict.Minority(fmt.Sprintf("UV_THREADPOOL_SIZE=%s, the same load: trials whose read completed only after a gzip had", roomy.size), roomy.readsAfterLoad(underGzip)),
+		verdict.Minority(fmt.Sprintf("UV_THREADPOOL_SIZE=%s, the same load: trials whose read completed only after a gzip's compression had", roomy.size), roomy.readsAfterLoad(underGzip)),
 		// The same in time. Alone, a 64 KiB read from the page cache takes well under a
 		// millisecond; waiting for a gzip to free a slot it takes tens of ms. 10x is far above
 		// what jitter does to a sub-millisecond read and far below what waiting does.
