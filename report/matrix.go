@@ -175,13 +175,13 @@ func cellOutcome(links []MatrixLink) verdict.Outcome {
 }
 
 // linkLabel tells a result from the others of its claim on one runtime: its subtests without the
-// runtime's name (cpu=1, default), else its experiment.
+// runtime's name (cpu=1, default), else its test (TestPoolWaves).
 func linkLabel(e Entry) string {
-	_, sub, ok := strings.Cut(e.Base(), "/")
-	if !ok {
-		return e.Result.Experiment
+	base := e.Base()
+	if _, sub, ok := strings.Cut(base, "/"); ok {
+		return sub
 	}
-	return sub
+	return base
 }
 
 // ReadMatrix reads dir/matrix.json; ok is false where there is none (no `make matrix` run).

@@ -75,7 +75,7 @@ func writeMixedSet(t *testing.T) string {
 }
 
 // resultFiles reads each result file's verdict straight from its JSON, not through the report,
-// by its path relative to dir: the findings, not results/sensitivity or the schema.
+// by its path relative to dir: the findings, not results/sensitivity, the runtime matrix or the schema.
 func resultFiles(t *testing.T, dir string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
@@ -83,10 +83,10 @@ func resultFiles(t *testing.T, dir string) map[string]string {
 		if err != nil {
 			return err
 		}
-		if d.IsDir() && path != dir && (d.Name() == results.SensitivityDir || d.Name() == "schema") {
+		if d.IsDir() && path != dir && (d.Name() == results.SensitivityDir || d.Name() == results.MatrixDir || d.Name() == "schema") {
 			return filepath.SkipDir
 		}
-		if d.IsDir() || filepath.Ext(path) != ".json" || strings.HasPrefix(d.Name(), ".") {
+		if d.IsDir() || filepath.Ext(path) != ".json" || strings.HasPrefix(d.Name(), ".") || path == filepath.Join(dir, MatrixFile) {
 			return nil
 		}
 		data, err := os.ReadFile(path)
