@@ -60,15 +60,27 @@ type MatrixRow struct {
 type MatrixCell struct {
 	Column  string          `json:"column"`
 	Outcome verdict.Outcome `json:"outcome,omitempty"` // "" where no result names the claim
-	Changed bool            `json:"changed,omitempty"` // differs from the column before with a result
-	Results []MatrixLink    `json:"results,omitempty"`
+	// Asserted says that the cell fails as its tests assert: every failed result is a refutation
+	// its test asserts (P7), a finding rather than a red test.
+	Asserted bool         `json:"asserted,omitempty"`
+	Changed  bool         `json:"changed,omitempty"` // differs from the column before with a result
+	Results  []MatrixLink `json:"results,omitempty"`
 }
 
 // MatrixLink is one result behind a cell.
 type MatrixLink struct {
-	Label   string          `json:"label"` // what tells it from the cell's others: cpu=1, default
-	Path    string          `json:"path"`  // relative to the results folder
-	Outcome verdict.Outcome `json:"outcome"`
+	Label    string          `json:"label"` // what tells it from the cell's others: cpu=1, default
+	Path     string          `json:"path"`  // relative to the results folder
+	Outcome  verdict.Outcome `json:"outcome"`
+	Asserted bool            `json:"asserted,omitempty"` // its test asserts a refutation
+}
+
+// Text is the cell's verdict in words: "fail (refutation asserted)" where its test asserts it.
+func (c MatrixCell) Text() string {
+	if c.Asserted {
+		return string(c.Outcome) + " (refutation asserted)"
+	}
+	return string(c.Outcome)
 }
 
 // Differs says whether the row's verdict differs between runtimes.
@@ -95,7 +107,8 @@ func BuildMatrix(dir string, columns []Column, skipped []SkippedRun) (Matrix, er
 			return Matrix{}, fmt.Errorf("column %s: %w", c.Name, err)
 		}
 		for _, e := range s.Entries {
-			link := MatrixLink{Label: linkLabel(e), Path: path.Join(results.MatrixDir, c.Name, e.Path), Outcome: e.Result.Verdict.Outcome}
+			link := MatrixLink{Label: linkLabel(e), Path: path.Join(results.MatrixDir, c.Name, e.Path),
+				Outcome: e.Result.Verdict.Outcome, Asserted: e.Result.Expected != nil}
 			for _, id := range e.Result.Claims {
 				claims := byKind[c.Kind]
 				if claims == nil {
@@ -131,6 +144,9 @@ func matrixRow(c catalog.Claim, kind string, columns []Column, byColumn map[int]
 		}
 		cell := MatrixCell{Column: col.Name, Results: byColumn[i]}
 		cell.Outcome = cellOutcome(cell.Results)
+		cell.Asserted = cell.Outcome == verdict.Fail && !slices.ContainsFunc(cell.Results, func(l MatrixLink) bool {
+			return l.Outcome == verdict.Fail && !l.Asserted
+		})
 		if cell.Outcome != "" {
 			if was := columnOutcome(row, columns[max(prev, 0)].Name); prev >= 0 && was != cell.Outcome {
 				cell.Changed = true
@@ -235,7 +251,8 @@ func WriteMatrixMarkdown(w io.Writer, m Matrix) error {
 	fmt.Fprintln(&b, "# Runtime matrix")
 	fmt.Fprintln(&b)
 	fmt.Fprintf(&b, "Every local claim on each runtime it concerns, with the article's parameters (`make matrix`, %s). "+
-		"A cell is the verdict of the claim's results on that runtime (fail if any failed, else inconclusive if any was); "+
+		"A cell is the verdict of the claim's results on that runtime (fail if any failed, else inconclusive if any was; "+
+		"\"fail (refutation asserted)\" where the test asserts that the claim does not hold, a finding rather than a red test); "+
 		"its links open the results. A row marked ≠ gives different verdicts on different runtimes, and **bold** cells are where it changed. "+
 		"An empty cell (—) has no result.\n", m.Generated)
 	for _, k := range matrixKinds {
@@ -289,7 +306,7 @@ func markdownCell(c MatrixCell) string {
 	if c.Outcome == "" {
 		return "—"
 	}
-	word := string(c.Outcome)
+	word := c.Text()
 	if c.Changed {
 		word = "**" + word + "**"
 	}

@@ -36,6 +36,17 @@ func writeMatrixResult(t *testing.T, dir, column, experiment string, outcome ver
 	require.NoError(t, err)
 }
 
+// writeMatrixRefutation writes a failed result whose test asserts the refutation.
+func writeMatrixRefutation(t *testing.T, dir, column, experiment string, claims ...string) {
+	t.Helper()
+	r := results.Result{Experiment: experiment, Claims: claims, Mode: results.ModeLocal,
+		Verdict:  verdict.Verdict{Outcome: verdict.Fail, Reason: "refuted"},
+		Expected: &results.Expected{Outcome: verdict.Fail, Why: "a reason"}}
+	name := strings.ReplaceAll(experiment, "/", "--") + ".json"
+	_, err := results.Write(filepath.Join(dir, results.MatrixDir, column, "threadpool"), name, r)
+	require.NoError(t, err)
+}
+
 // matrixRowOf is the row of claim in m.
 func matrixRowOf(t *testing.T, m Matrix, claim string) MatrixRow {
 	t.Helper()
@@ -59,6 +70,9 @@ func TestMatrixMarksOnlyTheRowsWhoseVerdictDiffers(t *testing.T) {
 	writeMatrixResult(t, dir, "node-v22.11.0", "TestPoolSizeFromInsideProgram", verdict.Pass, "P5")
 	writeMatrixResult(t, dir, "node-v24.22.3", "TestPoolSizeFromInsideProgram", verdict.Fail, "P5")
 	writeMatrixResult(t, dir, "node-v20.20.2", "TestPoolSlots/node20/default", verdict.Pass, "P3")
+	writeMatrixRefutation(t, dir, "node-v20.20.2", "TestSharedPoolInterference/node20/P7", "P7")
+	writeMatrixRefutation(t, dir, "node-v24.22.3", "TestSharedPoolInterference/node24/P7", "P7")
+	writeMatrixResult(t, dir, "node-v24.22.3", "TestThreadpoolAPITable/node24", verdict.Fail, "P2", "P7")
 	writeMatrixResult(t, dir, "node-v24.22.3", "TestPoolSlots/node24/default", verdict.Pass, "P3")
 	writeMatrixResult(t, dir, "node-v24.22.3", "TestPoolSlots/node24/UV_THREADPOOL_SIZE=8", verdict.Inconclusive, "P3")
 	writeMatrixResult(t, dir, "node-v24.22.3", "TestPoolWaves/node24", verdict.Pass, "P3")
@@ -99,9 +113,15 @@ func TestMatrixMarksOnlyTheRowsWhoseVerdictDiffers(t *testing.T) {
 	assert.ElementsMatch(t, []string{"UV_THREADPOOL_SIZE=8", "default", "TestPoolWaves"}, labels,
 		"a result's label is its subtests without the runtime, else its test without the runtime")
 
+	p7 := matrixRowOf(t, m, "P7")
+	assert.True(t, p7.Cells[0].Asserted, "a refutation its test asserts is marked so")
+	assert.False(t, p7.Cells[2].Asserted, "a cell with a failed result that no test asserts is a plain fail")
+	assert.Equal(t, verdict.Fail, p7.Cells[2].Outcome)
+
 	var md bytes.Buffer
 	require.NoError(t, WriteMatrixMarkdown(&md, m))
 	out := md.String()
+	assert.Contains(t, out, "| P7 | [fail (refutation asserted)](matrix/node-v20.20.2/threadpool/TestSharedPoolInterference--node20--P7.json) | — | fail: ")
 	assert.Contains(t, out, "| claim | Node v20.20.2 | Node v22.11.0 | Node v24.22.3 |")
 	assert.Contains(t, out, "| P5 ≠ | [pass](matrix/node-v20.20.2/threadpool/TestPoolSizeFromInsideProgram.json) | [pass](matrix/node-v22.11.0/threadpool/TestPoolSizeFromInsideProgram.json) | [**fail**](matrix/node-v24.22.3/threadpool/TestPoolSizeFromInsideProgram.json) |")
 	assert.Contains(t, out, "| P1 | [pass]", "a row whose verdicts agree is not marked")
