@@ -137,7 +137,8 @@ func BuildMatrix(dir string, columns []Column, skipped []SkippedRun) (Matrix, er
 // matrixRow lays out claim c over the columns of kind, from its results by column index.
 func matrixRow(c catalog.Claim, kind string, columns []Column, byColumn map[int][]MatrixLink) MatrixRow {
 	row := MatrixRow{Claim: c.ID, Kind: kind}
-	prev := -1 // the last column of kind with a result
+	var last *MatrixCell // the last cell with a result
+	lastRuntime := ""
 	for i, col := range columns {
 		if col.Kind != kind {
 			continue
@@ -148,11 +149,11 @@ func matrixRow(c catalog.Claim, kind string, columns []Column, byColumn map[int]
 			return l.Outcome == verdict.Fail && !l.Asserted
 		})
 		if cell.Outcome != "" {
-			if was := columnOutcome(row, columns[max(prev, 0)].Name); prev >= 0 && was != cell.Outcome {
+			if last != nil && last.Outcome != cell.Outcome {
 				cell.Changed = true
-				row.Changes = append(row.Changes, fmt.Sprintf("%s (%s) → %s (%s)", columns[prev].Runtime, was, col.Runtime, cell.Outcome))
+				row.Changes = append(row.Changes, fmt.Sprintf("%s (%s) → %s (%s)", lastRuntime, last.Outcome, col.Runtime, cell.Outcome))
 			}
-			prev = i
+			last, lastRuntime = &cell, col.Runtime
 		}
 		row.Cells = append(row.Cells, cell)
 	}
@@ -160,16 +161,6 @@ func matrixRow(c catalog.Claim, kind string, columns []Column, byColumn map[int]
 		row.Why = c.VersionChange
 	}
 	return row
-}
-
-// columnOutcome is the outcome of row's cell in the column named name.
-func columnOutcome(row MatrixRow, name string) verdict.Outcome {
-	for _, c := range row.Cells {
-		if c.Column == name {
-			return c.Outcome
-		}
-	}
-	return ""
 }
 
 // cellOutcome is a cell's verdict over its results: fail if any failed, else inconclusive if any
@@ -217,21 +208,20 @@ func ReadMatrix(dir string) (m Matrix, ok bool, err error) {
 
 // KindColumns are m's columns of kind.
 func (m Matrix) KindColumns(kind string) []Column {
-	var out []Column
-	for _, c := range m.Columns {
-		if c.Kind == kind {
-			out = append(out, c)
-		}
-	}
-	return out
+	return ofKind(m.Columns, kind, func(c Column) string { return c.Kind })
 }
 
 // KindRows are m's rows of kind.
 func (m Matrix) KindRows(kind string) []MatrixRow {
-	var out []MatrixRow
-	for _, r := range m.Rows {
-		if r.Kind == kind {
-			out = append(out, r)
+	return ofKind(m.Rows, kind, func(r MatrixRow) string { return r.Kind })
+}
+
+// ofKind are the xs whose kindOf is kind, in order.
+func ofKind[T any](xs []T, kind string, kindOf func(T) string) []T {
+	var out []T
+	for _, x := range xs {
+		if kindOf(x) == kind {
+			out = append(out, x)
 		}
 	}
 	return out
