@@ -21,6 +21,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/serverless-claims/claims/catalog"
+	"github.com/serverless-claims/claims/harness/mdtable"
 	"github.com/serverless-claims/claims/harness/repo"
 )
 
@@ -197,36 +198,11 @@ func claimRows(t *testing.T, root string) []readmeRow {
 		case in && strings.HasPrefix(line, "## "):
 			in = false
 		case in && strings.HasPrefix(strings.TrimSpace(line), "|"):
-			rows = append(rows, readmeRow{line: i + 1, cells: splitRow(line)})
+			rows = append(rows, readmeRow{line: i + 1, cells: mdtable.SplitRow(line)})
 		}
 	}
 	require.True(t, found, "README.md has no line %q", claimsSection)
 	return rows
-}
-
-// splitRow splits a Markdown table row into its cells, trimmed, at the pipes that are not
-// escaped with a backslash (as GitHub does, inside code spans too), and unescapes the rest.
-func splitRow(line string) []string {
-	line = strings.TrimSpace(line)
-	line = strings.TrimPrefix(line, "|")
-	if strings.HasSuffix(line, "|") && !strings.HasSuffix(line, `\|`) {
-		line = line[:len(line)-1]
-	}
-	var cells []string
-	var cell strings.Builder
-	for i := 0; i < len(line); i++ {
-		switch {
-		case line[i] == '\\' && i+1 < len(line) && line[i+1] == '|':
-			cell.WriteByte('|')
-			i++
-		case line[i] == '|':
-			cells = append(cells, strings.TrimSpace(cell.String()))
-			cell.Reset()
-		default:
-			cell.WriteByte(line[i])
-		}
-	}
-	return append(cells, strings.TrimSpace(cell.String()))
 }
 
 // anyClaimID finds claim IDs anywhere in a cell, to catch a row that names several.
