@@ -77,6 +77,7 @@ type elPlacement struct {
 	OtherExisted  bool  `json:"otherExisted"`
 	PingCoLocated int   `json:"pingCoLocated"`
 	PingWaited    bool  `json:"pingWaited"`
+	PingThrottled bool  `json:"pingThrottled"` // the endpoint answered the /ping 429: it ran nowhere
 }
 
 // elRoutingSummary is the one figure of a routing summary a caption names.
@@ -252,6 +253,8 @@ func elPlacementLook(tr elTrial) elPingLook {
 		look.note = "another environment"
 	case pl.PingCoLocated > 0:
 		look.note = "co-located"
+	case pl.PingThrottled:
+		look.note = "/ping throttled (429)"
 	default:
 		look.note = "environment unknown"
 	}

@@ -183,6 +183,22 @@ func TestRoutingChartColoursByPlacement(t *testing.T) {
 	assert.Contains(t, figs[0].Caption, "2 environments seen", "caption = %q; want the environments counted", figs[0].Caption)
 }
 
+func TestRoutingChartSaysThrottled(t *testing.T) {
+	// One trial: the /cpu in 1 and 2, the /ping throttled (no environment, no answer).
+	ping := `{"name":"ping","kind":"ping","path":"/ping","offsetMs":65,"sentMs":65,"doneMs":66,"latencyMs":1,"status":429,"throttled":true,` +
+		`"answer":{"envId":"","pid":0,"receivedAt":0,"finishedAt":0}}`
+	trial := `{"index":0,"requests":[` + elReq("cpu", "cpu", 0, 1001, "1", 1000, 2000) + "," + elReq("cpu2", "cpu", 50, 1051, "2", 1000, 2000) + "," + ping + `],` +
+		`"placement":{"cpuEnvs":[1,2],"pingEnv":0,"otherExisted":true,"pingCoLocated":0,"agree":true,"pingAfterCpu":false,"pingWaited":false,"pingBesideBusy":false,"pingThrottled":true}}`
+	e := elEntry("eventloop.routing", elTwoCPU, elRoutingSummaryJSON(2), "["+trial+"]")
+	e.Result.Target = json.RawMessage(`{"runtime":"go","endpoint":"local router","auth":"IamAuth","maxEnvironments":2,"maxConcurrencyPerEnvironment":1}`)
+	figs, err := charts["eventloop.routing"](e)
+	require.NoError(t, err)
+	require.Len(t, figs, 1)
+	svgText := string(figs[0].SVG)
+	assert.Contains(t, svgText, ">/ping throttled (429)<", "chart text = %q; want the throttled /ping named", svgText)
+	assert.NotContains(t, svgText, ">environment unknown<", "a throttled /ping is not one of unknown environment")
+}
+
 func TestConcurrencyChartDrawsBothSettings(t *testing.T) {
 	params := strings.TrimSuffix(elTwoCPU, "}") + `,"defaultMaxConcurrencyPerEnvironment":64,"loweredMaxConcurrencyPerEnvironment":1}`
 	def := "[" + elRouted(0, []int{1, 2}, 2, true, false) + "]"

@@ -174,12 +174,15 @@ func answers(rs []pattern.Request) []protocol.Answer {
 	return out
 }
 
-// ping summarizes the client-side /ping latencies of every trial.
+// ping summarizes the client-side latencies of every trial's served /ping: a throttled one's is
+// the endpoint's refusal, not a /ping's.
 func (r *run) ping() stats.Summary {
 	var ms []float64
 	for _, tr := range r.trials {
 		for _, p := range tr.Of(pattern.KindPing) {
-			ms = append(ms, p.LatencyMs)
+			if !p.Throttled {
+				ms = append(ms, p.LatencyMs)
+			}
 		}
 	}
 	return stats.Summarize(ms)

@@ -4,8 +4,10 @@ package eventloop
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/serverless-claims/claims/harness/claimtest"
@@ -51,24 +53,45 @@ func TestWebTwoCPUOnOneSide(t *testing.T) { // W8
 }
 
 func TestWebEnvIDMatchesLogstream(t *testing.T) { // W9
-	experiment(idsAgree).check(t, platform(t).endpoint(t, webdeploy.Node, 0))
+	p := platform(t)
+	c, m := idsAgree(t, p.endpoint(t, webdeploy.Node, 0), cfg)
+	res := c.Check(t, m)
+	if lr, ok := p.(localRouter); ok && lr.omitLogstreamEvery > 0 {
+		// The local router leaves the header off every third answer: the claim must still pass
+		// on what remains, and the result must say what was not evidence.
+		sum := m.Summary.(routingSummary)
+		assert.Positive(t, sum.LogstreamMissing, "answers without lambda-web-logstream = %d; want some, the router omits every %dth (%s)", sum.LogstreamMissing, lr.omitLogstreamEvery, res.Headline)
+		assert.Contains(t, res.Headline, "trials not evidence", "the headline must say how many trials were not evidence")
+		assert.Contains(t, res.Headline, "without lambda-web-logstream", "the headline must say how many answers came without the header")
+	}
 }
 
 func TestWebLowerConcurrencyFewerCoLocated(t *testing.T) { // W12
-	c, m := concurrencyLowered(t, platform(t), cfg)
-	c.Check(t, m)
+	p := platform(t)
+	c, m := concurrencyLowered(t, p, cfg)
+	res := c.Check(t, m)
+	if _, ok := p.(localRouter); ok {
+		// Two environments of one slot each, both held by a /cpu: the local router, as Lambda
+		// documents, throttles every /ping of the lowered run, and the verdict counts them.
+		sum := m.Summary.(concurrencySummary)
+		assert.Equal(t, sum.LoweredPings.BesideBusy.N, sum.LoweredPings.Throttled.K,
+			"throttled /ping at maxConcurrencyPerEnvironment 1 = %s; want every one with every environment busy (%s)", sum.LoweredPings.Throttled, res.Headline)
+		assert.Positive(t, sum.LoweredPings.Throttled.K, "throttled /ping at the lowered setting (%s)", res.Headline)
+		assert.Contains(t, res.Verdict.Reason+res.Headline, "throttled", "the result must say the /ping were throttled")
+	}
 }
 
 // routing is the family of the routing claims' results.
 const routing = "eventloop.routing"
 
 // pingAvoidsBusy is W6: with one /cpu in flight and another environment there, the /ping goes to
-// the other environment, in every trial where one existed.
+// the other environment, in every trial where one existed. A trial whose /cpu or /ping was
+// throttled, or that neither id could place, is no evidence either way.
 func pingAvoidsBusy(t *testing.T, w *web, s settings.Settings) (claimtest.Claim, claimtest.Measurement) {
 	c := claimtest.Claim{IDs: []string{"W6"}, Group: "eventloop", Family: routing}
 	r := measureRouting(t, w, cpuPattern(1, "", s), s)
-	away := r.share(otherExisted, func(p placement) bool { return p.PingEnv != p.CPUEnvs[0] })
-	return c, r.measurement(fmt.Sprintf("/ping in another environment than the busy one in %s trials where one existed; /ping %s", away, r.ping()),
+	away := r.share(func(p placement) bool { return otherExisted(p) && pingPlaced(p) }, func(p placement) bool { return p.PingEnv != p.CPUEnvs[0] })
+	return c, r.measurement(withNotEvidence(fmt.Sprintf("/ping in another environment than the busy one in %s trials where one existed; /ping %s", away, r.ping()), r),
 		away.N, verdict.All("trials whose /ping went to another environment than the /cpu's", away))
 }
 
@@ -80,31 +103,34 @@ func coLocatedPing(runtime string) experiment {
 		r := measureRouting(t, w, cpuPattern(2, "", s), s)
 		// Evidence: both /cpu in different environments (every environment busy), the /ping in
 		// one of them after its /cpu had started, and envId agreeing with the logstream, so that
-		// the /ping's and the /cpu's times are of one clock.
+		// the /ping's and the /cpu's times are of one clock. A throttled /ping landed nowhere, so
+		// its trial is no evidence; the result counts them.
 		waited := r.share(func(p placement) bool { return everyEnvBusy(p) && p.PingCoLocated == 1 && p.PingAfterCPU },
 			func(p placement) bool { return p.PingWaited })
 		check := verdict.None("co-located /ping that waited for the /cpu beside it", waited)
 		if runtime == webdeploy.Node {
 			check = verdict.All("co-located /ping that waited for the /cpu beside it", waited)
 		}
-		return c, r.measurement(fmt.Sprintf("%s: the /ping beside a /cpu waited in %s trials with every environment busy; /ping %s", runtime, waited, r.ping()),
+		return c, r.measurement(withNotEvidence(fmt.Sprintf("%s: the /ping beside a /cpu waited in %s trials with every environment busy; /ping %s", runtime, waited, r.ping()), r),
 			waited.N, check)
 	}
 }
 
 // twoOnOneSide is W8: the router sometimes puts both /cpu in one environment while another one
-// exists; one trial shows it.
+// exists; one trial shows it. Only trials whose second /cpu was routed while the first was surely
+// in flight count: one that got there after the first had finished found that environment idle.
+// The /ping plays no part, so a throttled one takes nothing from the evidence.
 func twoOnOneSide(t *testing.T, w *web, s settings.Settings) (claimtest.Claim, claimtest.Measurement) {
 	c := claimtest.Claim{IDs: []string{"W8"}, Group: "eventloop", Family: routing}
 	// At least w8Trials: a router that does this in half the trials shows it in one of 20 with
 	// probability 1 - 2^-20; fewer trials would make the verdict a coin toss for a rarer router.
 	s.Trials = max(s.Trials, w8Trials)
 	r := measureRouting(t, w, cpuPattern(2, "", s), s)
-	same := r.share(otherExisted, func(p placement) bool { return p.CPUEnvs[0] == p.CPUEnvs[1] })
+	same := r.share(cpusPlaced, twoAtOnce)
 	lo, hi := same.Wilson()
 	ch := verdict.Some("trials with both /cpu in one environment while another existed", same)
 	ch.Note = fmt.Sprintf("frequency %.2f, 95%% interval %.2f to %.2f", share(same), lo, hi)
-	return c, r.measurement(fmt.Sprintf("two /cpu on one side in %s trials where another environment existed (%s)", same, ch.Note),
+	return c, r.measurement(withNotEvidence(fmt.Sprintf("two /cpu on one side in %s trials where another environment existed (%s)", same, ch.Note), r),
 		same.N, ch)
 }
 
@@ -112,41 +138,60 @@ func twoOnOneSide(t *testing.T, w *web, s settings.Settings) (claimtest.Claim, c
 const w8Trials = 20
 
 // idsAgree is W9: the probe's envId and the platform's logstream agree, for every pair of a
-// trial's requests, on whether the two ran in one environment.
+// trial's requests that both carried the header, on whether the two ran in one environment. An
+// answer without lambda-web-logstream (Lambda sends it "when present") is not evidence; a trial
+// with no such pair left is none, and the result says how many.
 func idsAgree(t *testing.T, w *web, s settings.Settings) (claimtest.Claim, claimtest.Measurement) {
 	c := claimtest.Claim{IDs: []string{"W9"}, Group: "eventloop", Family: routing}
 	r := measureRouting(t, w, cpuPattern(2, "", s), s)
-	agree := r.share(func(placement) bool { return true }, func(p placement) bool { return p.Agree })
-	return c, r.measurement(fmt.Sprintf("envId and logstream agreed in %s trials, over %d environments", agree, len(r.envs)),
-		agree.N, verdict.All("trials whose envId and logstream agreed on which requests shared an environment", agree))
+	agree := r.share(idsChecked, func(p placement) bool { return p.Agree })
+	pairs, partial := 0, 0
+	for _, p := range r.placements {
+		pairs += p.PairsChecked
+		if p.LogstreamMissing > 0 && p.PairsChecked > 0 {
+			partial++
+		}
+	}
+	headline := fmt.Sprintf("envId and logstream agreed in %s trials with a pair to check (%d pairs), over %d environments; %d of %d trials not evidence, %d checked on part of their answers",
+		agree, pairs, len(r.envs), len(r.trials)-agree.N, len(r.trials), partial)
+	return c, r.measurement(withNotEvidence(headline, r), agree.N,
+		verdict.All("trials whose envId and logstream agreed on which requests shared an environment", agree))
 }
 
 // concurrencyLowered is W12: with maxConcurrencyPerEnvironment lowered to 1, fewer /ping land in
-// an environment while its /cpu runs. It runs on the Go probe, whose /ping handler starts as
-// soon as the request arrives (W4, W5), so that its receivedAt says whether the /cpu was still
+// an environment while its /cpu runs. It runs on the Go probe, whose /ping handler starts as soon
+// as the request arrives (W4, W5), so that its receivedAt says whether the /cpu was still
 // running when the /ping got there; Node's handler would start only after the spin either way.
-// Beside the share it reports the /ping's latency: when every environment is full Lambda queues
-// a request until one is free, so fewer co-located pings need not be faster ones.
+// At 1 on two environments each /ping arrives while both /cpu hold both slots, and Lambda then
+// throttles it at once (web-functions-scaling): the result says of each /ping whether it was
+// placed elsewhere, queued or throttled, and reports the latency of the served ones.
 func concurrencyLowered(t *testing.T, p webPlatform, s settings.Settings) (claimtest.Claim, claimtest.Measurement) {
 	t.Helper()
 	c := claimtest.Claim{IDs: []string{"W12"}, Group: "eventloop", Family: "eventloop.concurrency"}
 	def := measureRouting(t, p.endpoint(t, webdeploy.Go, 0), cpuPattern(2, "", s), s)
 	low := measureRouting(t, p.endpoint(t, webdeploy.Go, 1), cpuPattern(2, "", s), s)
+	// The claim is about where a /ping lands: a throttled one landed in no environment, so it is
+	// not beside a busy /cpu, and it stays in the share's N (its trial had every environment busy).
+	// Fewer co-located /ping by throttling is still fewer; the outcomes say that is how it came.
 	beside := func(p placement) bool { return p.PingBesideBusy }
 	defShare, lowShare := def.share(everyEnvBusy, beside), low.share(everyEnvBusy, beside)
 	ch := fewer("share of /ping beside a running /cpu, lowered vs default", lowShare, defShare)
-	defP50, lowP50 := def.ping().P50Ms, low.ping().P50Ms
-	sum := concurrencySummary{
-		Default: def.summary(), Lowered: low.summary(),
-		PingP50RatioLoweredToDefault: lowP50 / defP50, PingFaster: lowP50 < defP50,
-		QueuedPings: low.share(everyEnvBusy, func(p placement) bool { return p.PingWaited }),
+	defOut, lowOut := def.pingOutcomes(), low.pingOutcomes()
+	ch.Note += fmt.Sprintf("; lowered: %s; default: %s", lowOut, defOut)
+	defPing, lowPing := def.ping(), low.ping()
+	sum := concurrencySummary{Default: def.summary(), Lowered: low.summary(), DefaultPings: defOut, LoweredPings: lowOut}
+	latency := fmt.Sprintf("no /ping served at the lowered setting (%s throttled)", lowOut.Throttled)
+	if defPing.N > 0 && lowPing.N > 0 {
+		ratio := lowPing.P50Ms / defPing.P50Ms
+		sum.PingP50RatioLoweredToDefault, sum.PingFaster = &ratio, lowPing.P50Ms < defPing.P50Ms
+		faster := "not faster"
+		if sum.PingFaster {
+			faster = "faster"
+		}
+		latency = fmt.Sprintf("served /ping p50 %.1f to %.1f ms (%s; %d served at the lowered setting)", defPing.P50Ms, lowPing.P50Ms, faster, lowPing.N)
 	}
-	faster := "slower: the /ping waited for a free slot instead of beside the /cpu"
-	if sum.PingFaster {
-		faster = "faster"
-	}
-	m := def.measurement(fmt.Sprintf("/ping beside a running /cpu: %s at the default, %s at maxConcurrencyPerEnvironment 1; /ping p50 %.1f to %.1f ms (%s)",
-		defShare, lowShare, defP50, lowP50, faster), 0, ch)
+	m := def.measurement(fmt.Sprintf("/ping beside a running /cpu: %s at the default, %s at maxConcurrencyPerEnvironment 1 (%s); %s",
+		defShare, lowShare, lowOut, latency), 0, ch)
 	m.Evidence = stats.Proportion{K: defShare.N + lowShare.N, N: len(def.trials) + len(low.trials)}
 	m.Summary = sum
 	m.Parameters = concurrencyParameters{parameters: def.parameters(), Default: webrouter.DefaultMaxConcurrency, Lowered: 1}
@@ -156,12 +201,41 @@ func concurrencyLowered(t *testing.T, p webPlatform, s settings.Settings) (claim
 	return c, m
 }
 
+// withNotEvidence adds to a headline what kept r's trials from being evidence, if anything did.
+func withNotEvidence(headline string, r *routingRun) string {
+	if ne := r.summary().notEvidence(); ne != "" {
+		return headline + "; " + ne
+	}
+	return headline
+}
+
 // otherExisted selects the trials in which an environment other than the first /cpu's existed.
 func otherExisted(p placement) bool { return p.OtherExisted }
 
+// pingPlaced selects the trials whose /cpu and /ping were served and placed: a throttled request
+// ran nowhere, so it is never evidence of where requests go.
+func pingPlaced(p placement) bool {
+	return p.Placed && p.Throttled == 0 && p.PingEnv != 0 && !slices.Contains(p.CPUEnvs, 0)
+}
+
+// cpusPlaced selects W8's trials: another environment existed, both /cpu were served and placed
+// with ids that agree (the /ping may have been throttled), and the second was routed while the
+// first was in flight.
+func cpusPlaced(p placement) bool {
+	return p.OtherExisted && p.clocks() && len(p.CPUEnvs) == 2 && !slices.Contains(p.CPUEnvs, 0) && p.SecondCPUWhileFirstBusy
+}
+
+// twoAtOnce holds when both /cpu ran in one environment.
+func twoAtOnce(p placement) bool { return p.CPUEnvs[0] == p.CPUEnvs[1] }
+
+// idsChecked selects the trials with a pair of answers that both carried a logstream (W9).
+func idsChecked(p placement) bool { return p.PairsChecked > 0 }
+
 // everyEnvBusy selects the trials whose two /cpu ran in two environments (with maxEnvironments 2,
 // all of them) and whose ids agree, so that their clocks can be compared.
-func everyEnvBusy(p placement) bool { return p.CPUEnvs[0] != p.CPUEnvs[1] && p.Agree }
+func everyEnvBusy(p placement) bool {
+	return len(p.CPUEnvs) == 2 && !slices.Contains(p.CPUEnvs, 0) && p.CPUEnvs[0] != p.CPUEnvs[1] && p.clocks()
+}
 
 // fewer checks that share a is below share b, their 95% Wilson intervals apart; intervals that
 // overlap with a below b leave it open.
@@ -183,7 +257,7 @@ func share(p stats.Proportion) float64 {
 }
 
 // placement is where one trial's requests ran, environments numbered from 1 in the order their
-// logstreams were first seen.
+// logstreams were first seen (0: throttled, or placed by neither id).
 type placement struct {
 	CPUEnvs []int `json:"cpuEnvs"`
 	PingEnv int   `json:"pingEnv"`
@@ -192,9 +266,20 @@ type placement struct {
 	OtherExisted bool `json:"otherExisted"`
 	// PingCoLocated counts the /cpu in the /ping's environment, by logstream.
 	PingCoLocated int `json:"pingCoLocated"`
-	// Agree: envId and logstream agree, for every pair of the trial's requests, on whether the
-	// two ran in one environment. Where they do not, no clocks of the trial are compared.
-	Agree bool `json:"agree"`
+	// Agree: envId and logstream agree, for every pair of the trial's answers that both carried
+	// the header (PairsChecked of them), on whether the two ran in one environment. Where they do
+	// not, no clocks of the trial are compared.
+	Agree        bool `json:"agree"`
+	PairsChecked int  `json:"pairsChecked"`
+	// Placed: every served answer of the trial was placed, by its logstream or, without one, by
+	// the logstream its envId carried elsewhere (LogstreamInferred of LogstreamMissing).
+	Placed            bool `json:"placed"`
+	LogstreamMissing  int  `json:"logstreamMissing"`
+	LogstreamInferred int  `json:"logstreamInferred"`
+	// Throttled counts the trial's requests the endpoint answered 429; PingThrottled says the
+	// /ping was one. A throttled request ran nowhere: it is never evidence of co-location.
+	Throttled     int  `json:"throttled"`
+	PingThrottled bool `json:"pingThrottled"`
 	// PingAfterCPU: every co-located /cpu's handler started before the /ping's: the /ping reached
 	// an environment already busy. One that got there first shows nothing about waiting.
 	PingAfterCPU bool `json:"pingAfterCpu"`
@@ -202,6 +287,10 @@ type placement struct {
 	PingWaited bool `json:"pingWaited"`
 	// PingBesideBusy: the /ping's handler started while a co-located /cpu was running.
 	PingBesideBusy bool `json:"pingBesideBusy"`
+	// SecondCPUWhileFirstBusy: the second /cpu was sent in the first half of the first's round
+	// trip (the client's clock), so that the first was still in flight when the second was
+	// routed; without it, both in one environment shows nothing about routing beside a busy one.
+	SecondCPUWhileFirstBusy bool `json:"secondCpuWhileFirstBusy"`
 }
 
 // routedTrial is a trial as a routing result keeps it.

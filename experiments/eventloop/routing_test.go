@@ -18,6 +18,7 @@ import (
 	"cmp"
 	"errors"
 	"os"
+	"slices"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -44,6 +45,11 @@ const (
 	standInRegion = "us-east-1"
 )
 
+// standInOmitLogstreamEvery is how often the local router leaves lambda-web-logstream off an
+// answer in the claims' runs: Lambda documents the header as present only sometimes ("When
+// present", web-functions-troubleshooting), so the claims must hold without it on some answers.
+const standInOmitLogstreamEvery = 3
+
 // webPlatform gives a routing claim its Web Function endpoints.
 type webPlatform interface {
 	// endpoint returns the Web Function of runtime (node or go) whose environments take at most
@@ -56,13 +62,17 @@ type webPlatform interface {
 func platform(t *testing.T) webPlatform {
 	t.Helper()
 	if os.Getenv(standInEnv) == "1" {
-		return localRouter{policy: webrouter.LeastBusy}
+		return localRouter{policy: webrouter.LeastBusy, omitLogstreamEvery: standInOmitLogstreamEvery}
 	}
 	d, err := webdeploy.Load()
 	if errors.Is(err, webdeploy.ErrNoEndpoints) {
 		t.Skipf("the Web Functions claims need deployed endpoints: %v (or CLAIMS_LIVE_STANDIN=1 for the local router)", err)
 	}
 	require.NoError(t, err, "reading the Web Function endpoints")
+	if !signsAny(d) {
+		// An ApplicationManaged endpoint takes unsigned requests: nothing of AWS is needed.
+		return liveWeb{d: d}
+	}
 	c, err := live.ConfigFromEnv()
 	require.NoError(t, err, "the live mode's settings")
 	awsCfg, err := live.LoadAWS(t.Context(), c)
@@ -70,6 +80,11 @@ func platform(t *testing.T) webPlatform {
 		t.Skipf("the Web Functions claims on AWS need an AWS configuration to sign with: %v", err)
 	}
 	return liveWeb{d: d, creds: awsCfg.Credentials, region: awsCfg.Region}
+}
+
+// signsAny reports whether any endpoint of d takes only SigV4-signed requests (IamAuth).
+func signsAny(d webdeploy.Deployment) bool {
+	return slices.ContainsFunc(d.Endpoints, func(e webdeploy.Endpoint) bool { return e.Auth != webdeploy.AuthPublic })
 }
 
 // webAbout is what a routing result records as its target.
@@ -85,16 +100,24 @@ type webAbout struct {
 	Probes                       []probe.Info `json:"probes,omitempty"` // the local router's environments
 }
 
-// routerAbout is the local router's routing and what it breaks on purpose.
+// routerAbout is the local router's routing, the documented behaviours it models, and what it
+// breaks on purpose.
 type routerAbout struct {
 	Policy                 webrouter.Policy `json:"policy"`
+	CPUBusyLimit           int              `json:"cpuBusyLimit,omitempty"`
+	OmitLogstreamEvery     int              `json:"omitLogstreamEvery,omitempty"`
 	IgnoreConcurrencyLimit bool             `json:"ignoreConcurrencyLimit,omitempty"`
 	SwapLogstreams         bool             `json:"swapLogstreams,omitempty"`
 }
 
-// localRouter is the stand-in platform: two probe processes behind harness/webrouter.
+// localRouter is the stand-in platform: two probe processes behind harness/webrouter, which
+// throttles a request no environment has a slot for.
 type localRouter struct {
-	policy                 webrouter.Policy
+	policy webrouter.Policy
+	// cpuBusyLimit and omitLogstreamEvery are webrouter.Config's CPUBusyLimit and
+	// OmitLogstreamEvery: Lambda's lower limit under high CPU, and answers without a logstream.
+	cpuBusyLimit           int
+	omitLogstreamEvery     int
 	ignoreConcurrencyLimit bool
 	swapLogstreams         bool
 	node                   func(t *testing.T) *probe.Probe // nil: the built-in Node probe
@@ -107,13 +130,17 @@ const environments = webdeploy.MaxEnvironments
 func (l localRouter) endpoint(t *testing.T, runtime string, conc int) *web {
 	t.Helper()
 	rc := webrouter.Config{
-		Policy: l.policy, MaxConcurrencyPerEnvironment: conc, IgnoreConcurrencyLimit: l.ignoreConcurrencyLimit,
-		SwapLogstreams: l.swapLogstreams, Keys: sigv4check.Keys{standInKeyID: standInSecret}, Region: standInRegion,
+		Policy: l.policy, MaxConcurrencyPerEnvironment: conc, CPUBusyLimit: l.busyLimit(conc), OmitLogstreamEvery: l.omitLogstreamEvery,
+		IgnoreConcurrencyLimit: l.ignoreConcurrencyLimit, SwapLogstreams: l.swapLogstreams,
+		Keys: sigv4check.Keys{standInKeyID: standInSecret}, Region: standInRegion,
 	}
 	about := webAbout{
 		Runtime: runtime, Endpoint: "local router", Auth: webdeploy.AuthIAM, MaxEnvironments: environments,
 		MaxConcurrencyPerEnvironment: cmp.Or(conc, webrouter.DefaultMaxConcurrency),
-		Router:                       &routerAbout{Policy: l.policy, IgnoreConcurrencyLimit: l.ignoreConcurrencyLimit, SwapLogstreams: l.swapLogstreams},
+		Router: &routerAbout{
+			Policy: l.policy, CPUBusyLimit: l.busyLimit(conc), OmitLogstreamEvery: l.omitLogstreamEvery,
+			IgnoreConcurrencyLimit: l.ignoreConcurrencyLimit, SwapLogstreams: l.swapLogstreams,
+		},
 	}
 	var first *probe.Probe
 	for range environments {
@@ -134,6 +161,12 @@ func (l localRouter) endpoint(t *testing.T, runtime string, conc int) *web {
 	require.NoError(t, err)
 	t.Cleanup(tgt.Close)
 	return &web{endpoints: tgt, mode: results.ModeLocalRouter, about: about, env: environmentOf(first), broken: l.broken}
+}
+
+// busyLimit is cpuBusyLimit for an endpoint of conc slots: the dynamic limit never exceeds
+// maxConcurrencyPerEnvironment.
+func (l localRouter) busyLimit(conc int) int {
+	return min(l.cpuBusyLimit, cmp.Or(conc, webrouter.DefaultMaxConcurrency))
 }
 
 // start starts one environment's probe.

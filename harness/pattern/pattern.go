@@ -2,13 +2,15 @@
 // target: each trial sends its requests at exact offsets from the trial's start, waits for every
 // answer, then pauses. It measures and records, and decides from one probe's own clock whether a
 // /ping waited behind a /cpu (PingWait), so network jitter and a noisy machine cannot touch that;
-// a claim's verdict is the verdict package's job.
+// a claim's verdict is the verdict package's job. A request the endpoint throttled (HTTP 429) is
+// an outcome of its own, recorded with its status and times, never an error of the run.
 package pattern
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"strconv"
 	"sync"
@@ -107,7 +109,24 @@ type Request struct {
 	Answer    protocol.Answer `json:"answer"`
 	EnvHint   string          `json:"envHint,omitempty"`   // the platform's logstream: which environment answered
 	RequestID string          `json:"requestId,omitempty"` // the platform's id of the request
-	Error     string          `json:"error,omitempty"`
+	// Throttled: the endpoint answered 429, no environment having a free slot; no environment
+	// served the request, so it has no answer and says nothing about where requests ran.
+	Throttled bool   `json:"throttled,omitempty"`
+	Error     string `json:"error,omitempty"`
+}
+
+// Served says an environment answered r: 200 with a protocol answer, not throttled.
+func (r Request) Served() bool { return !r.Throttled && r.Error == "" }
+
+// Throttled counts the trial's throttled requests of one kind ("" for any).
+func (tr Trial) Throttled(kind string) int {
+	n := 0
+	for _, r := range tr.Requests {
+		if r.Throttled && (kind == "" || r.Kind == kind) {
+			n++
+		}
+	}
+	return n
 }
 
 // Trial is one run of a pattern.
@@ -127,14 +146,15 @@ func (tr Trial) Of(kind string) []Request {
 	return out
 }
 
-// Run runs s.Trials trials of p against tgt. Each request must answer 200 with a protocol answer;
-// the first that does not ends the run with an error, and the trials so far are returned.
+// Run runs s.Trials trials of p against tgt. Each request must answer 200 with a protocol answer
+// or be throttled (429, recorded as Throttled); the first that does neither ends the run with an
+// error, and the trials so far are returned. A throttled warm-up /ping is skipped.
 func Run(ctx context.Context, tgt target.Target, p Pattern, s Schedule) ([]Trial, error) {
 	if s.Trials < 1 {
 		return nil, fmt.Errorf("pattern %s: trials = %d; want at least 1", p.Name, s.Trials)
 	}
 	for i := 0; i < s.Warmup; i++ {
-		if r := tgt.Get(ctx, "/ping"); r.Err != nil {
+		if r := tgt.Get(ctx, "/ping"); r.Err != nil && !throttled(r) {
 			return nil, fmt.Errorf("pattern %s, warm-up /ping %d: %w", p.Name, i, r.Err)
 		}
 	}
@@ -174,7 +194,9 @@ func runTrial(ctx context.Context, tgt target.Target, p Pattern, index int) (Tri
 				SentMs:   ms(r.SentAt), DoneMs: ms(r.DoneAt), LatencyMs: ms(r.DoneAt) - ms(r.SentAt),
 				Status: r.Status, Answer: r.Answer, EnvHint: r.EnvHint, RequestID: r.RequestID,
 			}
-			if r.Err != nil {
+			if throttled(r) {
+				req.Throttled = true
+			} else if r.Err != nil {
 				req.Error = r.Err.Error()
 				errs[i] = fmt.Errorf("%s %s: %w", st.Name, st.Path, r.Err)
 			} else if r.Status != 200 {
@@ -187,4 +209,9 @@ func runTrial(ctx context.Context, tgt target.Target, p Pattern, index int) (Tri
 	wg.Wait()
 	// Joined with %w, so that a caller can tell a credentials error (target.ErrCredentials).
 	return tr, errors.Join(errs...)
+}
+
+// throttled says the endpoint throttled r: status 429, whatever the target made of its body.
+func throttled(r target.Reply) bool {
+	return r.Status == http.StatusTooManyRequests || errors.Is(r.Err, target.ErrThrottled)
 }

@@ -3,6 +3,8 @@ package pattern
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net/http"
 	"sync"
 	"testing"
 	"time"
@@ -16,11 +18,12 @@ import (
 
 // fakeTarget answers at once and remembers when each path was asked for.
 type fakeTarget struct {
-	mu    sync.Mutex
-	start time.Time
-	seen  []string
-	at    map[string][]time.Duration
-	fail  string // a path that errs
+	mu       sync.Mutex
+	start    time.Time
+	seen     []string
+	at       map[string][]time.Duration
+	fail     string // a path that errs
+	throttle string // a path the endpoint throttles, as a Web target reports it
 }
 
 func (f *fakeTarget) Get(_ context.Context, path string) target.Reply {
@@ -31,8 +34,12 @@ func (f *fakeTarget) Get(_ context.Context, path string) target.Reply {
 	f.at[path] = append(f.at[path], now.Sub(f.start))
 	r := target.Reply{Path: path, SentAt: now, DoneAt: now, Status: 200,
 		Answer: protocol.Answer{EnvID: "e", PID: 1}}
-	if path == f.fail {
+	switch path {
+	case f.fail:
 		r.Err = errors.New("connection refused")
+	case f.throttle:
+		r.Status, r.Answer = http.StatusTooManyRequests, protocol.Answer{}
+		r.Err = fmt.Errorf("GET %s: %w", path, target.ErrThrottled)
 	}
 	return r
 }
@@ -85,4 +92,21 @@ func TestRunStopsAtAFailingRequest(t *testing.T) {
 func TestRunRefusesNoTrials(t *testing.T) {
 	_, err := Run(context.Background(), &fakeTarget{at: map[string][]time.Duration{}}, PingOnly(), Schedule{})
 	assert.ErrorContains(t, err, "trials = 0")
+}
+
+func TestThrottledRequestIsAnOutcome(t *testing.T) {
+	f := &fakeTarget{start: time.Now(), at: map[string][]time.Duration{}, throttle: "/ping"}
+	trials, err := Run(context.Background(), f, OneCPU(CPU{Ms: 100}), Schedule{Trials: 3, Warmup: 2})
+	require.NoError(t, err, "a throttled /ping (and warm-up /ping) must not end the run")
+	require.Len(t, trials, 3, "every trial runs")
+	for _, tr := range trials {
+		ping := tr.Of(KindPing)[0]
+		assert.True(t, ping.Throttled, "trial %d: /ping throttled = false; want true (%+v)", tr.Index, ping)
+		assert.Equal(t, http.StatusTooManyRequests, ping.Status, "trial %d: /ping status", tr.Index)
+		assert.Empty(t, ping.Error, "trial %d: a throttled /ping is an outcome, not an error", tr.Index)
+		assert.False(t, ping.Served(), "trial %d: a throttled /ping was served by no environment", tr.Index)
+		assert.GreaterOrEqual(t, ping.DoneMs, ping.SentMs, "trial %d: the throttled /ping keeps its times", tr.Index)
+		assert.Equal(t, 1, tr.Throttled(""), "trial %d: throttled requests", tr.Index)
+		assert.True(t, tr.Of(KindCPU)[0].Served(), "trial %d: the /cpu was served", tr.Index)
+	}
 }

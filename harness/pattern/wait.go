@@ -21,7 +21,7 @@ type Wait struct {
 func PingWait(ping protocol.Answer, cpus []protocol.Answer) Wait {
 	var w Wait
 	for _, c := range cpus {
-		if c.EnvID != ping.EnvID {
+		if c.EnvID != ping.EnvID || ping.EnvID == "" { // a throttled request has no answer
 			continue
 		}
 		w.CoLocated++

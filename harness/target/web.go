@@ -16,11 +16,18 @@ import (
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 )
 
-// The headers a Lambda Web Function endpoint adds to every answer.
+// The headers a Lambda Web Function endpoint adds to its answers: the request id, the logstream
+// "when present" (so never taken for granted), and a platform error's type.
 const (
 	HeaderRequestID = "lambda-web-request-id"
 	HeaderLogstream = "lambda-web-logstream"
+	HeaderErrorType = "lambda-web-error-type"
 )
+
+// ErrThrottled is what a request the endpoint throttled (HTTP 429) fails with: every execution
+// environment was fully used, and Lambda refuses such a request at once instead of queueing it.
+// It is an outcome of the request, not a broken measurement.
+var ErrThrottled = errors.New("the endpoint throttled the request (HTTP 429)")
 
 // ErrCredentials is what a request the endpoint refused as unsigned or wrongly signed (403)
 // fails with: a problem with the caller's credentials, never a finding about the function.
@@ -72,7 +79,8 @@ func NewWeb(rawURL string, o WebOptions) (*Web, error) {
 }
 
 // Get implements Target: GET path, signed when the options carry credentials. A 403 is an error
-// wrapping ErrCredentials; any other status is the caller's to judge.
+// wrapping ErrCredentials, a 429 one wrapping ErrThrottled; any other status is the caller's to
+// judge.
 func (w *Web) Get(ctx context.Context, path string) Reply {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, w.base+path, nil)
 	if err != nil {
@@ -92,8 +100,11 @@ func (w *Web) Get(ctx context.Context, path string) Reply {
 	if h != nil {
 		r.EnvHint, r.RequestID = h.Get(HeaderLogstream), h.Get(HeaderRequestID)
 	}
-	if r.Status == http.StatusForbidden {
+	switch r.Status {
+	case http.StatusForbidden:
 		r.Err = fmt.Errorf("GET %s: %w", path, ErrCredentials)
+	case http.StatusTooManyRequests:
+		r.Err = fmt.Errorf("GET %s: %w, error type %q", path, ErrThrottled, h.Get(HeaderErrorType))
 	}
 	return r
 }

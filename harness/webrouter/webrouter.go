@@ -2,9 +2,13 @@
 // (HTTP/1.1 only, as Lambda's endpoints are) in front of N execution environments, each a probe
 // process with a logstream name of its own. Like the endpoint it checks each request's SigV4
 // signature (service lambda) when it has keys, answers 403 when the signature is wrong, adds
-// lambda-web-request-id and lambda-web-logstream to every answer, holds each environment to
-// maxConcurrencyPerEnvironment by queueing a request until a slot is free (as Lambda's scaling
-// documentation says it does when every environment is full), and routes by a chosen policy.
+// lambda-web-request-id to every answer and lambda-web-logstream to those an environment served
+// (Lambda documents the latter as present only sometimes; OmitLogstreamEvery leaves it off), and
+// routes by a chosen policy. A request that finds no environment with a free slot is throttled
+// at once with 429, as the Web Functions scaling documentation says of an endpoint whose
+// maxEnvironments environments are all fully used: it is never queued. The per-environment limit
+// is maxConcurrencyPerEnvironment, the ceiling of Lambda's dynamic limit; CPUBusyLimit lowers it
+// while an environment runs a /cpu, as Lambda may stop routing to one under high sustained CPU.
 //
 // Routing is the stand-in's model, not Lambda's: LeastBusy is what the Web Functions article saw
 // in most trials, and the other policies exist so that each routing claim (W6-W9, W12) can be
@@ -12,6 +16,7 @@
 package webrouter
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/tls"
@@ -32,11 +37,28 @@ import (
 	"github.com/serverless-claims/claims/harness/tlsca"
 )
 
-// The headers every answer of a Web Function endpoint carries.
+// The headers of a Web Function endpoint's answers: the request id on every one, the logstream
+// "when present", and the error type, <Prefix>.<ErrorReason>, on a platform error
+// (docs.aws.amazon.com/lambda/latest/dg/web-functions-http.html, Response headers).
 const (
 	HeaderRequestID = "lambda-web-request-id"
 	HeaderLogstream = "lambda-web-logstream"
+	HeaderErrorType = "lambda-web-error-type"
 )
+
+// The throttled answer. Its body is the Lambda Web service's ThrottlingException shape (HTTP 429,
+// a required "message"; awscli/botocore/data/lambda-web/2025-03-07/service-2.json), with its
+// x-amzn-ErrorType as the service's REST-JSON protocol names an error. No source names the data
+// plane's throttling reason: ThrottledErrorType is ours, and the harness decides by the status.
+const (
+	ThrottlingException = "ThrottlingException"
+	ThrottledErrorType  = "Platform.Throttled"
+	ThrottledMessage    = "Request throttled: every execution environment of the endpoint is fully used"
+)
+
+// CPUPath is the probe protocol's CPU-bound request: while one is in flight in an environment,
+// the router counts that environment as under high sustained CPU (CPUBusyLimit).
+const CPUPath = "/cpu"
 
 // SigningService is the SigV4 service name of a Web Function endpoint with IamAuth.
 const SigningService = "lambda"
@@ -81,8 +103,17 @@ type Config struct {
 	// makes it an ApplicationManaged (public) endpoint that checks nothing.
 	Keys   sigv4check.Keys
 	Region string
-	// IgnoreConcurrencyLimit routes as if every environment always had a free slot: it breaks
-	// W12 on purpose.
+	// CPUBusyLimit, when not zero, is an environment's limit while a /cpu runs in it (at most
+	// MaxConcurrencyPerEnvironment, counting the /cpu): Lambda's limit is dynamic, with
+	// maxConcurrencyPerEnvironment its ceiling, and Lambda may not route new requests to an
+	// environment with high sustained CPU. 1 keeps every other request off such an environment.
+	CPUBusyLimit int
+	// OmitLogstreamEvery, when not zero, leaves lambda-web-logstream off every Nth answer an
+	// environment served (counted over all answers): Lambda documents the header as present only
+	// sometimes.
+	OmitLogstreamEvery int
+	// IgnoreConcurrencyLimit routes as if every environment always had a free slot (neither
+	// limit applies): it breaks W12 on purpose.
 	IgnoreConcurrencyLimit bool
 	// SwapLogstreams names, on every other answer, another environment's logstream: it breaks
 	// W9 on purpose.
@@ -111,6 +142,12 @@ func (c Config) Validate() error {
 	if m := c.MaxConcurrencyPerEnvironment; m != 0 && (m < 1 || m > 128) {
 		errs = append(errs, fmt.Errorf("webrouter: MaxConcurrencyPerEnvironment = %d: want 1 to 128", m))
 	}
+	if b, m := c.CPUBusyLimit, cmp.Or(c.MaxConcurrencyPerEnvironment, DefaultMaxConcurrency); b < 0 || b > m {
+		errs = append(errs, fmt.Errorf("webrouter: CPUBusyLimit = %d: want 0 (off) or 1 to MaxConcurrencyPerEnvironment (%d)", b, m))
+	}
+	if n := c.OmitLogstreamEvery; n < 0 {
+		errs = append(errs, fmt.Errorf("webrouter: OmitLogstreamEvery = %d: want 0 (off) or N >= 1 (every Nth answer)", n))
+	}
 	if c.Keys != nil && c.Region == "" {
 		errs = append(errs, errors.New("webrouter: Region is empty; a router that checks signatures needs the region they are made for"))
 	}
@@ -127,14 +164,15 @@ type Router struct {
 	upstream *http.Transport
 	done     chan struct{}
 
-	mu       sync.Mutex
-	inFlight []int
-	freed    chan struct{}  // closed and replaced whenever a slot frees
-	sticky   map[string]int // client address -> environment, for Sticky
-	served   []int          // requests answered, per environment
-	queued   int            // requests that waited for a free slot
-	seq      uint64         // answers so far, for SwapLogstreams
-	turn     int            // the next idle environment for CoLocate
+	mu        sync.Mutex
+	inFlight  []int
+	cpus      []int          // /cpu requests in flight, per environment, for CPUBusyLimit
+	sticky    map[string]int // client address -> environment, for Sticky
+	served    []int          // requests answered, per environment
+	throttled int            // requests answered 429: no environment had a free slot
+	omitted   int            // answers sent without lambda-web-logstream
+	seq       uint64         // answers so far, for SwapLogstreams and OmitLogstreamEvery
+	turn      int            // the next idle environment for CoLocate
 }
 
 // Start starts the router on a loopback port with a certificate of a CA of its own (RootCAs).
@@ -157,7 +195,7 @@ func Start(cfg Config) (*Router, error) {
 	r := &Router{
 		cfg: cfg, limit: cfg.MaxConcurrencyPerEnvironment, ca: ca, ln: ln, done: make(chan struct{}),
 		inFlight: make([]int, len(cfg.Environments)), served: make([]int, len(cfg.Environments)),
-		freed: make(chan struct{}), sticky: map[string]int{},
+		cpus: make([]int, len(cfg.Environments)), sticky: map[string]int{},
 		upstream: &http.Transport{MaxIdleConnsPerHost: 2 * 128, IdleConnTimeout: 4 * time.Second, DisableCompression: true},
 	}
 	if r.limit == 0 {
@@ -187,7 +225,7 @@ func (r *Router) URL() string { return "https://" + r.ln.Addr().String() }
 // RootCAs is a pool that trusts the router's certificate.
 func (r *Router) RootCAs() *x509.CertPool { return r.ca.Pool() }
 
-// Close stops the router: requests queued for a slot end with 503, and nothing is left running.
+// Close stops the router, waiting a few seconds for requests in flight; nothing is left running.
 func (r *Router) Close() error {
 	select {
 	case <-r.done:
@@ -209,15 +247,20 @@ func (r *Router) Close() error {
 type Stats struct {
 	Policy                       Policy `json:"policy"`
 	MaxConcurrencyPerEnvironment int    `json:"maxConcurrencyPerEnvironment"`
-	Served                       []int  `json:"served"` // answers per environment, in Environments' order
-	Queued                       int    `json:"queued"` // requests that waited for a free slot
+	Served                       []int  `json:"served"`           // answers per environment, in Environments' order
+	InFlight                     []int  `json:"inFlight"`         // requests in flight now, per environment
+	Throttled                    int    `json:"throttled"`        // requests answered 429, no environment having a free slot
+	LogstreamOmitted             int    `json:"logstreamOmitted"` // served answers sent without lambda-web-logstream
 }
 
 // Stats returns what the router has done so far.
 func (r *Router) Stats() Stats {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return Stats{Policy: r.cfg.Policy, MaxConcurrencyPerEnvironment: r.limit, Served: slices.Clone(r.served), Queued: r.queued}
+	return Stats{
+		Policy: r.cfg.Policy, MaxConcurrencyPerEnvironment: r.limit, Served: slices.Clone(r.served),
+		InFlight: slices.Clone(r.inFlight), Throttled: r.throttled, LogstreamOmitted: r.omitted,
+	}
 }
 
 // serve routes one request.
@@ -235,12 +278,13 @@ func (r *Router) serve(w http.ResponseWriter, req *http.Request) {
 			return
 		}
 	}
-	env, queued, err := r.acquire(req.Context(), req.RemoteAddr)
-	if err != nil {
-		fail(w, http.StatusServiceUnavailable, "no environment took the request: "+err.Error())
+	cpu := req.URL.Path == CPUPath
+	env := r.acquire(req.RemoteAddr, cpu)
+	if env < 0 {
+		throttle(w)
 		return
 	}
-	defer r.release(env)
+	defer r.release(env, cpu)
 	up, err := http.NewRequestWithContext(req.Context(), req.Method, "http://"+r.cfg.Environments[env].Addr+req.URL.RequestURI(), nil)
 	if err != nil {
 		fail(w, http.StatusBadGateway, err.Error())
@@ -257,7 +301,9 @@ func (r *Router) serve(w http.ResponseWriter, req *http.Request) {
 		fail(w, http.StatusBadGateway, fmt.Sprintf("environment %d: reading its answer: %v", env, err))
 		return
 	}
-	w.Header().Set(HeaderLogstream, r.logstream(env))
+	if log, ok := r.logstream(env); ok {
+		w.Header().Set(HeaderLogstream, log)
+	}
 	if ct := resp.Header.Get("Content-Type"); ct != "" {
 		w.Header().Set("Content-Type", ct)
 	}
@@ -265,58 +311,61 @@ func (r *Router) serve(w http.ResponseWriter, req *http.Request) {
 	_, _ = w.Write(body)
 	r.mu.Lock()
 	r.served[env]++
-	if queued {
-		r.queued++
-	}
 	r.mu.Unlock()
 }
 
-// logstream is the name an answer from env carries: its own, or with SwapLogstreams on every
-// other answer the next environment's.
-func (r *Router) logstream(env int) string {
+// logstream is the name an answer from env carries and whether it carries one: its own, or with
+// SwapLogstreams on every other answer the next environment's; none on every OmitLogstreamEvery-th.
+func (r *Router) logstream(env int) (string, bool) {
 	r.mu.Lock()
+	defer r.mu.Unlock()
 	r.seq++
-	odd := r.seq%2 == 1
-	r.mu.Unlock()
-	if r.cfg.SwapLogstreams && odd {
+	if n := uint64(r.cfg.OmitLogstreamEvery); n > 0 && r.seq%n == 0 {
+		r.omitted++
+		return "", false
+	}
+	if r.cfg.SwapLogstreams && r.seq%2 == 1 {
 		env = (env + 1) % len(r.cfg.Environments)
 	}
-	return r.cfg.Environments[env].Logstream
+	return r.cfg.Environments[env].Logstream, true
 }
 
-// acquire takes a slot in the environment the policy picks, waiting while every environment is
-// full; queued says it had to wait.
-func (r *Router) acquire(ctx context.Context, client string) (env int, queued bool, err error) {
+// acquire takes a slot in the environment the policy picks, or returns -1 at once, counting a
+// throttled request, when no environment has a free slot; cpu says the request is a /cpu.
+func (r *Router) acquire(client string, cpu bool) int {
 	r.mu.Lock()
-	for {
-		if env = r.pick(client); env >= 0 {
-			r.inFlight[env]++
-			if r.cfg.Policy == Sticky {
-				r.sticky[client] = env
-			}
-			r.mu.Unlock()
-			return env, queued, nil
-		}
-		queued = true
-		freed := r.freed
-		r.mu.Unlock()
-		select {
-		case <-freed:
-		case <-ctx.Done():
-			return -1, queued, ctx.Err()
-		case <-r.done:
-			return -1, queued, errors.New("the router is closing")
-		}
-		r.mu.Lock()
+	defer r.mu.Unlock()
+	env := r.pick(client)
+	if env < 0 {
+		r.throttled++
+		return -1
 	}
+	r.inFlight[env]++
+	if cpu {
+		r.cpus[env]++
+	}
+	if r.cfg.Policy == Sticky {
+		r.sticky[client] = env
+	}
+	return env
 }
 
-func (r *Router) release(env int) {
+func (r *Router) release(env int, cpu bool) {
 	r.mu.Lock()
 	r.inFlight[env]--
-	close(r.freed)
-	r.freed = make(chan struct{})
+	if cpu {
+		r.cpus[env]--
+	}
 	r.mu.Unlock()
+}
+
+// limitOf is env's limit now: maxConcurrencyPerEnvironment, or CPUBusyLimit while a /cpu runs in
+// it. r.mu is held.
+func (r *Router) limitOf(env int) int {
+	if r.cfg.CPUBusyLimit > 0 && r.cpus[env] > 0 {
+		return min(r.limit, r.cfg.CPUBusyLimit)
+	}
+	return r.limit
 }
 
 // pick chooses an environment with a free slot by the policy, or -1 when none has one. r.mu is
@@ -324,7 +373,7 @@ func (r *Router) release(env int) {
 func (r *Router) pick(client string) int {
 	var free []int
 	for i, n := range r.inFlight {
-		if r.cfg.IgnoreConcurrencyLimit || n < r.limit {
+		if r.cfg.IgnoreConcurrencyLimit || n < r.limitOf(i) {
 			free = append(free, i)
 		}
 	}
@@ -368,6 +417,14 @@ func fail(w http.ResponseWriter, status int, msg string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(map[string]string{"message": msg})
+}
+
+// throttle answers a request no environment had a slot for: 429 with the ThrottlingException
+// shape, and no logstream, since no environment served it.
+func throttle(w http.ResponseWriter) {
+	w.Header().Set(HeaderErrorType, ThrottledErrorType)
+	w.Header().Set("X-Amzn-Errortype", ThrottlingException)
+	fail(w, http.StatusTooManyRequests, ThrottledMessage)
 }
 
 func newRequestID() string {

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -133,13 +134,111 @@ func TestPolicies(t *testing.T) {
 	}
 }
 
-func TestConcurrencyLimitQueues(t *testing.T) {
+// TestFullEndpointThrottles: a request that finds every environment fully used is throttled at
+// once, as the Web Functions scaling documentation says, never queued until a slot frees.
+func TestFullEndpointThrottles(t *testing.T) {
 	r := start(t, webrouter.Config{Policy: webrouter.LeastBusy, MaxConcurrencyPerEnvironment: 1})
-	reps := concurrently(client(t, r, secret), "/cpu?ms=300", "/cpu?ms=300", "/ping")
-	require.NoError(t, errors.Join(reps[0].Err, reps[1].Err, reps[2].Err))
+	w := client(t, r, secret)
+	reps := concurrently(w, "/cpu?ms=300", "/cpu?ms=300", "/ping")
+	require.NoError(t, errors.Join(reps[0].Err, reps[1].Err))
 	assert.NotEqual(t, reps[0].EnvHint, reps[1].EnvHint, "the two /cpu share an environment with one slot each")
-	assert.Equal(t, 1, r.Stats().Queued, "queued requests = %d; want the /ping (%+v)", r.Stats().Queued, r.Stats())
-	assert.GreaterOrEqual(t, reps[2].DoneAt.Sub(reps[0].SentAt), 300*time.Millisecond, "the /ping was answered before a /cpu ended")
+	ping := reps[2]
+	assert.Equal(t, http.StatusTooManyRequests, ping.Status, "/ping status with both slots held; want 429 (err %v)", ping.Err)
+	assert.True(t, errors.Is(ping.Err, target.ErrThrottled), "/ping error = %v; want target.ErrThrottled", ping.Err)
+	assert.True(t, ping.DoneAt.Before(reps[0].DoneAt) && ping.DoneAt.Before(reps[1].DoneAt),
+		"the throttled /ping was answered after a /cpu ended: it waited for a slot (/ping done %v, /cpu done %v, %v)",
+		ping.DoneAt, reps[0].DoneAt, reps[1].DoneAt)
+	assert.Empty(t, ping.EnvHint, "a throttled answer names a logstream, but no environment served it")
+	assert.NotEmpty(t, ping.RequestID, "a throttled answer still carries lambda-web-request-id")
+	st := r.Stats()
+	assert.Equal(t, 1, st.Throttled, "throttled requests = %d; want the /ping (%+v)", st.Throttled, st)
+	assert.Equal(t, 2, st.Served[0]+st.Served[1], "served = %v; want the two /cpu only", st.Served)
+}
+
+// TestThrottledAnswerShape: the throttled answer is the Lambda Web service's ThrottlingException
+// (429, JSON with a message) with a platform error type, and no logstream.
+func TestThrottledAnswerShape(t *testing.T) {
+	r := start(t, webrouter.Config{Policy: webrouter.LeastBusy, MaxConcurrencyPerEnvironment: 1})
+	busy := client(t, r, secret)
+	done := make(chan struct{})
+	go func() { defer close(done); concurrently(busy, "/cpu?ms=1000", "/cpu?ms=1000") }()
+	t.Cleanup(func() { <-done })
+	require.Eventually(t, func() bool { in := r.Stats().InFlight; return in[0]+in[1] == 2 }, 900*time.Millisecond, 5*time.Millisecond,
+		"both /cpu hold both slots (in flight %v)", r.Stats().InFlight)
+
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, r.URL()+"/ping", nil)
+	require.NoError(t, err)
+	require.NoError(t, signRequest(t, req))
+	hc := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: r.RootCAs()}}}
+	t.Cleanup(hc.CloseIdleConnections)
+	resp, err := hc.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	var body map[string]any
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&body))
+	assert.Equal(t, http.StatusTooManyRequests, resp.StatusCode)
+	assert.Equal(t, "application/json", resp.Header.Get("Content-Type"))
+	assert.NotEmpty(t, body["message"], "body = %v; want the ThrottlingException shape's message", body)
+	assert.Equal(t, webrouter.ThrottlingException, resp.Header.Get("X-Amzn-Errortype"), "x-amzn-ErrorType")
+	assert.Equal(t, webrouter.ThrottledErrorType, resp.Header.Get(webrouter.HeaderErrorType), "lambda-web-error-type")
+	assert.Empty(t, resp.Header.Get(webrouter.HeaderLogstream), "lambda-web-logstream on a throttled answer")
+	assert.NotEmpty(t, resp.Header.Get(webrouter.HeaderRequestID), "lambda-web-request-id on a throttled answer")
+}
+
+// signRequest signs req with the test keys, as target.Web does.
+func signRequest(t *testing.T, req *http.Request) error {
+	t.Helper()
+	const emptySHA = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+	req.Header.Set("X-Amz-Content-Sha256", emptySHA)
+	creds, err := credentials.NewStaticCredentialsProvider(keyID, secret, "").Retrieve(t.Context())
+	if err != nil {
+		return err
+	}
+	return v4.NewSigner().SignHTTP(t.Context(), creds, req, emptySHA, webrouter.SigningService, region, time.Now())
+}
+
+// TestCPUBusyLimitKeepsRequestsOffABusyEnvironment: with CPUBusyLimit 1, an environment running
+// a /cpu takes nothing more, as Lambda may not route to one under high sustained CPU; the same
+// router without it puts a second /cpu beside the first.
+func TestCPUBusyLimitKeepsRequestsOffABusyEnvironment(t *testing.T) {
+	for _, c := range []struct {
+		name       string
+		busyLimit  int
+		wantStatus []int // of /cpu, /cpu, /ping
+	}{
+		{"off", 0, []int{200, 200, 200}},
+		{"busy-limit-1", 1, []int{200, 200, 429}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			// CoLocate would put every request beside the busy /cpu: only the limit keeps it off.
+			r := start(t, webrouter.Config{Policy: webrouter.CoLocate, CPUBusyLimit: c.busyLimit})
+			reps := concurrently(client(t, r, secret), "/cpu?ms=300", "/cpu?ms=300", "/ping")
+			got := []int{reps[0].Status, reps[1].Status, reps[2].Status}
+			assert.Equal(t, c.wantStatus, got, "statuses of /cpu, /cpu, /ping (errors %v, %v, %v)", reps[0].Err, reps[1].Err, reps[2].Err)
+			assert.Equal(t, c.busyLimit == 0, reps[0].EnvHint == reps[1].EnvHint,
+				"second /cpu beside the first = %v; want %v (logstreams %s, %s)", reps[0].EnvHint == reps[1].EnvHint, c.busyLimit == 0, reps[0].EnvHint, reps[1].EnvHint)
+		})
+	}
+}
+
+// TestOmitLogstreamEvery: every Nth answer carries no lambda-web-logstream, the others their own
+// environment's; the request id is on every one.
+func TestOmitLogstreamEvery(t *testing.T) {
+	r := start(t, webrouter.Config{Policy: webrouter.LeastBusy, OmitLogstreamEvery: 3})
+	w := client(t, r, secret)
+	var missing []int
+	for i := range 9 {
+		rep := w.Get(t.Context(), "/ping")
+		require.NoError(t, rep.Err)
+		assert.NotEmpty(t, rep.RequestID, "answer %d: lambda-web-request-id", i+1)
+		if rep.EnvHint == "" {
+			missing = append(missing, i+1)
+		} else {
+			assert.Equal(t, "2026/12/01/"+rep.Answer.EnvID, rep.EnvHint, "answer %d: logstream", i+1)
+		}
+	}
+	assert.Equal(t, []int{3, 6, 9}, missing, "answers without lambda-web-logstream; want every third")
+	assert.Equal(t, 3, r.Stats().LogstreamOmitted, "Stats().LogstreamOmitted")
 }
 
 func TestSwapLogstreamsMislabels(t *testing.T) {
@@ -170,12 +269,15 @@ func TestConfigRefusesNonsense(t *testing.T) {
 		cfg  webrouter.Config
 		want string
 	}{
-		"no environments": {webrouter.Config{Policy: webrouter.LeastBusy}, "Environments"},
-		"unknown policy":  {webrouter.Config{Environments: []webrouter.Environment{env}, Policy: "fastest"}, "Policy"},
-		"concurrency 129": {webrouter.Config{Environments: []webrouter.Environment{env}, Policy: webrouter.Random, MaxConcurrencyPerEnvironment: 129}, "MaxConcurrencyPerEnvironment"},
-		"same logstream":  {webrouter.Config{Environments: []webrouter.Environment{env, {Addr: "127.0.0.1:2", Logstream: "x"}}, Policy: webrouter.Sticky}, "Logstream"},
-		"keys, no region": {webrouter.Config{Environments: []webrouter.Environment{env}, Policy: webrouter.Sticky, Keys: sigv4check.Keys{"a": "b"}}, "Region"},
-		"not host:port":   {webrouter.Config{Environments: []webrouter.Environment{{Addr: "nowhere", Logstream: "y"}}, Policy: webrouter.Sticky}, "Addr"},
+		"no environments":  {webrouter.Config{Policy: webrouter.LeastBusy}, "Environments"},
+		"unknown policy":   {webrouter.Config{Environments: []webrouter.Environment{env}, Policy: "fastest"}, "Policy"},
+		"concurrency 129":  {webrouter.Config{Environments: []webrouter.Environment{env}, Policy: webrouter.Random, MaxConcurrencyPerEnvironment: 129}, "MaxConcurrencyPerEnvironment"},
+		"same logstream":   {webrouter.Config{Environments: []webrouter.Environment{env, {Addr: "127.0.0.1:2", Logstream: "x"}}, Policy: webrouter.Sticky}, "Logstream"},
+		"keys, no region":  {webrouter.Config{Environments: []webrouter.Environment{env}, Policy: webrouter.Sticky, Keys: sigv4check.Keys{"a": "b"}}, "Region"},
+		"not host:port":    {webrouter.Config{Environments: []webrouter.Environment{{Addr: "nowhere", Logstream: "y"}}, Policy: webrouter.Sticky}, "Addr"},
+		"busy limit > max": {webrouter.Config{Environments: []webrouter.Environment{env}, Policy: webrouter.LeastBusy, MaxConcurrencyPerEnvironment: 4, CPUBusyLimit: 5}, "CPUBusyLimit"},
+		"busy limit < 0":   {webrouter.Config{Environments: []webrouter.Environment{env}, Policy: webrouter.LeastBusy, CPUBusyLimit: -1}, "CPUBusyLimit"},
+		"omit every -1":    {webrouter.Config{Environments: []webrouter.Environment{env}, Policy: webrouter.LeastBusy, OmitLogstreamEvery: -1}, "OmitLogstreamEvery"},
 	}
 	for name, c := range cases {
 		_, err := webrouter.Start(c.cfg)

@@ -1,0 +1,132 @@
+//go:build lambda
+
+package eventloop
+
+import (
+	"net/http"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/serverless-claims/claims/harness/pattern"
+	"github.com/serverless-claims/claims/harness/protocol"
+	"github.com/serverless-claims/claims/harness/webdeploy"
+)
+
+// placedRequest is a served request of kind in the environment whose envId is env, with the
+// logstream log ("" for an answer without lambda-web-logstream), handled from received to
+// finished on that environment's clock.
+func placedRequest(name, kind, env, log string, received, finished float64) pattern.Request {
+	return pattern.Request{Name: name, Kind: kind, Status: http.StatusOK, EnvHint: log,
+		Answer: protocol.Answer{EnvID: env, PID: 1, ReceivedAt: received, FinishedAt: finished}}
+}
+
+// throttledRequest is a request the endpoint answered 429.
+func throttledRequest(name, kind string) pattern.Request {
+	return pattern.Request{Name: name, Kind: kind, Status: http.StatusTooManyRequests, Throttled: true}
+}
+
+// TestWebPlacementOfThrottledAndHeaderlessAnswers: a throttled /ping is placed nowhere and is never
+// co-located; an answer without lambda-web-logstream is placed by the logstream its envId carried
+// elsewhere, or not at all, and W9 checks only pairs that both carried the header.
+func TestWebPlacementOfThrottledAndHeaderlessAnswers(t *testing.T) {
+	r := &routingRun{envs: map[string]int{"log-a": 1, "log-b": 2}}
+	r.byEnvID = logstreamsByEnvID([]pattern.Trial{{Requests: []pattern.Request{
+		placedRequest("ping", pattern.KindPing, "a", "log-a", 0, 1), placedRequest("ping2", pattern.KindPing, "b", "log-b", 0, 1),
+	}}})
+	alive := func(int) bool { return true }
+	cases := []struct {
+		name  string
+		reqs  []pattern.Request
+		check func(t *testing.T, p placement)
+	}{
+		{"ping throttled while both /cpu run", []pattern.Request{
+			placedRequest("cpu", pattern.KindCPU, "a", "log-a", 10, 210), placedRequest("cpu2", pattern.KindCPU, "b", "log-b", 60, 260),
+			throttledRequest("ping", pattern.KindPing),
+		}, func(t *testing.T, p placement) {
+			assert.True(t, p.PingThrottled, "pingThrottled")
+			assert.Equal(t, 1, p.Throttled, "throttled requests")
+			assert.Zero(t, p.PingEnv, "a throttled /ping's environment")
+			assert.Zero(t, p.PingCoLocated, "a throttled /ping counted beside a /cpu")
+			assert.False(t, p.PingBesideBusy || p.PingWaited, "a throttled /ping beside or waiting for a /cpu")
+			assert.True(t, everyEnvBusy(p), "both /cpu in two environments: every environment busy (W12 counts the /ping as not beside)")
+			assert.False(t, pingPlaced(p), "W6 takes a trial with a throttled /ping as evidence")
+		}},
+		{"the /ping's header missing, its envId known", []pattern.Request{
+			placedRequest("cpu", pattern.KindCPU, "a", "log-a", 10, 210), placedRequest("cpu2", pattern.KindCPU, "b", "log-b", 60, 260),
+			placedRequest("ping", pattern.KindPing, "b", "", 100, 100.1),
+		}, func(t *testing.T, p placement) {
+			assert.True(t, p.Placed, "placed by envId")
+			assert.Equal(t, 1, p.LogstreamMissing, "answers without the header")
+			assert.Equal(t, 1, p.LogstreamInferred, "answers placed by envId")
+			assert.Equal(t, 2, p.PingEnv, "the /ping's environment, by the logstream its envId carried")
+			assert.True(t, p.PingBesideBusy, "the /ping ran while cpu2 beside it did")
+			assert.Equal(t, 1, p.PairsChecked, "W9's pairs: only cpu and cpu2 both carried the header")
+			assert.True(t, p.Agree, "agree")
+		}},
+		{"the /ping's header missing, its envId never seen with one", []pattern.Request{
+			placedRequest("cpu", pattern.KindCPU, "a", "log-a", 10, 210), placedRequest("ping", pattern.KindPing, "z", "", 100, 100.1),
+		}, func(t *testing.T, p placement) {
+			assert.False(t, p.Placed, "placed with neither id")
+			assert.Zero(t, p.PingEnv, "the /ping's environment")
+			assert.False(t, pingPlaced(p), "W6 takes an unplaced /ping as evidence")
+			assert.Zero(t, p.PairsChecked, "W9's pairs")
+			assert.False(t, idsChecked(p), "W9 takes a trial with no pair to check as evidence")
+		}},
+		{"envId and logstream disagree", []pattern.Request{
+			placedRequest("cpu", pattern.KindCPU, "a", "log-a", 10, 210), placedRequest("ping", pattern.KindPing, "a", "log-b", 100, 100.1),
+		}, func(t *testing.T, p placement) {
+			assert.Equal(t, 1, p.PairsChecked, "W9's pairs")
+			assert.False(t, p.Agree, "one envId under two logstreams agrees")
+			assert.False(t, p.clocks(), "clocks compared across a disagreement")
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			c.check(t, place(pattern.Trial{Requests: c.reqs}, r.envs, r.logstream, alive))
+		})
+	}
+}
+
+// withoutAWS leaves the SDK's default chain nothing to find: no credentials, no region, no
+// shared files, no instance metadata.
+func withoutAWS(t *testing.T) {
+	t.Helper()
+	empty := filepath.Join(t.TempDir(), "none")
+	for k, v := range map[string]string{
+		"AWS_ACCESS_KEY_ID": "", "AWS_SECRET_ACCESS_KEY": "", "AWS_SESSION_TOKEN": "", "AWS_PROFILE": "",
+		"AWS_REGION": "", "AWS_DEFAULT_REGION": "", "AWS_CONFIG_FILE": empty, "AWS_SHARED_CREDENTIALS_FILE": empty,
+		"AWS_EC2_METADATA_DISABLED": "true", standInEnv: "",
+	} {
+		t.Setenv(k, v)
+	}
+}
+
+// platformOrSkip runs platform in a subtest, so that its skip is seen rather than taken.
+func platformOrSkip(t *testing.T) (p webPlatform, skipped bool) {
+	t.Helper()
+	t.Run("platform", func(t *testing.T) {
+		defer func() { skipped = t.Skipped() }()
+		p = platform(t)
+	})
+	return p, skipped
+}
+
+func TestWebPublicEndpointsNeedNoAWSConfiguration(t *testing.T) {
+	withoutAWS(t)
+	for _, name := range []string{webdeploy.Node, webdeploy.Go, webdeploy.GoConc1} {
+		t.Setenv(webdeploy.URLEnv[name], "https://127.0.0.1:9")
+	}
+
+	t.Setenv(webdeploy.AuthEnv, webdeploy.AuthPublic)
+	p, skipped := platformOrSkip(t)
+	assert.False(t, skipped, "ApplicationManaged endpoints without an AWS configuration skipped = true; want them run unsigned")
+	if lw, ok := p.(liveWeb); assert.True(t, ok, "platform = %T; want liveWeb", p) {
+		assert.Nil(t, lw.creds, "credentials of an ApplicationManaged run = %v; want none", lw.creds)
+	}
+
+	t.Setenv(webdeploy.AuthEnv, webdeploy.AuthIAM)
+	_, skipped = platformOrSkip(t)
+	assert.True(t, skipped, "IamAuth endpoints without an AWS configuration skipped = false; want a skip naming what is missing")
+}
