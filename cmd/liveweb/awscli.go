@@ -79,10 +79,45 @@ func (c awsCLI) run(ctx context.Context, out any, args ...string) error {
 }
 
 // text runs `aws args...` as it is and returns its stdout and stderr together, trimmed: for
-// --version and help, which answer no JSON.
+// --version, which answers no JSON.
 func (c awsCLI) text(ctx context.Context, args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, c.bin, args...)
 	cmd.Env = quiet()
 	out, err := cmd.CombinedOutput()
 	return strings.TrimSpace(string(out)), err
+}
+
+// skeleton runs `aws args... --generate-cli-skeleton`, which prints the command's input as JSON
+// and calls no AWS API (AWS CLI v2 user guide, cli-usage-skeleton), and returns its stdout. It
+// needs no pager, no man page and no credentials, only the command itself. The error carries the
+// line of stderr where the CLI names what went wrong (an unknown command: "aws: error: argument
+// command: Invalid choice ...").
+func (c awsCLI) skeleton(ctx context.Context, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, c.bin, append(slices.Clone(args), "--generate-cli-skeleton")...)
+	cmd.Env = quiet()
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		if line := errorLine(stderr.String()); line != "" {
+			return nil, fmt.Errorf("%w: %s", err, live.RedactARN(line))
+		}
+		return nil, err
+	}
+	return stdout.Bytes(), nil
+}
+
+// errorLine is the line of a CLI's stderr that says what failed: the first that begins "aws:"
+// (the CLI's own parse errors, after its usage text), else the first that is not blank.
+func errorLine(stderr string) string {
+	first := ""
+	for _, l := range strings.Split(stderr, "\n") {
+		l = strings.TrimSpace(l)
+		if strings.HasPrefix(l, "aws:") {
+			return l
+		}
+		if first == "" {
+			first = l
+		}
+	}
+	return first
 }

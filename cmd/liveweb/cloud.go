@@ -1,11 +1,14 @@
 package main
 
 import (
+	"cmp"
 	"context"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"strings"
 	"time"
@@ -17,22 +20,47 @@ import (
 	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 
 	"github.com/serverless-claims/claims/harness/live"
+	"github.com/serverless-claims/claims/harness/target"
 	"github.com/serverless-claims/claims/harness/webdeploy"
 )
 
-// cloud is what deploy and destroy ask of AWS, so that their order of creation and deletion is
-// tested without it. Every Delete treats a resource already gone as deleted.
+// cloud is what deploy, destroy and clean ask of AWS, so that their order of creation and
+// deletion is tested without it. Every Delete treats a resource already gone as deleted.
 type cloud interface {
 	CreateRole(ctx context.Context, name string, tags map[string]string) (arn string, err error)
 	DeleteRole(ctx context.Context, name, runID string) error
-	CreateBucket(ctx context.Context, name, account string, tags map[string]string) error
+	ListRoles(ctx context.Context, prefix string) ([]found, error)
+	// CreateBucket makes the code bucket with a policy in the caller's partition, and returns
+	// once S3 reports its versioning Enabled.
+	CreateBucket(ctx context.Context, name, partition, account string, tags map[string]string) error
+	// PutBundle returns the object version it made; never "".
 	PutBundle(ctx context.Context, bucket, key, path string) (versionID string, err error)
 	DeleteBucket(ctx context.Context, name string) error
-	ListBuckets(ctx context.Context, prefix string) ([]string, error)
+	ListBuckets(ctx context.Context, prefix string) ([]found, error)
 	CreateWebFunction(ctx context.Context, s functionSpec) error
 	WaitEndpoint(ctx context.Context, function, endpoint string) (domain string, err error)
+	// CheckServes returns once the endpoint answers /ping with 200, signed as the claims sign.
+	CheckServes(ctx context.Context, e webdeploy.Endpoint) error
 	DeleteWebFunction(ctx context.Context, name string) error
-	ListWebFunctions(ctx context.Context, prefix string) ([]string, error)
+	ListWebFunctions(ctx context.Context, prefix string) ([]found, error)
+	ListLogGroups(ctx context.Context, prefix string) ([]string, error)
+	DeleteLogGroup(ctx context.Context, name string) error
+}
+
+// found is a resource a listing found: its name, and the run its claims:run tag names ("" when
+// it has none, or the tags could not be read).
+type found struct {
+	Name  string
+	RunID string
+}
+
+// names are the names of fs.
+func names(fs []found) []string {
+	out := make([]string, len(fs))
+	for i, f := range fs {
+		out[i] = f.Name
+	}
+	return out
 }
 
 // functionSpec is one create-web-function call.
@@ -100,7 +128,8 @@ func createArgs(s functionSpec) ([]string, error) {
 		"--revision-config", args[0], "--endpoint-config", args[1], "--tags", args[2]}, nil
 }
 
-// awsCloud is cloud on AWS: IAM and S3 through the SDK, Web Functions through the CLI.
+// awsCloud is cloud on AWS: IAM and S3 through the SDK, Web Functions and log groups through the
+// CLI, and the endpoints' /ping through harness/target, as the claims reach them.
 type awsCloud struct {
 	cfg    aws.Config
 	live   live.Config
@@ -109,16 +138,31 @@ type awsCloud struct {
 	cli    awsCLI
 	region string
 	// roleWait bounds the retries of a create that fails because a new role is not assumable
-	// yet (IAM is eventually consistent); waitRounds is how many times the CLI's endpoint
-	// waiter (5 minutes each) is run.
+	// yet (IAM is eventually consistent), one every retryEvery; waitRounds is how many times the
+	// CLI's endpoint waiter (5 minutes each) is run.
 	roleWait   time.Duration
+	retryEvery time.Duration
 	waitRounds int
+	// versionWait bounds the wait for a new bucket's versioning to read Enabled and for a
+	// PutObject to answer a version id, one try every versionEvery.
+	versionWait  time.Duration
+	versionEvery time.Duration
+	// serveWait bounds the wait for an endpoint to answer /ping, one try every serveEvery;
+	// rootCAs verifies the endpoints (nil: the system's roots).
+	serveWait  time.Duration
+	serveEvery time.Duration
+	rootCAs    *x509.CertPool
 }
 
 func newAWSCloud(r ready, c live.Config) *awsCloud {
 	return &awsCloud{
 		cfg: r.aws, live: c, iam: iam.NewFromConfig(r.aws), s3: s3.NewFromConfig(r.aws), cli: r.cli,
-		region: r.aws.Region, roleWait: 2 * time.Minute, waitRounds: 3,
+		region: r.aws.Region, roleWait: 2 * time.Minute, retryEvery: 5 * time.Second, waitRounds: 3,
+		// S3 says a first enabling may take up to 15 minutes to propagate.
+		versionWait: 15 * time.Minute, versionEvery: 10 * time.Second,
+		// A new environment's init may take up to its 10 s timeout; the rest is the first
+		// revision's rollout behind an endpoint already Active.
+		serveWait: 3 * time.Minute, serveEvery: 5 * time.Second,
 	}
 }
 
@@ -167,8 +211,8 @@ func (c *awsCloud) DeleteRole(ctx context.Context, name, runID string) error {
 
 // CreateBucket makes the code bucket in the region, tagged and versioned (Lambda pins each
 // revision to an object version), with a policy letting Lambda read the objects for this
-// account's Web Functions, over TLS only.
-func (c *awsCloud) CreateBucket(ctx context.Context, name, account string, tags map[string]string) error {
+// account's Web Functions, over TLS only, and waits until S3 reads its versioning back as Enabled.
+func (c *awsCloud) CreateBucket(ctx context.Context, name, partition, account string, tags map[string]string) error {
 	in := &s3.CreateBucketInput{Bucket: aws.String(name)}
 	if c.region != "us-east-1" {
 		in.CreateBucketConfiguration = &s3types.CreateBucketConfiguration{LocationConstraint: s3types.BucketLocationConstraint(c.region)}
@@ -188,24 +232,85 @@ func (c *awsCloud) CreateBucket(ctx context.Context, name, account string, tags 
 	}); err != nil {
 		return fmt.Errorf("PutBucketVersioning %s: %w", name, err)
 	}
-	if _, err := c.s3.PutBucketPolicy(ctx, &s3.PutBucketPolicyInput{Bucket: aws.String(name), Policy: aws.String(bucketPolicy(name, c.region, account))}); err != nil {
+	if err := c.waitVersioning(ctx, name); err != nil {
+		return err
+	}
+	if _, err := c.s3.PutBucketPolicy(ctx, &s3.PutBucketPolicyInput{Bucket: aws.String(name), Policy: aws.String(bucketPolicy(name, partition, c.region, account))}); err != nil {
 		return fmt.Errorf("PutBucketPolicy %s: %w", name, err)
 	}
 	return nil
 }
 
-// bucketPolicy lets lambda.amazonaws.com read the bucket's object versions for this account's
-// Web Functions in region, and refuses every request not over TLS.
-func bucketPolicy(bucket, region, account string) string {
-	return fmt.Sprintf(`{"Version":"2012-10-17","Statement":[`+
-		`{"Effect":"Allow","Principal":{"Service":"lambda.amazonaws.com"},"Action":["s3:GetObject","s3:GetObjectVersion"],"Resource":"arn:aws:s3:::%[1]s/*",`+
-		`"Condition":{"StringEquals":{"aws:SourceAccount":"%[3]s"},"ArnLike":{"aws:SourceArn":"arn:aws:lambda:%[2]s:%[3]s:web-function/*"}}},`+
-		`{"Effect":"Deny","Principal":"*","Action":"s3:*","Resource":["arn:aws:s3:::%[1]s","arn:aws:s3:::%[1]s/*"],"Condition":{"Bool":{"aws:SecureTransport":"false"}}}]}`,
-		bucket, region, account)
+// waitVersioning returns once GetBucketVersioning reads Enabled, within versionWait: a bucket
+// whose versioning was never set answers no status at all (S3 API reference,
+// GetBucketVersioning), and a first enabling takes a while to propagate.
+func (c *awsCloud) waitVersioning(ctx context.Context, name string) error {
+	deadline := time.Now().Add(c.versionWait)
+	for {
+		out, err := c.s3.GetBucketVersioning(ctx, &s3.GetBucketVersioningInput{Bucket: aws.String(name)})
+		if err != nil {
+			return fmt.Errorf("GetBucketVersioning %s: %w", name, err)
+		}
+		if out.Status == s3types.BucketVersioningStatusEnabled {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("bucket %s: versioning reads %q, not Enabled, %s after it was enabled; no bundle was uploaded, since Lambda pins a revision to an object version", name, out.Status, c.versionWait)
+		}
+		if err := sleep(ctx, c.versionEvery); err != nil {
+			return err
+		}
+	}
 }
 
-// PutBundle uploads a bundle and returns the object version it made.
+// sleep waits d, or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// bucketPolicy lets lambda.amazonaws.com read the bucket's object versions for this account's
+// Web Functions in region, and refuses every request not over TLS. Every ARN is in partition,
+// the caller's (aws, aws-cn, aws-us-gov...), as an ARN's second field names it.
+func bucketPolicy(bucket, partition, region, account string) string {
+	return fmt.Sprintf(`{"Version":"2012-10-17","Statement":[`+
+		`{"Effect":"Allow","Principal":{"Service":"lambda.amazonaws.com"},"Action":["s3:GetObject","s3:GetObjectVersion"],"Resource":"arn:%[4]s:s3:::%[1]s/*",`+
+		`"Condition":{"StringEquals":{"aws:SourceAccount":"%[3]s"},"ArnLike":{"aws:SourceArn":"arn:%[4]s:lambda:%[2]s:%[3]s:web-function/*"}}},`+
+		`{"Effect":"Deny","Principal":"*","Action":"s3:*","Resource":["arn:%[4]s:s3:::%[1]s","arn:%[4]s:s3:::%[1]s/*"],"Condition":{"Bool":{"aws:SecureTransport":"false"}}}]}`,
+		bucket, region, account, partition)
+}
+
+// PutBundle uploads a bundle and returns the object version it made. An answer without a
+// version id (S3 gives one only where versioning is in effect, and "null" to an object put
+// while it is not) is retried within versionWait, then is an error: an empty version would
+// leave the revision pinned to whatever the key holds at creation time.
 func (c *awsCloud) PutBundle(ctx context.Context, bucket, key, path string) (string, error) {
+	deadline := time.Now().Add(c.versionWait)
+	for {
+		v, err := c.putObject(ctx, bucket, key, path)
+		if err != nil {
+			return "", err
+		}
+		if v != "" && v != "null" {
+			return v, nil
+		}
+		if time.Now().After(deadline) {
+			return "", fmt.Errorf("PutObject %s/%s: S3 answered no object version (%q) for %s: the bucket's versioning is not in effect; nothing was deployed from it", bucket, key, v, c.versionWait)
+		}
+		if err := sleep(ctx, c.versionEvery); err != nil {
+			return "", err
+		}
+	}
+}
+
+// putObject uploads the file at path once and returns the version id S3 answered.
+func (c *awsCloud) putObject(ctx context.Context, bucket, key, path string) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return "", err
@@ -259,22 +364,98 @@ func bucketGone(err error) bool {
 	return errors.As(err, &nsb) || (err != nil && strings.Contains(err.Error(), "NoSuchBucket"))
 }
 
-// ListBuckets lists the account's buckets whose names begin with prefix.
-func (c *awsCloud) ListBuckets(ctx context.Context, prefix string) ([]string, error) {
-	var names []string
-	pages := s3.NewListBucketsPaginator(c.s3, &s3.ListBucketsInput{Prefix: aws.String(prefix)})
+// ListBuckets lists the buckets of the region whose names begin with prefix, each with the run
+// its tags name.
+func (c *awsCloud) ListBuckets(ctx context.Context, prefix string) ([]found, error) {
+	var fs []found
+	pages := s3.NewListBucketsPaginator(c.s3, &s3.ListBucketsInput{Prefix: aws.String(prefix), BucketRegion: aws.String(c.region)})
 	for pages.HasMorePages() {
 		page, err := pages.NextPage(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("ListBuckets: %w", err)
 		}
 		for _, b := range page.Buckets {
-			if n := aws.ToString(b.Name); strings.HasPrefix(n, prefix) {
-				names = append(names, n)
+			n := aws.ToString(b.Name)
+			if !strings.HasPrefix(n, prefix) {
+				continue
 			}
+			f := found{Name: n}
+			// A bucket with no tags answers NoSuchTagSet; its run is then read from its name.
+			if out, err := c.s3.GetBucketTagging(ctx, &s3.GetBucketTaggingInput{Bucket: b.Name}); err == nil {
+				for _, t := range out.TagSet {
+					if aws.ToString(t.Key) == live.TagRun {
+						f.RunID = aws.ToString(t.Value)
+					}
+				}
+			}
+			fs = append(fs, f)
 		}
 	}
-	return names, nil
+	return fs, nil
+}
+
+// ListRoles lists the roles whose names begin with prefix and end in -web-exec, each with the
+// run its tags name.
+func (c *awsCloud) ListRoles(ctx context.Context, prefix string) ([]found, error) {
+	var fs []found
+	pages := iam.NewListRolesPaginator(c.iam, &iam.ListRolesInput{})
+	for pages.HasMorePages() {
+		page, err := pages.NextPage(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("ListRoles: %w", err)
+		}
+		for _, r := range page.Roles {
+			n := aws.ToString(r.RoleName)
+			if !strings.HasPrefix(n, prefix) || !strings.HasSuffix(n, webRoleSuffix) {
+				continue
+			}
+			f := found{Name: n}
+			out, err := c.iam.ListRoleTags(ctx, &iam.ListRoleTagsInput{RoleName: r.RoleName})
+			if err != nil {
+				return nil, fmt.Errorf("ListRoleTags %s: %w", n, err)
+			}
+			for _, t := range out.Tags {
+				if aws.ToString(t.Key) == live.TagRun {
+					f.RunID = aws.ToString(t.Value)
+				}
+			}
+			fs = append(fs, f)
+		}
+	}
+	return fs, nil
+}
+
+// The lambda-web errors the create is judged by. The Lambda API's own wording for a role that
+// IAM has not yet made assumable is "The role defined for the function cannot be assumed by
+// Lambda"; no other wording is documented for Web Functions, so only that one is retried.
+const (
+	roleNotYetAssumable = "cannot be assumed"
+	passRole            = "iam:passrole"
+)
+
+// createError says what a failed create-web-function means: whether to retry it (the new role
+// not assumable yet), and the error to report, naming the missing permission where the CLI's
+// answer shows one.
+func createError(err error) (retry bool, out error) {
+	var ce *cliError
+	if !errors.As(err, &ce) {
+		return false, err
+	}
+	msg := strings.ToLower(ce.stderr)
+	switch {
+	case strings.Contains(msg, "accessdenied") || strings.Contains(msg, "not authorized"):
+		if strings.Contains(msg, passRole) {
+			return false, fmt.Errorf("%w\nthe caller may not pass the execution role to Lambda: allow iam:PassRole on it (with the condition iam:PassedToService = lambda.amazonaws.com)", err)
+		}
+		return false, err
+	case strings.Contains(msg, roleNotYetAssumable):
+		return true, err
+	case strings.Contains(msg, "internalserverexception") || strings.Contains(msg, "(500)"):
+		// A create whose caller cannot read the code object answers a bare 500
+		// (agent-toolkit-for-aws, aws-lambda-web-functions/references/troubleshooting.md).
+		return false, fmt.Errorf("%w\nthe likely cause: the caller lacks s3:GetObject and s3:GetObjectVersion on the code bucket (Lambda reads the bundle with the caller's permissions, not only the bucket policy's)", err)
+	}
+	return false, err
 }
 
 // CreateWebFunction runs create-web-function, retrying while Lambda cannot assume the new role.
@@ -286,14 +467,15 @@ func (c *awsCloud) CreateWebFunction(ctx context.Context, s functionSpec) error 
 	deadline := time.Now().Add(c.roleWait)
 	for {
 		err := c.cli.run(ctx, nil, args...)
-		var ce *cliError
-		if err == nil || !errors.As(err, &ce) || !strings.Contains(strings.ToLower(ce.stderr), "role") || time.Now().After(deadline) {
+		if err == nil {
+			return nil
+		}
+		retry, err := createError(err)
+		if !retry || time.Now().After(deadline) {
 			return err
 		}
-		select {
-		case <-ctx.Done():
+		if serr := sleep(ctx, c.retryEvery); serr != nil {
 			return err
-		case <-time.After(5 * time.Second):
 		}
 	}
 }
@@ -324,6 +506,49 @@ func (c *awsCloud) WaitEndpoint(ctx context.Context, function, endpoint string) 
 	return ep.DomainName, nil
 }
 
+// CheckServes asks the endpoint for /ping, signed with the SDK's credentials for an IamAuth
+// endpoint as the claims sign (harness/target), until it answers 200 with a probe's answer.
+// Lambda shifts a LatestRevision endpoint to a new revision with no health gate, and a revision
+// whose code does not start still reads Active (agent-toolkit-for-aws,
+// aws-lambda-web-functions/references/deployment.md), so Active alone proves nothing.
+func (c *awsCloud) CheckServes(ctx context.Context, e webdeploy.Endpoint) error {
+	o := target.WebOptions{RootCAs: c.rootCAs}
+	if e.Auth != webdeploy.AuthPublic {
+		o.Credentials, o.Region = c.cfg.Credentials, cmp.Or(e.Region, c.region)
+	}
+	return checkServes(ctx, e, o, c.serveWait, c.serveEvery)
+}
+
+// checkServes is CheckServes with its options and bounds as parameters.
+func checkServes(ctx context.Context, e webdeploy.Endpoint, o target.WebOptions, wait, every time.Duration) error {
+	w, err := target.NewWeb(e.URL, o)
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	deadline := time.Now().Add(wait)
+	tries := 0
+	for {
+		tries++
+		rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		r := w.Get(rctx, "/ping")
+		cancel()
+		if r.Err == nil && r.Status == http.StatusOK {
+			return nil
+		}
+		if ctx.Err() != nil || time.Now().After(deadline) {
+			last := fmt.Sprintf("status %d", r.Status)
+			if r.Err != nil {
+				last = r.Err.Error()
+			}
+			return fmt.Errorf("endpoint %s (%s) did not answer /ping with 200 in %d tries over %s; the last: %s: its revision does not serve", e.Name, e.Function, tries, wait, live.RedactARN(last))
+		}
+		if err := sleep(ctx, every); err != nil {
+			return err
+		}
+	}
+}
+
 // DeleteWebFunction deletes the function with its revisions and endpoints, and waits until it
 // is gone.
 func (c *awsCloud) DeleteWebFunction(ctx context.Context, name string) error {
@@ -339,21 +564,62 @@ func (c *awsCloud) DeleteWebFunction(ctx context.Context, name string) error {
 	return nil
 }
 
-// ListWebFunctions lists the Web Functions whose names begin with prefix.
-func (c *awsCloud) ListWebFunctions(ctx context.Context, prefix string) ([]string, error) {
+// ListWebFunctions lists the Web Functions whose names begin with prefix, each with the run its
+// tags name. Only the lambda-web API lists them: Lambda's ListFunctions lists Event Functions.
+// The CLI follows ListWebFunctions' nextToken itself (paginators-1.json).
+func (c *awsCloud) ListWebFunctions(ctx context.Context, prefix string) ([]found, error) {
 	var out struct {
 		Functions []struct {
 			FunctionName string `json:"functionName"`
+			FunctionArn  string `json:"functionArn"`
 		} `json:"functions"`
 	}
 	if err := c.cli.run(ctx, &out, "lambda-web", "list-web-functions"); err != nil {
 		return nil, err
 	}
-	var names []string
+	var fs []found
 	for _, f := range out.Functions {
-		if strings.HasPrefix(f.FunctionName, prefix) {
-			names = append(names, f.FunctionName)
+		if !strings.HasPrefix(f.FunctionName, prefix) {
+			continue
+		}
+		var tags struct {
+			Tags map[string]string `json:"tags"`
+		}
+		if err := c.cli.run(ctx, &tags, "lambda-web", "list-tags", "--resource", f.FunctionArn); err != nil {
+			if notFound(err) {
+				continue // deleted since it was listed
+			}
+			return nil, err
+		}
+		fs = append(fs, found{Name: f.FunctionName, RunID: tags.Tags[live.TagRun]})
+	}
+	return fs, nil
+}
+
+// ListLogGroups lists the log groups whose names begin with prefix (the CLI follows the
+// nextToken of DescribeLogGroups itself).
+func (c *awsCloud) ListLogGroups(ctx context.Context, prefix string) ([]string, error) {
+	var out struct {
+		LogGroups []struct {
+			LogGroupName string `json:"logGroupName"`
+		} `json:"logGroups"`
+	}
+	if err := c.cli.run(ctx, &out, "logs", "describe-log-groups", "--log-group-name-prefix", prefix); err != nil {
+		return nil, err
+	}
+	var groups []string
+	for _, g := range out.LogGroups {
+		if strings.HasPrefix(g.LogGroupName, prefix) {
+			groups = append(groups, g.LogGroupName)
 		}
 	}
-	return names, nil
+	return groups, nil
+}
+
+// DeleteLogGroup deletes a log group with its streams; one already gone is deleted.
+func (c *awsCloud) DeleteLogGroup(ctx context.Context, name string) error {
+	if err := c.cli.run(ctx, nil, "logs", "delete-log-group", "--log-group-name", name); err != nil && !notFound(err) {
+		return err
+	}
+	return nil
 }

@@ -54,12 +54,13 @@ func deploy(ctx context.Context, c cloud, p plan, bundles map[string]string, wri
 	if err != nil {
 		return err
 	}
-	_, account, err := arnParts(roleARN)
+	// The role is in the caller's partition and account: the bucket policy names both.
+	partition, account, err := arnParts(roleARN)
 	if err != nil {
 		return err
 	}
 	register("S3 bucket "+p.Bucket, func(ctx context.Context) error { return c.DeleteBucket(ctx, p.Bucket) })
-	if err := c.CreateBucket(ctx, p.Bucket, account, p.tags()); err != nil {
+	if err := c.CreateBucket(ctx, p.Bucket, partition, account, p.tags()); err != nil {
 		return err
 	}
 	versions := map[string]string{}
@@ -73,6 +74,9 @@ func deploy(ctx context.Context, c cloud, p plan, bundles map[string]string, wri
 		}
 		if versions[f.Bundle], err = c.PutBundle(ctx, p.Bucket, key(f.Bundle), path); err != nil {
 			return err
+		}
+		if versions[f.Bundle] == "" {
+			return fmt.Errorf("bundle %s: S3 answered no object version; a revision must be pinned to one", f.Bundle)
 		}
 	}
 	for _, f := range p.Functions {
@@ -96,6 +100,14 @@ func deploy(ctx context.Context, c cloud, p plan, bundles map[string]string, wri
 			MaxEnvironments: webdeploy.MaxEnvironments, MaxConcurrencyPerEnvironment: f.Concurrency, Function: f.Name,
 		})
 	}
+	// An Active endpoint may serve a revision whose code never started: each must answer /ping
+	// before the claims are told where it is.
+	for _, e := range d.Endpoints {
+		fmt.Fprintf(out, "checking that %s answers /ping\n", e.Function)
+		if err := c.CheckServes(ctx, e); err != nil {
+			return err
+		}
+	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -103,8 +115,9 @@ func deploy(ctx context.Context, c cloud, p plan, bundles map[string]string, wri
 }
 
 // destroy deletes what deployment d names, and whatever else of its run it finds by name
-// (functions and buckets claims-<run>-...), functions first, then buckets (objects first), then
-// the role, printing each. Something already gone is no failure, so a second destroy is one.
+// (functions, buckets and log groups of claims-<run>-...), functions first, then their log
+// groups, then buckets (objects first), then the role, printing each. Something already gone is
+// no failure, so a second destroy is one.
 func destroy(ctx context.Context, c cloud, d webdeploy.Deployment, out io.Writer) error {
 	var errs []error
 	fail := func(err error) { errs = append(errs, err) }
@@ -118,7 +131,7 @@ func destroy(ctx context.Context, c cloud, d webdeploy.Deployment, out io.Writer
 			functions = append(functions, e.Function)
 		}
 	}
-	functions = withFound(ctx, functions, prefix, "Web Functions", c.ListWebFunctions, out)
+	functions = withFound(ctx, functions, prefix, "Web Functions", listNames(c.ListWebFunctions), out)
 	for _, f := range functions {
 		if err := c.DeleteWebFunction(ctx, f); err != nil {
 			fail(fmt.Errorf("deleting Web Function %s: %w", f, err))
@@ -126,16 +139,30 @@ func destroy(ctx context.Context, c cloud, d webdeploy.Deployment, out io.Writer
 		}
 		fmt.Fprintf(out, "deleted Web Function %s\n", f)
 	}
+	var groups []string
+	for _, f := range functions {
+		groups = append(groups, logGroups(f)...)
+	}
+	if prefix != "" {
+		groups = withFound(ctx, groups, logGroupPrefix+prefix, "log groups", c.ListLogGroups, out)
+	}
+	for _, g := range groups {
+		if err := c.DeleteLogGroup(ctx, g); err != nil {
+			fail(fmt.Errorf("deleting log group %s: %w", g, err))
+			continue
+		}
+		fmt.Fprintf(out, "deleted log group %s\n", g)
+	}
 	bucket, role := d.Bucket, d.Role
 	if prefix != "" {
-		bucket = cmp.Or(bucket, prefix+"web-code")
-		role = cmp.Or(role, prefix+"web-exec")
+		bucket = cmp.Or(bucket, live.NamePrefix+d.RunID+webBucketSuffix)
+		role = cmp.Or(role, live.NamePrefix+d.RunID+webRoleSuffix)
 	}
 	var buckets []string
 	if bucket != "" {
 		buckets = append(buckets, bucket)
 	}
-	buckets = withFound(ctx, buckets, prefix, "S3 buckets", c.ListBuckets, out)
+	buckets = withFound(ctx, buckets, prefix, "S3 buckets", listNames(c.ListBuckets), out)
 	for _, b := range buckets {
 		if err := c.DeleteBucket(ctx, b); err != nil {
 			fail(fmt.Errorf("deleting S3 bucket %s: %w", b, err))
@@ -169,4 +196,12 @@ func withFound(ctx context.Context, names []string, prefix, what string, list fu
 		}
 	}
 	return names
+}
+
+// listNames is a listing of found resources as one of names, for withFound.
+func listNames(list func(context.Context, string) ([]found, error)) func(context.Context, string) ([]string, error) {
+	return func(ctx context.Context, prefix string) ([]string, error) {
+		fs, err := list(ctx, prefix)
+		return names(fs), err
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -13,14 +14,24 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/serverless-claims/claims/harness/live"
 	"github.com/serverless-claims/claims/harness/settings"
 	"github.com/serverless-claims/claims/harness/webdeploy"
 )
 
-// fakeCloud records every call in order and fails the one named by failAt.
+// fakeCloud records every call in order and fails the one named by failAt. Its listings answer
+// what its fields hold; roleARN is CreateRole's answer (an aws-partition ARN when empty) and
+// versionID, when set, PutBundle's.
 type fakeCloud struct {
-	calls  []string
-	failAt string // "CreateWebFunction claims-0123abcd-go", say
+	calls     []string
+	failAt    string // "CreateWebFunction claims-0123abcd-go", say
+	roleARN   string
+	versionID *string
+	partition string // what CreateBucket was given
+	functions []found
+	buckets   []found
+	roles     []found
+	logGroups []string
 }
 
 var errFake = errors.New("fake failure")
@@ -34,22 +45,29 @@ func (f *fakeCloud) call(c string) error {
 }
 
 func (f *fakeCloud) CreateRole(_ context.Context, name string, _ map[string]string) (string, error) {
-	return "arn:aws:iam::123456789012:role/" + name, f.call("CreateRole " + name)
+	return cmpOr(f.roleARN, "arn:aws:iam::123456789012:role/"+name), f.call("CreateRole " + name)
 }
 func (f *fakeCloud) DeleteRole(_ context.Context, name, _ string) error {
 	return f.call("DeleteRole " + name)
 }
-func (f *fakeCloud) CreateBucket(_ context.Context, name, _ string, _ map[string]string) error {
+func (f *fakeCloud) ListRoles(context.Context, string) ([]found, error) {
+	return f.roles, f.call("ListRoles")
+}
+func (f *fakeCloud) CreateBucket(_ context.Context, name, partition, _ string, _ map[string]string) error {
+	f.partition = partition
 	return f.call("CreateBucket " + name)
 }
 func (f *fakeCloud) PutBundle(_ context.Context, _, key, _ string) (string, error) {
+	if f.versionID != nil {
+		return *f.versionID, f.call("PutBundle " + key)
+	}
 	return "v-" + key, f.call("PutBundle " + key)
 }
 func (f *fakeCloud) DeleteBucket(_ context.Context, name string) error {
 	return f.call("DeleteBucket " + name)
 }
-func (f *fakeCloud) ListBuckets(context.Context, string) ([]string, error) {
-	return nil, f.call("ListBuckets")
+func (f *fakeCloud) ListBuckets(context.Context, string) ([]found, error) {
+	return f.buckets, f.call("ListBuckets")
 }
 func (f *fakeCloud) CreateWebFunction(_ context.Context, s functionSpec) error {
 	return f.call("CreateWebFunction " + s.Name)
@@ -57,11 +75,26 @@ func (f *fakeCloud) CreateWebFunction(_ context.Context, s functionSpec) error {
 func (f *fakeCloud) WaitEndpoint(_ context.Context, fn, _ string) (string, error) {
 	return "id-" + fn + ".x.lambda-web.us-east-1.on.aws", f.call("WaitEndpoint " + fn)
 }
+func (f *fakeCloud) CheckServes(_ context.Context, e webdeploy.Endpoint) error {
+	return f.call("CheckServes " + e.Function)
+}
 func (f *fakeCloud) DeleteWebFunction(_ context.Context, name string) error {
 	return f.call("DeleteWebFunction " + name)
 }
-func (f *fakeCloud) ListWebFunctions(context.Context, string) ([]string, error) {
-	return nil, f.call("ListWebFunctions")
+func (f *fakeCloud) ListWebFunctions(context.Context, string) ([]found, error) {
+	return f.functions, f.call("ListWebFunctions")
+}
+func (f *fakeCloud) ListLogGroups(_ context.Context, prefix string) ([]string, error) {
+	var out []string
+	for _, g := range f.logGroups {
+		if strings.HasPrefix(g, prefix) {
+			out = append(out, g)
+		}
+	}
+	return out, f.call("ListLogGroups")
+}
+func (f *fakeCloud) DeleteLogGroup(_ context.Context, name string) error {
+	return f.call("DeleteLogGroup " + name)
 }
 
 func testPlan() plan {
@@ -80,6 +113,7 @@ func TestDeployMakesInOrderAndWritesTheEndpoints(t *testing.T) {
 		"PutBundle node-probe.zip", "PutBundle go-probe.zip",
 		"CreateWebFunction claims-0123abcd-node", "CreateWebFunction claims-0123abcd-go", "CreateWebFunction claims-0123abcd-go-c1",
 		"WaitEndpoint claims-0123abcd-node", "WaitEndpoint claims-0123abcd-go", "WaitEndpoint claims-0123abcd-go-c1",
+		"CheckServes claims-0123abcd-node", "CheckServes claims-0123abcd-go", "CheckServes claims-0123abcd-go-c1",
 	}, f.calls)
 	assert.Equal(t, "0123abcd", written.RunID)
 	assert.Equal(t, "claims-0123abcd-web-code", written.Bucket)
@@ -105,6 +139,10 @@ func TestAFailedDeployDeletesWhatItMadeNewestFirst(t *testing.T) {
 			"DeleteWebFunction claims-0123abcd-go", "DeleteWebFunction claims-0123abcd-node",
 			"DeleteBucket claims-0123abcd-web-code", "DeleteRole claims-0123abcd-web-exec"}},
 		{"WaitEndpoint claims-0123abcd-go-c1", []string{
+			"DeleteWebFunction claims-0123abcd-go-c1", "DeleteWebFunction claims-0123abcd-go", "DeleteWebFunction claims-0123abcd-node",
+			"DeleteBucket claims-0123abcd-web-code", "DeleteRole claims-0123abcd-web-exec"}},
+		// A revision that does not serve /ping fails the deploy, and all of it is deleted.
+		{"CheckServes claims-0123abcd-go", []string{
 			"DeleteWebFunction claims-0123abcd-go-c1", "DeleteWebFunction claims-0123abcd-go", "DeleteWebFunction claims-0123abcd-node",
 			"DeleteBucket claims-0123abcd-web-code", "DeleteRole claims-0123abcd-web-exec"}},
 	} {
@@ -168,9 +206,13 @@ func TestDestroyDeletesFunctionsThenBucketThenRoleAndTakesNothingGoneAsAFailure(
 	require.NoError(t, destroy(t.Context(), f, d, &out))
 	assert.Equal(t, []string{
 		"ListWebFunctions", "DeleteWebFunction claims-0123abcd-node", "DeleteWebFunction claims-0123abcd-go", "DeleteWebFunction claims-0123abcd-go-c1",
+		"ListLogGroups",
+		"DeleteLogGroup /aws/lambda/web/claims-0123abcd-node", "DeleteLogGroup /aws/lambda/web/claims-0123abcd-node.local",
+		"DeleteLogGroup /aws/lambda/web/claims-0123abcd-go", "DeleteLogGroup /aws/lambda/web/claims-0123abcd-go.local",
+		"DeleteLogGroup /aws/lambda/web/claims-0123abcd-go-c1", "DeleteLogGroup /aws/lambda/web/claims-0123abcd-go-c1.local",
 		"ListBuckets", "DeleteBucket claims-0123abcd-web-code", "DeleteRole claims-0123abcd-web-exec",
 	}, f.calls)
-	for _, what := range []string{"Web Function claims-0123abcd-go-c1", "S3 bucket claims-0123abcd-web-code", "IAM role claims-0123abcd-web-exec"} {
+	for _, what := range []string{"Web Function claims-0123abcd-go-c1", "log group /aws/lambda/web/claims-0123abcd-go.local", "S3 bucket claims-0123abcd-web-code", "IAM role claims-0123abcd-web-exec"} {
 		assert.Contains(t, out.String(), "deleted "+what)
 	}
 
@@ -223,4 +265,160 @@ func TestEstimateGrowsWithTheTrialsAndIsRefusedAboveTheCap(t *testing.T) {
 	assert.Contains(t, out.String(), fmt.Sprintf("estimate: $%.4f", e.USD))
 	p.MaxUSD = e.USD * 2
 	assert.NoError(t, admit(p, e, io.Discard))
+}
+
+// TestTheBucketPolicyIsInTheCallersPartition: the partition comes from the role's ARN, the
+// caller's, and every ARN of the bucket policy is in it.
+func TestTheBucketPolicyIsInTheCallersPartition(t *testing.T) {
+	f := &fakeCloud{roleARN: "arn:aws-us-gov:iam::123456789012:role/claims-0123abcd-web-exec"}
+	require.NoError(t, deploy(t.Context(), f, testPlan(), testBundles, func(webdeploy.Deployment) error { return nil }, io.Discard))
+	assert.Equal(t, "aws-us-gov", f.partition, "CreateBucket's partition = %q; want the role ARN's aws-us-gov", f.partition)
+
+	policy := bucketPolicy("claims-0123abcd-web-code", "aws-cn", "cn-north-1", "123456789012")
+	var doc struct {
+		Statement []struct {
+			Resource  any
+			Condition map[string]map[string]string
+		}
+	}
+	require.NoError(t, json.Unmarshal([]byte(policy), &doc), "bucket policy: %s", policy)
+	assert.NotContains(t, policy, "arn:aws:", "the policy names the aws partition: %s", policy)
+	assert.Equal(t, "arn:aws-cn:s3:::claims-0123abcd-web-code/*", doc.Statement[0].Resource)
+	assert.Equal(t, "arn:aws-cn:lambda:cn-north-1:123456789012:web-function/*", doc.Statement[0].Condition["ArnLike"]["aws:SourceArn"])
+	assert.Equal(t, []any{"arn:aws-cn:s3:::claims-0123abcd-web-code", "arn:aws-cn:s3:::claims-0123abcd-web-code/*"}, doc.Statement[1].Resource)
+}
+
+// TestAnEmptyVersionIDIsNeverDeployed: a bundle without an object version fails the deploy
+// before any function is made, and what was made is deleted.
+func TestAnEmptyVersionIDIsNeverDeployed(t *testing.T) {
+	empty := ""
+	f := &fakeCloud{versionID: &empty}
+	wrote := false
+	err := deploy(t.Context(), f, testPlan(), testBundles, func(webdeploy.Deployment) error { wrote = true; return nil }, io.Discard)
+	assert.ErrorContains(t, err, "no object version")
+	assert.False(t, wrote, "an endpoints file was written")
+	for _, c := range f.calls {
+		assert.False(t, strings.HasPrefix(c, "CreateWebFunction"), "%s was called with an unpinned revision (calls %v)", c, f.calls)
+	}
+	assert.Equal(t, "DeleteRole claims-0123abcd-web-exec", f.calls[len(f.calls)-1])
+}
+
+// leftovers are an account's Web resources: run 0123abcd is the deployment in the endpoints
+// file, deadbeef an earlier run's, and the rest belong to no run of ours.
+func leftovers() *fakeCloud {
+	return &fakeCloud{
+		functions: []found{
+			{Name: "claims-0123abcd-node", RunID: "0123abcd"}, {Name: "claims-deadbeef-go", RunID: "deadbeef"},
+			{Name: "claims-someones-own"}, // no claims:run tag
+		},
+		logGroups: []string{
+			"/aws/lambda/web/claims-0123abcd-node", "/aws/lambda/web/claims-0123abcd-node.local",
+			"/aws/lambda/web/claims-deadbeef-go", "/aws/lambda/web/claims-deadbeef-go.local",
+			"/aws/lambda/web/claims-app", // not of a run's name
+		},
+		buckets: []found{
+			{Name: "claims-0123abcd-web-code", RunID: "0123abcd"}, {Name: "claims-deadbeef-web-code", RunID: "deadbeef"},
+			{Name: "claims-cafef00d-web-code"}, // untagged: a kill between CreateBucket and its tagging
+			{Name: "claims-assets"},            // untagged, not of the deploy's pattern
+		},
+		roles: []found{{Name: "claims-0123abcd-web-exec", RunID: "0123abcd"}, {Name: "claims-deadbeef-web-exec", RunID: "deadbeef"}},
+	}
+}
+
+func inUseDeployment() webdeploy.Deployment {
+	p := testPlan()
+	d := webdeploy.Deployment{RunID: p.RunID, Bucket: p.Bucket, Role: p.Role}
+	for _, f := range p.Functions {
+		d.Endpoints = append(d.Endpoints, webdeploy.Endpoint{Name: f.Endpoint, Function: f.Name, URL: "https://x.lambda-web.us-east-1.on.aws"})
+	}
+	return d
+}
+
+// TestCleanDeletesEarlierRunsAndNeverTheDeploymentInUse lists Web Functions, log groups, buckets
+// and roles, deletes those of earlier runs (functions first, role last), and keeps every resource
+// of the deployment the endpoints file names and everything that is no run's.
+func TestCleanDeletesEarlierRunsAndNeverTheDeploymentInUse(t *testing.T) {
+	f := leftovers()
+	var out strings.Builder
+	require.NoError(t, clean(t.Context(), f, newInUse(inUseDeployment()), false, &out))
+	var deleted []string
+	for _, c := range f.calls {
+		if strings.HasPrefix(c, "Delete") {
+			deleted = append(deleted, c)
+		}
+	}
+	assert.Equal(t, []string{
+		"DeleteWebFunction claims-deadbeef-go",
+		"DeleteLogGroup /aws/lambda/web/claims-deadbeef-go", "DeleteLogGroup /aws/lambda/web/claims-deadbeef-go.local",
+		"DeleteBucket claims-deadbeef-web-code", "DeleteBucket claims-cafef00d-web-code",
+		"DeleteRole claims-deadbeef-web-exec",
+	}, deleted, "deletions = %v (output:\n%s)", deleted, out.String())
+	for _, kept := range []string{"claims-0123abcd-node", "claims-0123abcd-web-code", "claims-0123abcd-web-exec", "/aws/lambda/web/claims-0123abcd-node.local"} {
+		assert.Contains(t, out.String(), "kept ", "output:\n%s", out.String())
+		assert.Contains(t, out.String(), kept+": run 0123abcd is the deployment in the endpoints file", "output:\n%s", out.String())
+	}
+
+	// Without an endpoints file, run 0123abcd is a leftover too.
+	f = leftovers()
+	require.NoError(t, clean(t.Context(), f, newInUse(webdeploy.Deployment{}), false, io.Discard))
+	assert.Contains(t, f.calls, "DeleteWebFunction claims-0123abcd-node")
+	assert.Contains(t, f.calls, "DeleteRole claims-0123abcd-web-exec")
+	assert.NotContains(t, f.calls, "DeleteWebFunction claims-someones-own")
+	assert.NotContains(t, f.calls, "DeleteBucket claims-assets")
+	assert.NotContains(t, f.calls, "DeleteLogGroup /aws/lambda/web/claims-app")
+}
+
+func TestCleanWithNListsAndDeletesNothing(t *testing.T) {
+	f := leftovers()
+	var out strings.Builder
+	require.NoError(t, clean(t.Context(), f, newInUse(inUseDeployment()), true, &out))
+	for _, c := range f.calls {
+		assert.False(t, strings.HasPrefix(c, "Delete"), "clean -n called %s", c)
+	}
+	for _, want := range []string{"web-function  claims-deadbeef-go", "log-group     /aws/lambda/web/claims-deadbeef-go.local", "bucket        claims-cafef00d-web-code", "role          claims-deadbeef-web-exec", "-n: nothing was deleted"} {
+		assert.Contains(t, out.String(), want, "clean -n printed:\n%s", out.String())
+	}
+	assert.NotContains(t, out.String(), "role          claims-0123abcd-web-exec")
+}
+
+// TestCleanGoesOnPastAFailedListing: a listing that fails is reported and returned; the other
+// kinds are still found and deleted.
+func TestCleanGoesOnPastAFailedListing(t *testing.T) {
+	f := leftovers()
+	f.failAt = "ListBuckets"
+	err := clean(t.Context(), f, newInUse(inUseDeployment()), false, io.Discard)
+	assert.ErrorContains(t, err, "listing S3 buckets")
+	assert.Contains(t, f.calls, "DeleteRole claims-deadbeef-web-exec")
+}
+
+// TestTheEstimateListsWebFunctionsBillingDimensions: each dimension Web Functions bill by has a
+// line with its rate and the date read, or "rate not published" and the bound used.
+func TestTheEstimateListsWebFunctionsBillingDimensions(t *testing.T) {
+	e := estimate(testPlan())
+	text := strings.Join(e.Lines, "\n")
+	for _, dim := range []string{"active CPU and memory:", "requests:", "data transfer:", "platform log records, per request:"} {
+		var line string
+		for _, l := range e.Lines {
+			if strings.HasPrefix(l, dim) {
+				line = l
+			}
+		}
+		require.NotEmpty(t, line, "no estimate line for %q in:\n%s", dim, text)
+		assert.Contains(t, line, "bound used:", "line %q names no bound", line)
+		assert.Regexp(t, `read 20\d\d-\d\d-\d\d`, line, "line %q has no date read", line)
+		assert.Regexp(t, `\$[0-9.]+$`, line, "line %q ends with no price", line)
+	}
+	for _, dim := range []string{"active CPU and memory:", "requests:", "data transfer:"} {
+		assert.Regexp(t, regexp.MustCompile(regexp.QuoteMeta(dim)+` rate not published \(looked for 20\d\d-\d\d-\d\d\)`), text)
+	}
+	assert.Contains(t, text, "2 vCPU / 2 GB each")
+	assert.Contains(t, text, fmt.Sprintf("%d beyond maxEnvironments", extraEnvironments))
+	assert.Contains(t, text, "the cap is compared with the sum of these bounds")
+	assert.Contains(t, e.PriceTable, "Web Functions rates not published")
+
+	// More than maxEnvironments for a while costs more than maxEnvironments alone would.
+	gbs, _, _ := live.LambdaPrices("us-east-1", live.ArchARM64)
+	assert.Greater(t, e.GBSeconds, float64(len(testPlan().Functions)*webdeploy.MaxEnvironments)*idleTail.Seconds()*environmentVCPUs*eventMBPerVCPU/1024,
+		"GB-s = %.1f; want more than the idle tail of maxEnvironments alone", e.GBSeconds)
+	assert.Greater(t, e.USD, e.GBSeconds*gbs, "the estimate must add requests, transfer, logs and S3 to CPU and memory")
 }

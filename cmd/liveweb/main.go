@@ -6,6 +6,9 @@
 //	                      and the three functions (node, go, go-c1); write .cache/live-web/endpoints.json.
 //	                      -n prints the plan and the estimate and makes nothing.
 //	liveweb destroy       delete what the endpoints file names, and the rest of its run, then the file.
+//	liveweb clean [-n]    list what earlier live-web runs left (Web Functions, their log groups,
+//	                      code buckets, -web-exec roles), never touching the deployment the
+//	                      endpoints file names, then delete it. -n lists only.
 //
 // Credentials come from the SDK's default chain, which the AWS CLI reads too; neither they nor
 // account ids are printed.
@@ -31,7 +34,7 @@ import (
 	"github.com/serverless-claims/claims/harness/webdeploy"
 )
 
-const usage = `usage: liveweb deploy [-n] | liveweb destroy`
+const usage = `usage: liveweb deploy [-n] | liveweb destroy | liveweb clean [-n]`
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
@@ -72,6 +75,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 		if err := runDestroy(ctx, file, stdout); err != nil {
+			return fail(err)
+		}
+	case "clean":
+		fs := flag.NewFlagSet("liveweb clean", flag.ContinueOnError)
+		fs.SetOutput(stderr)
+		listOnly := fs.Bool("n", false, "list the leftovers only; delete nothing")
+		if err := fs.Parse(args[1:]); err != nil || fs.NArg() > 0 {
+			fmt.Fprintln(stderr, usage)
+			return 2
+		}
+		if err := runClean(ctx, file, *listOnly, stdout); err != nil {
 			return fail(err)
 		}
 	default:
@@ -170,6 +184,29 @@ func runDestroy(ctx context.Context, file string, out io.Writer) error {
 	}
 	fmt.Fprintf(out, "removed %s\n", rel(file))
 	return nil
+}
+
+// runClean lists and deletes the leftovers of earlier Web runs in the configured region, keeping
+// whatever the endpoints file names. An endpoints file that cannot be read stops it: what is in
+// use would be unknown.
+func runClean(ctx context.Context, file string, listOnly bool, out io.Writer) error {
+	var d webdeploy.Deployment
+	if got, err := webdeploy.Read(file); err == nil {
+		d = got
+		fmt.Fprintf(out, "keeping run %s: %s names it\n", d.RunID, rel(file))
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("%w: nothing was deleted, since what is in use cannot be known; fix or remove the file", err)
+	}
+	c, err := live.ConfigFromEnv()
+	if err != nil {
+		return err
+	}
+	r, err := preflight(ctx, c)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "looking for leftovers of live-web runs in %s\n", r.aws.Region)
+	return clean(ctx, newAWSCloud(r, c), newInUse(d), listOnly, out)
 }
 
 // rel is file relative to the working directory when it is beneath it.

@@ -20,6 +20,10 @@ import (
 var binary string
 
 func TestMain(m *testing.M) {
+	// The test binary is also the fake aws: fakeAWS's script runs it with fakeStateEnv set.
+	if state := os.Getenv(fakeStateEnv); state != "" {
+		os.Exit(fakeCLI(state, os.Getenv(fakeLogEnv), os.Args[1:], os.Stdout, os.Stderr))
+	}
 	dir, err := os.MkdirTemp("", "liveweb-test-")
 	if err != nil {
 		panic(err)
@@ -34,21 +38,21 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// fakeAWS writes an `aws` that answers --version and `lambda-web help` as AWS CLI v2 does and
-// fails every other command, logging each call, and returns its folder and its log.
-func fakeAWS(t *testing.T) (dir, log string) {
+// fakeAWS writes an `aws` that answers as AWS CLI v2 with the lambda-web commands does, on a
+// machine without groff or mandoc (so `help` fails), from the state st (zero: no resources);
+// it logs each call, and returns its folder and its log. See fakeCLI.
+func fakeAWS(t *testing.T, st ...fakeState) (dir, log string) {
 	t.Helper()
 	dir = t.TempDir()
 	log = filepath.Join(dir, "calls.log")
-	script := `#!/bin/sh
-echo "$*" >> "` + log + `"
-case "$1 $2" in
-"--version ") echo "aws-cli/2.99.0 Python/3.13 Linux/6 exe/x86_64"; exit 0;;
-"lambda-web help") exit 0;;
-esac
-echo "fake aws: refusing $*" >&2
-exit 99
-`
+	var state fakeState
+	if len(st) > 0 {
+		state = st[0]
+	}
+	writeFakeState(t, filepath.Join(dir, "state.json"), state)
+	self, err := os.Executable()
+	require.NoError(t, err)
+	script := "#!/bin/sh\n" + fakeStateEnv + "='" + filepath.Join(dir, "state.json") + "' " + fakeLogEnv + "='" + log + "' exec '" + self + "' \"$@\"\n"
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "aws"), []byte(script), 0o755))
 	return dir, log
 }
@@ -103,13 +107,16 @@ func runBinary(t *testing.T, dir string, env []string, args ...string) (stdout, 
 	return o.String(), e.String(), cmd.ProcessState.ExitCode()
 }
 
-// assertNothingMade: no endpoints file, and the CLI asked nothing but its version and help.
+// preflightCalls are the only calls the preflight makes of the CLI.
+var preflightCalls = []string{"--version", "lambda-web create-web-function --generate-cli-skeleton"}
+
+// assertNothingMade: no endpoints file, and the CLI asked nothing but the preflight's calls.
 func assertNothingMade(t *testing.T, root, log string) {
 	t.Helper()
 	_, err := os.Stat(filepath.Join(root, ".cache", "live-web", "endpoints.json"))
 	assert.True(t, errors.Is(err, os.ErrNotExist), "an endpoints file was written")
 	for _, c := range calls(t, log) {
-		assert.True(t, c == "--version" || c == "lambda-web help", "aws was called with %q; want only --version and lambda-web help", c)
+		assert.Contains(t, preflightCalls, c, "aws was called with %q; want only %q", c, preflightCalls)
 	}
 }
 
@@ -130,7 +137,7 @@ func TestDeployWithAWSCLIv1NamesTheMissingCommands(t *testing.T) {
 	if err != nil {
 		t.Skip("no aws on PATH")
 	}
-	if exec.Command(real, "lambda-web", "help").Run() == nil {
+	if exec.Command(real, "lambda-web", "create-web-function", "--generate-cli-skeleton").Run() == nil {
 		t.Skip("the aws on PATH has lambda-web")
 	}
 	version, _ := exec.Command(real, "--version").CombinedOutput()
@@ -143,6 +150,42 @@ func TestDeployWithAWSCLIv1NamesTheMissingCommands(t *testing.T) {
 	assert.Contains(t, stderr, first, "stderr = %q; want it to name the CLI's version %q", stderr, first)
 	assert.NotContains(t, stderr, "secret")
 	assertNothingMade(t, root, "")
+}
+
+// TestPreflightNeedsNoManPage: on a machine without groff or mandoc `aws lambda-web help` fails
+// (the fake models it); the preflight passes all the same, and asks the CLI nothing but its
+// version and a skeleton.
+func TestPreflightNeedsNoManPage(t *testing.T) {
+	root := fakeRepo(t)
+	dir, log := fakeAWS(t)
+	help := exec.Command(filepath.Join(dir, "aws"), "lambda-web", "help")
+	require.Error(t, help.Run(), "the fake aws must fail `help` as a machine without groff does")
+	require.NoError(t, os.Remove(log))
+	stdout, stderr, code := runBinary(t, root, userEnv(t, dir, "AWS_REGION=us-east-1", "AWS_ACCESS_KEY_ID=AKIDTEST", "AWS_SECRET_ACCESS_KEY=s"), "deploy", "-n")
+	require.Equal(t, 0, code, "exit status = %d; want 0 (stderr %q)", code, stderr)
+	assert.NotContains(t, stdout+stderr, "lambda-web` commands", "the preflight claimed the CLI lacks lambda-web; it has them, only no man page")
+	assert.NotContains(t, stdout, "a deploy would stop there")
+	assert.Contains(t, calls(t, log), "lambda-web create-web-function --generate-cli-skeleton", "calls = %v", calls(t, log))
+	assertNothingMade(t, root, log)
+}
+
+// TestPreflightNamesAMissingLambdaWeb: a CLI without the lambda-web commands (v1, or v2 before
+// them) answers the skeleton with an invalid choice; the preflight names the missing commands
+// and the CLI's version.
+func TestPreflightNamesAMissingLambdaWeb(t *testing.T) {
+	for _, version := range []string{"aws-cli/1.36.0 Python/3.12 Linux/6 botocore/1.35.0", "aws-cli/2.15.0 Python/3.11 Linux/6 exe/x86_64"} {
+		t.Run(version, func(t *testing.T) {
+			root := fakeRepo(t)
+			dir, log := fakeAWS(t, fakeState{Version: version, NoLambdaWeb: true})
+			_, stderr, code := runBinary(t, root, userEnv(t, dir, "AWS_REGION=us-east-1", "AWS_ACCESS_KEY_ID=AKIDTEST", "AWS_SECRET_ACCESS_KEY=s"), "deploy")
+			assert.Equal(t, 1, code, "exit status = %d; want 1 (stderr %q)", code, stderr)
+			assert.Contains(t, stderr, "has no `lambda-web` commands")
+			assert.Contains(t, strings.ToLower(stderr), "invalid choice", "stderr = %q; want the CLI's own word on the command", stderr)
+			first, _, _ := strings.Cut(version, " ")
+			assert.Contains(t, stderr, first, "stderr = %q; want it to name the CLI's version", stderr)
+			assertNothingMade(t, root, log)
+		})
+	}
 }
 
 func TestDeployWithoutRegionOrCredentialsNamesBoth(t *testing.T) {
@@ -193,7 +236,7 @@ func TestDryRunPrintsThePlanAndTheEstimate(t *testing.T) {
 		"in eu-west-1 will make", "IAM role claims-", "S3 bucket claims-", "-web-code (versioned",
 		"Web Function claims-", "-node (node-probe.zip, nodejs24.x, arm64): endpoint claims, IamAuth, maxEnvironments 2, maxConcurrencyPerEnvironment 64",
 		"-go-c1 (go-probe.zip, nodejs24.x, arm64): endpoint claims, IamAuth, maxEnvironments 2, maxConcurrencyPerEnvironment 1",
-		"claims:run=", "W12: 20 trials", "no Web Functions price is published", "estimate: $", "cap $0.25 (CLAIMS_LIVE_MAX_USD)",
+		"claims:run=", "W12: 20 trials", "rate not published", "estimate: $", "cap $0.25 (CLAIMS_LIVE_MAX_USD)",
 		"-n: nothing was made",
 	} {
 		assert.Contains(t, stdout, want, "liveweb deploy -n printed:\n%s", stdout)
@@ -215,7 +258,7 @@ func TestDestroyWithoutADeploymentDoesNothing(t *testing.T) {
 }
 
 func TestUsage(t *testing.T) {
-	for _, args := range [][]string{nil, {"deploy", "x"}, {"launch"}, {"destroy", "-n"}} {
+	for _, args := range [][]string{nil, {"deploy", "x"}, {"launch"}, {"destroy", "-n"}, {"clean", "x"}, {"clean", "-y"}} {
 		_, stderr, code := runBinary(t, fakeRepo(t), userEnv(t, t.TempDir()), args...)
 		assert.Equal(t, 2, code, "liveweb %v: exit status = %d; want 2", args, code)
 		assert.Contains(t, stderr, "usage: liveweb")
@@ -254,4 +297,18 @@ func TestMakeLiveWebDeployStopsAtOnce(t *testing.T) {
 	require.Error(t, err, "make live-web-deploy succeeded:\n%s", out)
 	assert.Contains(t, string(out), "the AWS CLI (aws) is not on PATH", "make printed:\n%s", out)
 	assert.Contains(t, string(out), "no AWS region", "make printed:\n%s", out)
+}
+
+// TestCleanRefusesWhenTheEndpointsFileCannotBeRead: what is in use would be unknown, so clean
+// deletes nothing and asks the CLI nothing.
+func TestCleanRefusesWhenTheEndpointsFileCannotBeRead(t *testing.T) {
+	root := fakeRepo(t)
+	file := filepath.Join(root, ".cache", "live-web", "endpoints.json")
+	require.NoError(t, os.MkdirAll(filepath.Dir(file), 0o755))
+	require.NoError(t, os.WriteFile(file, []byte("{not json"), 0o600))
+	dir, log := fakeAWS(t)
+	_, stderr, code := runBinary(t, root, userEnv(t, dir, "AWS_REGION=us-east-1", "AWS_ACCESS_KEY_ID=AKIDTEST", "AWS_SECRET_ACCESS_KEY=s"), "clean")
+	assert.Equal(t, 1, code, "exit status = %d; want 1 (stderr %q)", code, stderr)
+	assert.Contains(t, stderr, "nothing was deleted")
+	assert.Empty(t, calls(t, log), "clean called the CLI with an unreadable endpoints file")
 }

@@ -14,6 +14,26 @@ import (
 // endpointName is the one endpoint of each Web Function.
 const endpointName = "claims"
 
+// The names a run's role and bucket end in (claims-<run>-web-exec, claims-<run>-web-code).
+const (
+	webRoleSuffix   = "-web-exec"
+	webBucketSuffix = "-web-code"
+)
+
+// logGroupPrefix begins the log groups Lambda writes a Web Function's logs to: the centralised
+// /aws/lambda/web/<function> (LoggingConfig.logGroup's default, botocore lambda-web model) and
+// its in-Region companion, the same name with .local after it (Lambda developer guide,
+// web-functions-logging, Log groups).
+const (
+	logGroupPrefix      = "/aws/lambda/web/"
+	localLogGroupSuffix = ".local"
+)
+
+// logGroups are the two log groups of the Web Function named function.
+func logGroups(function string) []string {
+	return []string{logGroupPrefix + function, logGroupPrefix + function + localLogGroupSuffix}
+}
+
 // webFunction is one Web Function the deploy makes.
 type webFunction struct {
 	Endpoint    string // webdeploy.Node, Go or GoConc1
@@ -43,7 +63,7 @@ func newPlan(runID, region string, created time.Time, s settings.Settings, maxUS
 	}
 	return plan{
 		RunID: runID, Region: region, Created: created.UTC().Truncate(time.Second),
-		Role: base + "-web-exec", Bucket: base + "-web-code",
+		Role: base + webRoleSuffix, Bucket: base + webBucketSuffix,
 		Functions: []webFunction{
 			fn(webdeploy.Node, lambdazip.NodeProbeBundle, webdeploy.DefaultConcurrency),
 			fn(webdeploy.Go, lambdazip.GoProbeBundle, webdeploy.DefaultConcurrency),
@@ -84,11 +104,25 @@ const (
 	// idleTail is how long an environment is assumed to live, and bill, after the run's last
 	// request: Lambda publishes no idle timeout for Web Functions.
 	idleTail = 5 * time.Minute
-	// environmentMB is a 2-vCPU environment's memory at Event Functions' ratio of 1 vCPU per
-	// 1,769 MB, the size at which Lambda's duration price is applied to a Web Function here.
-	environmentMB = 3538
+	// environmentVCPUs and environmentGB are a Web Function environment's fixed size: there is
+	// no memory setting (agent-toolkit-for-aws, aws-lambda-web-functions/SKILL.md, Service
+	// Limits and Cost Model).
+	environmentVCPUs = 2
+	environmentGB    = 2
+	// eventMBPerVCPU is Event Functions' ratio of memory to one vCPU: their duration price buys
+	// CPU and memory together, so a 2-vCPU environment is priced as a 3,538 MB Event Function,
+	// which covers both vCPUs active all the time and more than its 2 GB.
+	eventMBPerVCPU = 1769
+	// extraEnvironments is how many environments beyond maxEnvironments each function is
+	// assumed to run during the run: Lambda may briefly run more than maxEnvironments (Lambda
+	// developer guide, web-functions-scaling) and says not how many or how long.
+	extraEnvironments = 1
 	// bytesPerRequest is what a request and its answer move, headers included.
 	bytesPerRequest = 2048
+	// logBytesPerRequest bounds the platform's own log records of one request
+	// (platform.invokeStart, platform.invokeSummary; agent-toolkit-for-aws,
+	// aws-lambda-web-functions/references/observability.md) and the probe's lines.
+	logBytesPerRequest = 2048
 	// bundleBytes bounds both bundles together in S3.
 	bundleBytes = 20 << 20
 	// s3Puts and s3Gets bound the S3 requests: the uploads, and Lambda's reads of the code at
@@ -97,25 +131,34 @@ const (
 	s3Gets = 100
 )
 
-// The S3 and data-transfer prices, in USD: S3 Standard's and internet egress's us-east-1 list
-// prices, used for every region (the table holds no other), stated as such in the estimate.
+// webRatesRead is when Web Functions' own rates were looked for and not found published: the
+// Lambda pricing page and the Web Functions documentation name the billing dimensions, not
+// their prices. Every Web dimension is then priced at a stated bound.
+const webRatesRead = "2026-12-02"
+
+// The S3, data-transfer and CloudWatch Logs prices, in USD: us-east-1 list prices read on
+// live.PricesRead, used for every region (the table holds no other), stated as such.
 const (
 	s3StorageGBMonth  = 0.023
 	s3PutPerRequest   = 0.005 / 1000
 	s3GetPerRequest   = 0.0004 / 1000
 	transferOutPerGB  = 0.09
+	logsIngestPerGB   = 0.50
 	bucketLifetimeDay = 1.0 // the bundles are assumed stored for a day at most
 )
 
-// estimate prices the planned run: its requests at Lambda's request price; the environment time
-// of every function (2 environments of 2 vCPU each, alive for the whole run and idleTail after
-// it) at Lambda's arm64 GB-second price for a 3,538 MB environment, since no Web Functions price
-// is in the table; S3 storage and requests; and data transfer out.
+// estimate prices the planned run by the dimensions Web Functions bill: active CPU, memory,
+// requests and data transfer, of 2 vCPU / 2 GB environments, with more than maxEnvironments for
+// a while, and the per-request platform log records; then the S3 the deploy uses. No Web
+// Functions rate is published, so each Web line says so and names the bound it is priced at:
+// CPU and memory together at Lambda's arm64 Event Functions duration price of a 2-vCPU size for
+// every environment's whole life (the run, plus idleTail), requests at Event Functions' request
+// price, data transfer at the internet egress list price. The cap is compared with their sum.
 func estimate(p plan) live.Estimate {
 	gbs, req, fellBack := live.LambdaPrices(p.Region, live.ArchARM64)
 	s := p.Settings
 	trial := time.Duration(s.SpinMs)*time.Millisecond + s.Pause + trialOverhead
-	e := live.Estimate{PriceTable: fmt.Sprintf("AWS list prices read %s, region %s, arm64", live.PricesRead, p.Region)}
+	e := live.Estimate{PriceTable: fmt.Sprintf("AWS list prices read %s, region %s, arm64; Web Functions rates not published (looked for %s), bounded as listed", live.PricesRead, p.Region, webRatesRead)}
 	var run time.Duration
 	for _, c := range plannedClaims {
 		n := s.Trials * len(c.Endpoints)
@@ -123,23 +166,32 @@ func estimate(p plan) live.Estimate {
 		run += time.Duration(n) * trial
 		e.Lines = append(e.Lines, fmt.Sprintf("%s: %d trials on %v, at most %d requests and %.1f s each", c.ID, s.Trials, c.Endpoints, requestsPerTrial, trial.Seconds()))
 	}
-	envSeconds := float64(len(p.Functions)*webdeploy.MaxEnvironments) * (run + idleTail).Seconds()
-	e.GBSeconds = envSeconds * environmentMB / 1024
+	fns := float64(len(p.Functions))
+	envSeconds := fns*webdeploy.MaxEnvironments*(run+idleTail).Seconds() + fns*extraEnvironments*run.Seconds()
+	eventMB := environmentVCPUs * eventMBPerVCPU
+	e.GBSeconds = envSeconds * float64(eventMB) / 1024
+	computeUSD := e.GBSeconds * gbs
+	requestUSD := float64(e.Requests) * req
 	transferGB := float64(e.Requests) * bytesPerRequest / (1 << 30)
+	logGB := float64(e.Requests) * logBytesPerRequest / (1 << 30)
 	storedGB := float64(bundleBytes) / (1 << 30)
 	s3USD := storedGB*s3StorageGBMonth*bucketLifetimeDay/30 + s3Puts*s3PutPerRequest + s3Gets*s3GetPerRequest
+	notPublished := "rate not published (looked for " + webRatesRead + ")"
 	e.Lines = append(e.Lines,
-		"no Web Functions price is published in the table: environment time is priced as Lambda arm64 duration of a 2-vCPU (3,538 MB) environment (an assumption)",
-		fmt.Sprintf("environments: %d functions × %d environments × (run %.0f s + %.0f s idle) = %.0f environment-s = %.1f GB-s at $%.10f, $%.6f",
-			len(p.Functions), webdeploy.MaxEnvironments, run.Seconds(), idleTail.Seconds(), envSeconds, e.GBSeconds, gbs, e.GBSeconds*gbs),
-		fmt.Sprintf("requests: %d at $%.8f, $%.6f", e.Requests, req, float64(e.Requests)*req),
-		fmt.Sprintf("S3 (us-east-1 list prices): %.0f MB for %.0f day, %d PUT, %d GET, $%.6f", storedGB*1024, bucketLifetimeDay, s3Puts, s3Gets, s3USD),
-		fmt.Sprintf("data transfer out (us-east-1 list price): %.6f GB, $%.6f", transferGB, transferGB*transferOutPerGB))
+		fmt.Sprintf("environments: %d vCPU / %d GB each, no memory setting; %d functions × (%d environments × (run %.0f s + %.0f s idle) + %d beyond maxEnvironments × run %.0f s) = %.0f environment-s",
+			environmentVCPUs, environmentGB, len(p.Functions), webdeploy.MaxEnvironments, run.Seconds(), idleTail.Seconds(), extraEnvironments, run.Seconds(), envSeconds),
+		fmt.Sprintf("active CPU and memory: %s; bound used: every environment-s with both vCPUs active and its memory all used, at Lambda arm64 Event Functions duration of a %d MB (%d vCPU) size, %.1f GB-s at $%.10f (read %s), $%.6f",
+			notPublished, eventMB, environmentVCPUs, e.GBSeconds, gbs, live.PricesRead, computeUSD),
+		fmt.Sprintf("requests: %s; bound used: %d at Lambda Event Functions' $%.8f each (read %s), $%.6f", notPublished, e.Requests, req, live.PricesRead, requestUSD),
+		fmt.Sprintf("data transfer: %s; bound used: %.6f GB at internet egress $%.2f/GB (us-east-1, read %s), $%.6f", notPublished, transferGB, transferOutPerGB, live.PricesRead, transferGB*transferOutPerGB),
+		fmt.Sprintf("platform log records, per request: CloudWatch Logs ingestion $%.2f/GB (us-east-1, read %s); bound used: %d bytes a request, %.6f GB, $%.6f", logsIngestPerGB, live.PricesRead, logBytesPerRequest, logGB, logGB*logsIngestPerGB),
+		fmt.Sprintf("S3 (us-east-1 list prices, read %s): %.0f MB for %.0f day, %d PUT, %d GET, $%.6f", live.PricesRead, storedGB*1024, bucketLifetimeDay, s3Puts, s3Gets, s3USD))
 	if fellBack {
 		e.Lines = append(e.Lines, fmt.Sprintf("region %s is not in the Lambda price table: priced at the table's highest", p.Region))
 		e.PriceTable += " (some prices at the table's highest: region not listed)"
 	}
-	e.USD = e.GBSeconds*gbs + float64(e.Requests)*req + s3USD + transferGB*transferOutPerGB
+	e.USD = computeUSD + requestUSD + s3USD + transferGB*transferOutPerGB + logGB*logsIngestPerGB
+	e.Lines = append(e.Lines, fmt.Sprintf("the cap is compared with the sum of these bounds, $%.4f, not with a published Web Functions price", e.USD))
 	return e
 }
 

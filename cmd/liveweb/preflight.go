@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os/exec"
@@ -14,9 +15,14 @@ import (
 	"github.com/serverless-claims/claims/harness/live"
 )
 
-// helpTimeout bounds `aws lambda-web help` and `aws --version`: a CLI that hangs is as missing as
-// one that is not there.
-const helpTimeout = 60 * time.Second
+// cliCheckTimeout bounds `aws --version` and the skeleton of create-web-function: a CLI that
+// hangs is as missing as one that is not there.
+const cliCheckTimeout = 60 * time.Second
+
+// probeCommand is the lambda-web command whose input skeleton proves the commands exist. `aws
+// lambda-web help` would prove it too, but it renders a man page and fails where groff or mandoc
+// is missing (containers, CI images), which is no sign of a missing command.
+var probeCommand = []string{"lambda-web", "create-web-function"}
 
 // ready is what preflight found: the CLI to run and the SDK's configuration.
 type ready struct {
@@ -59,19 +65,31 @@ func preflight(ctx context.Context, c live.Config, opts ...func(*config.LoadOpti
 	return r, nil
 }
 
-// checkCLI reads the CLI's version and asks it for the lambda-web commands' help, which exits 0
-// only where they exist (AWS CLI v2 from the release that added them).
+// checkCLI reads the CLI's version and asks it for create-web-function's input skeleton, which
+// only a CLI with the lambda-web commands (AWS CLI v2 from the release that added them) prints:
+// a JSON object naming functionName, the operation's first member in the botocore model
+// (awscli/botocore/data/lambda-web/2025-03-07/service-2.json, CreateWebFunctionRequest).
 func checkCLI(ctx context.Context, r *ready) error {
-	ctx, cancel := context.WithTimeout(ctx, helpTimeout)
+	ctx, cancel := context.WithTimeout(ctx, cliCheckTimeout)
 	defer cancel()
 	v, err := r.cli.text(ctx, "--version")
 	r.version, _, _ = strings.Cut(v, "\n")
 	if err != nil || r.version == "" {
 		return fmt.Errorf("the AWS CLI on PATH (%s) does not answer `aws --version`: %v", r.cli.bin, err)
 	}
-	if _, err := r.cli.text(ctx, "lambda-web", "help"); err != nil {
-		return fmt.Errorf("the AWS CLI on PATH (%s, %s) has no `lambda-web` commands (`aws lambda-web help`: %v); install AWS CLI v2 at a version that has them",
-			r.version, r.cli.bin, err)
+	probe := "aws " + strings.Join(probeCommand, " ") + " --generate-cli-skeleton"
+	out, err := r.cli.skeleton(ctx, probeCommand...)
+	if err == nil {
+		var skel map[string]any
+		if jerr := json.Unmarshal(out, &skel); jerr != nil {
+			err = fmt.Errorf("its output is not the JSON skeleton: %v", jerr)
+		} else if _, ok := skel["functionName"]; !ok {
+			err = errors.New("its skeleton names no functionName")
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("the AWS CLI on PATH (%s, %s) has no `lambda-web` commands (`%s`: %v); install AWS CLI v2 at a version that has them",
+			r.version, r.cli.bin, probe, err)
 	}
 	return nil
 }
