@@ -1,7 +1,9 @@
 // Command liveclean finds what earlier live runs left on AWS (functions, roles, tables carrying
-// the claims:run tag; `make live-clean` runs it) and deletes it, printing each. -n only lists.
-// Credentials come from the SDK's default chain, as for the live run; it prints neither them nor
-// account ids.
+// the claims:run tag, and their functions' log groups /aws/lambda/claims-<run>-…; `make
+// live-clean` runs it) and deletes it, printing each. -n only lists. It never touches the run of
+// the Web deployment named in the endpoints file (.cache/live-web/endpoints.json; -web-endpoints
+// names another), which `make live-web-destroy` deletes. Credentials come from the SDK's default
+// chain, as for the live run; it prints neither them nor account ids.
 package main
 
 import (
@@ -18,6 +20,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/config"
 
 	"github.com/serverless-claims/claims/harness/live"
+	"github.com/serverless-claims/claims/harness/webdeploy"
 )
 
 func main() {
@@ -33,6 +36,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, opts ...f
 	fs := flag.NewFlagSet("liveclean", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	listOnly := fs.Bool("n", false, "list the leftovers only; delete nothing")
+	endpoints := fs.String("web-endpoints", "", "the Web endpoints file whose deployment is spared (default .cache/live-web/endpoints.json)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -48,7 +52,21 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, opts ...f
 	if err != nil {
 		return fail(err)
 	}
-	ls, err := live.FindLeftovers(ctx, awsCfg, c)
+	if *endpoints == "" {
+		path, err := webdeploy.File()
+		if err != nil {
+			return fail(err)
+		}
+		*endpoints = path
+	}
+	inUse, err := live.InUseFromFile(*endpoints)
+	if err != nil {
+		return fail(err)
+	}
+	for _, run := range inUse.RunIDs {
+		fmt.Fprintf(stdout, "sparing run %s: the Web deployment in %s uses it (`make live-web-destroy` deletes it)\n", run, inUse.Source)
+	}
+	ls, err := live.FindLeftovers(ctx, awsCfg, c, inUse)
 	if err != nil {
 		return fail(err)
 	}

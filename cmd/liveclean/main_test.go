@@ -3,10 +3,12 @@ package main
 import (
 	"crypto/tls"
 	"net/http"
+	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -18,7 +20,9 @@ import (
 	"github.com/serverless-claims/claims/harness/lambdaapi"
 	"github.com/serverless-claims/claims/harness/lambdazip"
 	"github.com/serverless-claims/claims/harness/live"
+	"github.com/serverless-claims/claims/harness/logsstub"
 	"github.com/serverless-claims/claims/harness/sigv4check"
+	"github.com/serverless-claims/claims/harness/webdeploy"
 )
 
 // The stand-ins' account and static keys, as the live mode's plan fixes them.
@@ -37,7 +41,7 @@ func isolateAWS(t *testing.T) {
 		"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_CA_BUNDLE",
 		"AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", "AWS_CONTAINER_CREDENTIALS_FULL_URI",
 		"AWS_WEB_IDENTITY_TOKEN_FILE", "AWS_ROLE_ARN", "AWS_ENDPOINT_URL",
-		"AWS_ENDPOINT_URL_LAMBDA", "AWS_ENDPOINT_URL_IAM", "AWS_ENDPOINT_URL_DYNAMODB",
+		"AWS_ENDPOINT_URL_LAMBDA", "AWS_ENDPOINT_URL_IAM", "AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_CLOUDWATCH_LOGS",
 		"CLAIMS_LAMBDA_ARCH", "CLAIMS_LAMBDA_ENDPOINT", "CLAIMS_LIVE_MAX_USD", "CLAIMS_LAMBDA_ROLE_ARN", "CLAIMS_DYNAMODB_TABLE",
 	} {
 		t.Setenv(k, "")
@@ -83,26 +87,42 @@ func machineArch() string {
 	return live.ArchX8664
 }
 
-func TestListsThenDeletesTheLeftovers(t *testing.T) {
+// cloud is the stand-ins liveclean talks to, with the variables that point the SDK at them set.
+type cloud struct {
+	lam   *lambdaapi.Server
+	iam   *iamstub.Server
+	logs  *logsstub.Server
+	trust func(*config.LoadOptions) error
+}
+
+func startCloud(t *testing.T) cloud {
+	t.Helper()
 	isolateAWS(t)
-	ctx := t.Context()
 	keys := sigv4check.Keys{testKeyID: testSecret}
 	db := dynalite.Start(t, dynalite.Options{})
 	iamS := iamstub.Start(t, iamstub.Options{Keys: keys})
 	lam := lambdaapi.Start(t, lambdaapi.Options{Keys: keys, RoleAssumable: iamS.Assumable})
+	logs := logsstub.Start(t, logsstub.Options{Keys: keys, Region: "us-east-1"})
 	for k, v := range map[string]string{
 		"AWS_REGION": "us-east-1", "AWS_ACCESS_KEY_ID": testKeyID, "AWS_SECRET_ACCESS_KEY": testSecret,
 		"AWS_ENDPOINT_URL_IAM": iamS.URL(), "AWS_ENDPOINT_URL_DYNAMODB": db.Endpoint,
-		"CLAIMS_LAMBDA_ENDPOINT": lam.URL(), "CLAIMS_LAMBDA_ARCH": machineArch(),
+		"AWS_ENDPOINT_URL_CLOUDWATCH_LOGS": logs.URL(),
+		"CLAIMS_LAMBDA_ENDPOINT":           lam.URL(), "CLAIMS_LAMBDA_ARCH": machineArch(),
 	} {
 		t.Setenv(k, v)
 	}
 	trust := config.WithHTTPClient(&http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: db.CA.Pool()}}})
+	return cloud{lam: lam, iam: iamS, logs: logs, trust: trust}
+}
 
-	// A run that made its role, table and function and was never closed.
+// abandon opens a run that makes its role, table and function, and the function's log group
+// (as Lambda makes it when the function first logs), and is never closed.
+func abandon(t *testing.T, cl cloud) *live.Session {
+	t.Helper()
+	ctx := t.Context()
 	c, err := live.ConfigFromEnv()
 	require.NoError(t, err)
-	awsCfg, err := live.LoadAWS(ctx, c, trust)
+	awsCfg, err := live.LoadAWS(ctx, c, cl.trust)
 	require.NoError(t, err)
 	s, err := live.Open(ctx, c, awsCfg)
 	require.NoError(t, err)
@@ -117,28 +137,77 @@ func TestListsThenDeletesTheLeftovers(t *testing.T) {
 	require.NoError(t, err)
 	_, err = s.CreateFunction(ctx, live.FunctionSpec{Name: "left", Zip: zip, MemoryMB: 128, TimeoutSeconds: 3})
 	require.NoError(t, err)
+	cl.logs.AddLogGroup(live.FunctionLogGroup("claims-" + s.RunID + "-left"))
+	return s
+}
+
+// noEndpoints is -web-endpoints naming a file that does not exist: no Web deployment in use.
+func noEndpoints(t *testing.T) string {
+	t.Helper()
+	return "-web-endpoints=" + filepath.Join(t.TempDir(), "endpoints.json")
+}
+
+func TestListsThenDeletesTheLeftovers(t *testing.T) {
+	cl := startCloud(t)
+	ctx := t.Context()
+	s := abandon(t, cl)
+	group := live.FunctionLogGroup("claims-" + s.RunID + "-left")
 	names := []string{"function claims-" + s.RunID + "-left", "role claims-" + s.RunID + "-exec", "table claims-" + s.RunID}
+	endpoints := noEndpoints(t)
 
 	var out, errs strings.Builder
-	require.Equal(t, 0, run(ctx, []string{"-n"}, &out, &errs, trust), "liveclean -n: %s", errs.String())
+	require.Equal(t, 0, run(ctx, []string{"-n", endpoints}, &out, &errs, cl.trust), "liveclean -n: %s", errs.String())
 	listed := strings.Join(strings.Fields(out.String()), " ")
 	for _, n := range names {
 		assert.Contains(t, listed, n+" "+s.RunID+" "+s.Created.Format("2006-01-02T15:04:05Z"), "liveclean -n listed:\n%s", out.String())
 	}
-	assert.Len(t, lam.Functions(), 1, "-n deleted a function")
-	assert.Len(t, iamS.Roles(), 1, "-n deleted a role")
+	assert.Contains(t, listed, "log-group "+group+" "+s.RunID+" ", "liveclean -n listed:\n%s", out.String())
+	assert.Len(t, cl.lam.Functions(), 1, "-n deleted a function")
+	assert.Len(t, cl.iam.Roles(), 1, "-n deleted a role")
+	assert.Equal(t, []string{group}, cl.logs.LogGroups(), "-n deleted a log group")
 
 	out.Reset()
-	require.Equal(t, 0, run(ctx, nil, &out, &errs, trust), "liveclean: %s", errs.String())
-	for _, n := range names {
+	require.Equal(t, 0, run(ctx, []string{endpoints}, &out, &errs, cl.trust), "liveclean: %s", errs.String())
+	for _, n := range append(names, "log-group "+group) {
 		assert.Contains(t, out.String(), "deleted "+n+" (run "+s.RunID+")", "liveclean printed:\n%s", out.String())
 	}
-	assert.Empty(t, lam.Functions(), "functions left")
-	assert.Empty(t, iamS.Roles(), "roles left")
+	assert.Empty(t, cl.lam.Functions(), "functions left")
+	assert.Empty(t, cl.iam.Roles(), "roles left")
+	assert.Empty(t, cl.logs.LogGroups(), "log groups left")
 	assert.NotContains(t, out.String()+errs.String(), testAccount, "liveclean printed the account")
 	assert.NotContains(t, out.String()+errs.String(), testSecret, "liveclean printed the secret")
 
 	out.Reset()
-	require.Equal(t, 0, run(ctx, nil, &out, &errs, trust))
+	require.Equal(t, 0, run(ctx, []string{endpoints}, &out, &errs, cl.trust))
 	assert.Contains(t, out.String(), "no leftovers")
+}
+
+func TestSparesTheRunOfTheWebEndpointsFile(t *testing.T) {
+	cl := startCloud(t)
+	ctx := t.Context()
+	inUse := abandon(t, cl)
+	dead := abandon(t, cl)
+	// The Web deployment of inUse's run, as `make live-web-deploy` writes it.
+	path := filepath.Join(t.TempDir(), "endpoints.json")
+	require.NoError(t, webdeploy.Write(path, webdeploy.Deployment{
+		RunID: inUse.RunID, Region: "us-east-1", CreatedAt: time.Now().UTC(), Role: "claims-" + inUse.RunID + "-web-exec",
+		Endpoints: []webdeploy.Endpoint{{Name: webdeploy.Go, URL: "https://abc.lambda-web.us-east-1.on.aws", Auth: webdeploy.AuthIAM}},
+	}))
+
+	var out, errs strings.Builder
+	require.Equal(t, 0, run(ctx, []string{"-web-endpoints=" + path}, &out, &errs, cl.trust), "liveclean: %s", errs.String())
+	assert.Contains(t, out.String(), "sparing run "+inUse.RunID, "liveclean printed:\n%s", out.String())
+	assert.NotContains(t, out.String(), "deleted role claims-"+inUse.RunID, "liveclean printed:\n%s", out.String())
+	assert.Contains(t, out.String(), "deleted role claims-"+dead.RunID+"-exec", "liveclean printed:\n%s", out.String())
+	assert.Equal(t, []string{"claims-" + inUse.RunID + "-exec"}, cl.iam.Roles(), "roles left: the run in use's")
+	assert.Equal(t, []string{live.FunctionLogGroup("claims-" + inUse.RunID + "-left")}, cl.logs.LogGroups(), "log groups left: the run in use's")
+	assert.Len(t, cl.lam.Functions(), 1, "functions left: the run in use's")
+
+	// A file that cannot be read stops the cleaner before anything is deleted.
+	require.NoError(t, os.WriteFile(path, []byte("{not json"), 0o644))
+	out.Reset()
+	errs.Reset()
+	assert.Equal(t, 1, run(ctx, []string{"-web-endpoints=" + path}, &out, &errs, cl.trust), "liveclean with an unreadable endpoints file")
+	assert.Contains(t, errs.String(), "cannot be spared", "stderr = %q", errs.String())
+	assert.Len(t, cl.iam.Roles(), 1, "roles after a refused clean")
 }

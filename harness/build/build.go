@@ -19,16 +19,40 @@ var (
 	built   = map[string]string{} // build description -> the file it made
 )
 
+// NoRPC is aws-lambda-go's build tag that leaves out its RPC mode, which only the retired go1.x
+// runtime used; provided.al2023 speaks the Runtime API alone, and AWS's Go packaging guide builds
+// with it.
+const NoRPC = "lambda.norpc"
+
+// FunctionsDir holds this repository's Lambda functions (functions/getitem, functions/throttle).
+const FunctionsDir = "functions/"
+
+// WithNoRPC is tags with NoRPC first, once.
+func WithNoRPC(tags []string) []string {
+	out := []string{NoRPC}
+	for _, t := range tags {
+		if t != NoRPC {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
 // Go builds the Go main package pkg with the given build tags, once per test binary, into
 // .cache/bin, and returns the binary's path. pkg is a repository folder (slash-separated, e.g.
 // "testdata/probes/go") or the import path of a command the module requires (a tool, such as
 // the Lambda Runtime Interface Emulator). It builds with the go command found on PATH, else in
-// GOROOT, with cgo off: a static binary, as Lambda's provided.al2023 runtime runs one.
+// GOROOT, with cgo off: a static binary, as Lambda's provided.al2023 runtime runs one. A function
+// under FunctionsDir is built with NoRPC too, as harness/lambdazip builds it for Lambda, so that
+// the emulator runs the binary Lambda runs.
 func Go(pkg string, tags ...string) (string, error) {
 	joined := strings.Join(tags, ",")
 	name := strings.ReplaceAll(pkg, "/", "_")
 	if joined != "" {
 		name += "-" + strings.ReplaceAll(joined, ",", "-")
+	}
+	if strings.HasPrefix(pkg, FunctionsDir) {
+		joined = strings.Join(WithNoRPC(tags), ",")
 	}
 	return buildOnce(name, func(tmp string) *exec.Cmd {
 		args := []string{"build", "-o", tmp}

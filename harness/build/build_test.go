@@ -2,6 +2,7 @@ package build
 
 import (
 	"os/exec"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -38,4 +39,36 @@ func TestSharedC(t *testing.T) {
 		_, err := SharedC("testdata/threadpool/slowdns/other.c")
 		assert.ErrorContains(t, err, "no-such-cc")
 	})
+}
+
+// goBuildTags are the -tags of a Go binary, from the build information go version -m reads.
+func goBuildTags(t *testing.T, bin string) []string {
+	t.Helper()
+	out, err := exec.Command(GoCommand(), "version", "-m", bin).CombinedOutput()
+	require.NoError(t, err, "go version -m %s: %s", bin, out)
+	for line := range strings.SplitSeq(string(out), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 2 && f[0] == "build" && strings.HasPrefix(f[1], "-tags=") {
+			return strings.Split(strings.TrimPrefix(f[1], "-tags="), ",")
+		}
+	}
+	return nil
+}
+
+// TestFunctionsForTheEmulatorAreBuiltWithoutTheRPCMode: the emulator runs the binary Lambda runs,
+// built with aws-lambda-go's lambda.norpc as harness/lambdazip builds it; other commands are not.
+func TestFunctionsForTheEmulatorAreBuiltWithoutTheRPCMode(t *testing.T) {
+	fn, err := Go("functions/throttle")
+	require.NoError(t, err)
+	got := goBuildTags(t, fn)
+	assert.Equal(t, []string{NoRPC}, got, "build tags of functions/throttle = %v; want [%s] (go version -m)", got, NoRPC)
+
+	variant, err := Go("functions/getitem", "brokentrace")
+	require.NoError(t, err)
+	got = goBuildTags(t, variant)
+	assert.Equal(t, []string{NoRPC, "brokentrace"}, got, "build tags of functions/getitem -tags brokentrace = %v", got)
+
+	probe, err := Go("testdata/probes/go")
+	require.NoError(t, err)
+	assert.Empty(t, goBuildTags(t, probe), "build tags of the Go probe: want none added")
 }

@@ -76,21 +76,23 @@ var (
 )
 
 // Build builds the main package pkg (a repository folder, slash-separated, e.g.
-// "functions/getitem") for Linux on arch with the given build tags, once per test binary per
-// (pkg, arch, tags), and zips it into .cache/lambdazip. The binary is static (cgo off), has no
-// paths of this machine (-trimpath), no VCS stamp and no build id, so that the zip depends on
-// the source and toolchain only.
+// "functions/getitem") for Linux on arch with the given build tags and build.NoRPC, once per
+// test binary per (pkg, arch, tags), and zips it into .cache/lambdazip. The binary is static (cgo
+// off), has no paths of this machine (-trimpath), no VCS stamp and no build id, so that the zip
+// depends on the source and toolchain only.
 func Build(pkg string, arch Arch, tags ...string) (Package, error) {
 	if arch != ARM64 && arch != X8664 {
 		return Package{}, fmt.Errorf("building %s: architecture %q: Lambda runs %q or %q", pkg, arch, ARM64, X8664)
 	}
 	joined := strings.Join(tags, ",")
-	return cached(pkg+"|"+string(arch)+"|"+joined, func(root string) (Package, error) {
+	// provided.al2023 only speaks the Runtime API: aws-lambda-go's go1.x RPC mode is dead code.
+	withNoRPC := strings.Join(build.WithNoRPC(tags), ",")
+	return cached(pkg+"|"+string(arch)+"|"+withNoRPC, func(root string) (Package, error) {
 		name := strings.ReplaceAll(pkg, "/", "_") + "-" + string(arch)
 		if joined != "" {
 			name += "-" + strings.ReplaceAll(joined, ",", "-")
 		}
-		return buildZip(root, filepath.Join(root, ".cache", "lambdazip"), name, pkg, arch, joined)
+		return buildZip(root, filepath.Join(root, ".cache", "lambdazip"), name, pkg, arch, withNoRPC)
 	})
 }
 

@@ -5,13 +5,18 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"io"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/serverless-claims/claims/harness/build"
 	"github.com/serverless-claims/claims/harness/repo"
 )
 
@@ -97,4 +102,58 @@ func TestArch(t *testing.T) {
 	assert.ErrorContains(t, err, `"amd64"`, "Go's name is not Lambda's and must be refused by name")
 	_, err = Build(testPkg, "ppc64le")
 	assert.ErrorContains(t, err, `"ppc64le"`)
+}
+
+// buildTags are the -tags a Go binary was built with, as `go version -m` reads them from the
+// binary's build information.
+func buildTags(t *testing.T, bin string) []string {
+	t.Helper()
+	out, err := exec.Command(build.GoCommand(), "version", "-m", bin).CombinedOutput()
+	require.NoError(t, err, "go version -m %s: %s", bin, out)
+	for line := range strings.SplitSeq(string(out), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 2 && f[0] == "build" && strings.HasPrefix(f[1], "-tags=") {
+			return strings.Split(strings.TrimPrefix(f[1], "-tags="), ",")
+		}
+	}
+	return nil
+}
+
+// bootstrapOf writes the zip's bootstrap to a temporary file, for go version -m.
+func bootstrapOf(t *testing.T, p Package) string {
+	t.Helper()
+	data, err := p.Bytes()
+	require.NoError(t, err)
+	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	require.NoError(t, err)
+	require.Len(t, zr.File, 1)
+	rc, err := zr.File[0].Open()
+	require.NoError(t, err)
+	t.Cleanup(func() { rc.Close() })
+	bin, err := io.ReadAll(rc)
+	require.NoError(t, err)
+	path := filepath.Join(t.TempDir(), "bootstrap")
+	require.NoError(t, os.WriteFile(path, bin, 0o755))
+	return path
+}
+
+// TestFunctionsAreBuiltWithoutTheRPCMode: aws-lambda-go's lambda.norpc tag drops the go1.x RPC
+// mode, which provided.al2023 never uses; each function's zip carries it, with its own tags.
+func TestFunctionsAreBuiltWithoutTheRPCMode(t *testing.T) {
+	for _, tc := range []struct {
+		pkg  string
+		tags []string
+		want []string
+	}{
+		{"functions/getitem", nil, []string{build.NoRPC}},
+		{"functions/throttle", nil, []string{build.NoRPC}},
+		{"functions/getitem", []string{"brokentrace"}, []string{build.NoRPC, "brokentrace"}},
+	} {
+		t.Run(strings.Join(append([]string{tc.pkg}, tc.tags...), " "), func(t *testing.T) {
+			p, err := Build(tc.pkg, ARM64, tc.tags...)
+			require.NoError(t, err)
+			got := buildTags(t, bootstrapOf(t, p))
+			assert.Equal(t, tc.want, got, "build tags of %s = %v; want %v (go version -m)", tc.pkg, got, tc.want)
+		})
+	}
 }

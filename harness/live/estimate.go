@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 )
 
 // PricesRead is when the prices below were read from AWS's published price lists. They are
@@ -24,6 +25,7 @@ func init() {
 		"sa-east-1",
 	} {
 		lambdaGBSecond[r] = base
+		lambdaRequest[r] = baseRequest
 	}
 	lambdaGBSecond["af-south-1"] = map[string]float64{ArchX8664: 0.0000221, ArchARM64: 0.00001768}
 	lambdaGBSecond["ap-east-1"] = map[string]float64{ArchX8664: 0.00002292, ArchARM64: 0.0000183}
@@ -32,11 +34,15 @@ func init() {
 	lambdaGBSecond["me-central-1"] = map[string]float64{ArchX8664: 0.0000206667, ArchARM64: 0.0000165334}
 }
 
+// baseRequest is Lambda's price per request in the regions at the base duration price: $0.20 per
+// million. The regions with a duration price of their own are not given it, as theirs was not read.
+const baseRequest = 0.20 / 1e6
+
 // The other prices, in USD. Only the regions whose prices were read are listed; another region is
-// priced at the highest of its table.
+// priced at the highest of its table, which need not be as high as that region's own price.
 var (
-	// lambdaRequest is per request, in every region read.
-	lambdaRequest = map[string]float64{"us-east-1": 0.20 / 1e6}
+	// lambdaRequest is per request; init fills it.
+	lambdaRequest = map[string]float64{}
 	// dynamoRead is per on-demand read request unit; a GetItem of a small item is counted as one,
 	// though an eventually consistent one costs half.
 	dynamoRead = map[string]float64{"us-east-1": 0.125 / 1e6}
@@ -89,8 +95,8 @@ func lambdaPrice(region, arch string) (float64, bool) {
 }
 
 // LambdaPrices are the prices EstimateCost uses for arch in region, in USD: per GB-second of
-// duration and per request. fellBack says that the region is missing from a table and was
-// priced at the table's highest.
+// duration and per request. fellBack says that the region is missing from the duration or the
+// request table and was priced at that table's highest; the DynamoDB and Logs tables play no part.
 func LambdaPrices(region, arch string) (gbSecond, request float64, fellBack bool) {
 	gbs, fellGBs := lambdaPrice(region, arch)
 	req, fellReq := price(lambdaRequest, region)
@@ -130,8 +136,12 @@ func EstimateCost(region, arch string, fns []PlannedFunction, dynamoReads int) E
 		fmt.Sprintf("DynamoDB: %d on-demand reads, $%.6f", dynamoReads, float64(dynamoReads)*read),
 		fmt.Sprintf("CloudWatch Logs: %.6f GB ingested, $%.6f", logGB, logGB*logs))
 	if len(fellBack) > 0 {
-		e.Lines = append(e.Lines, fmt.Sprintf("region %s is not in the price table of %v: priced at the table's highest", region, fellBack))
-		e.PriceTable += " (some prices at the table's highest: region not listed)"
+		// Name only the prices that were missing: a region the Lambda table lists must not read
+		// as if Lambda's prices were guessed.
+		what := strings.Join(fellBack, ", ")
+		e.Lines = append(e.Lines, fmt.Sprintf("region %s is not in the price table of %s: each priced at the highest of the regions its table lists, which may be below %s's own price",
+			region, what, region))
+		e.PriceTable += fmt.Sprintf(" (%s at the table's highest: region not listed for them)", what)
 	}
 	e.USD = e.GBSeconds*gbs + float64(e.Requests)*req + float64(dynamoReads)*read + logGB*logs
 	return e
