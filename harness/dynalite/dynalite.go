@@ -10,12 +10,18 @@
 package dynalite
 
 import (
+	"bufio"
+	"bytes"
+	"crypto/rand"
 	"crypto/tls"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -38,6 +44,13 @@ const (
 type Options struct {
 	// Key is the kind of the server certificate's key; empty means tlsca.DefaultKeyKind.
 	Key tlsca.KeyKind
+	// Deny, when set, is asked for each HTTP request a connection sends until one is
+	// forwarded: while it returns true the front answers the request itself with DynamoDB's
+	// AccessDeniedException (400, its JSON error shape), as DynamoDB answers a caller whose
+	// role's policy has not reached it yet (e.g. iamstub.Server.PolicyEffective negated). A
+	// connection whose request was forwarded goes on being forwarded byte for byte. Nil: the
+	// front is a byte forwarder only.
+	Deny func() bool
 }
 
 // Server is a started stand-in.
@@ -58,6 +71,7 @@ type Server struct {
 	backend string // dynalite's plain HTTP address
 	addr    string // the TLS front's address, kept across Down and Up
 	config  *tls.Config
+	deny    func() bool
 
 	mu         sync.Mutex
 	listener   net.Listener
@@ -111,9 +125,9 @@ func Start(t testing.TB, o Options) *Server {
 	}
 	s := &Server{
 		CAFile: caFile, CA: ca, Key: o.Key, Version: ready.Version,
-		backend: ready.Addr,
-		config:  &tls.Config{Certificates: []tls.Certificate{leaf}},
-		conns:   map[net.Conn]bool{},
+		backend: ready.Addr, deny: o.Deny,
+		config: &tls.Config{Certificates: []tls.Certificate{leaf}},
+		conns:  map[net.Conn]bool{},
 	}
 	// Up binds the front's address again after Down: the address comes from below the ephemeral
 	// range, so that no outgoing connection can take it in between.
@@ -181,14 +195,28 @@ func (s *Server) forward(c net.Conn) {
 	s.mu.Lock()
 	s.handshakes++
 	s.mu.Unlock()
+	var from io.Reader = c
+	var first *http.Request
+	if s.deny != nil {
+		br := bufio.NewReader(c)
+		if first = s.answerDenied(c, br); first == nil {
+			return
+		}
+		from = br // what the client sent after the first forwarded request's head
+	}
 	b, err := net.Dial("tcp", s.backend)
 	if err != nil {
 		return
 	}
 	defer b.Close()
+	if first != nil {
+		if err := first.Write(b); err != nil {
+			return
+		}
+	}
 	done := make(chan struct{})
 	go func() {
-		_, _ = io.Copy(b, c)
+		_, _ = io.Copy(b, from)
 		if tcp, ok := b.(*net.TCPConn); ok {
 			_ = tcp.CloseWrite()
 		}
@@ -197,6 +225,58 @@ func (s *Server) forward(c net.Conn) {
 	_, _ = io.Copy(c, b)
 	_ = c.Close()
 	<-done
+}
+
+// answerDenied reads the connection's requests and answers each with AccessDeniedException while
+// Deny says so; it returns the first request to forward, its body still unread, or nil when the
+// connection ended first.
+func (s *Server) answerDenied(c net.Conn, br *bufio.Reader) *http.Request {
+	for {
+		req, err := http.ReadRequest(br)
+		if err != nil {
+			return nil
+		}
+		if !s.deny() {
+			return req
+		}
+		_, _ = io.Copy(io.Discard, req.Body)
+		_ = req.Body.Close()
+		if writeAccessDenied(c, req) != nil || req.Close {
+			return nil
+		}
+	}
+}
+
+// writeAccessDenied answers req as DynamoDB answers a call the caller's policies do not allow:
+// 400, application/x-amz-json-1.0, x-amzn-RequestId, and a body whose __type names
+// AccessDeniedException in DynamoDB's namespace (the SDK reads the part after '#').
+func writeAccessDenied(w io.Writer, req *http.Request) error {
+	action := "dynamodb:" + strings.TrimPrefix(req.Header.Get("X-Amz-Target"), "DynamoDB_20120810.")
+	body, _ := json.Marshal(map[string]string{
+		"__type":  "com.amazonaws.dynamodb.v20120810#AccessDeniedException",
+		"Message": "User is not authorized to perform: " + action + " because no identity-based policy allows the " + action + " action",
+	})
+	resp := &http.Response{
+		StatusCode: http.StatusBadRequest, ProtoMajor: 1, ProtoMinor: 1, Request: req,
+		Header: http.Header{
+			"Content-Type":     {"application/x-amz-json-1.0"},
+			"X-Amzn-Requestid": {requestID()},
+		},
+		ContentLength: int64(len(body)),
+		Body:          io.NopCloser(bytes.NewReader(body)),
+	}
+	return resp.Write(w)
+}
+
+// requestID is a new request id in the form DynamoDB's take: 52 upper-case letters and digits.
+func requestID() string {
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+	b := make([]byte, 52)
+	_, _ = rand.Read(b)
+	for i := range b {
+		b[i] = alphabet[int(b[i])%len(alphabet)]
+	}
+	return string(b)
 }
 
 func (s *Server) drop(c net.Conn) {

@@ -8,10 +8,16 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/smithy-go"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -125,4 +131,74 @@ type fatalRecorder struct {
 func (f *fatalRecorder) Fatalf(format string, args ...any) {
 	f.msg = fmt.Sprintf(format, args...)
 	panic("fatal")
+}
+
+// sdkClient is the SDK's DynamoDB client of the stand-in, trusting its CA, with static
+// credentials (dynalite checks that a request is signed in form only).
+func sdkClient(t *testing.T, s *Server) *dynamodb.Client {
+	t.Helper()
+	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
+	return dynamodb.New(dynamodb.Options{
+		Region:       "us-east-1",
+		BaseEndpoint: aws.String(s.Endpoint),
+		Credentials:  credentials.NewStaticCredentialsProvider("AKIDCLAIMSSTANDIN", "claims-standin-secret", ""),
+		HTTPClient:   trusting(s),
+		Retryer:      aws.NopRetryer{},
+	})
+}
+
+// TestDenyAnswersAccessDeniedUntilItLifts: while Deny says so the front answers DynamoDB's
+// AccessDeniedException, which the SDK decodes by its code with the request id, on the same
+// connection as often as asked; once Deny lifts, the next request reaches dynalite.
+func TestDenyAnswersAccessDeniedUntilItLifts(t *testing.T) {
+	var denied atomic.Bool
+	denied.Store(true)
+	s := Start(t, Options{Deny: denied.Load})
+	c := sdkClient(t, s)
+
+	for i := range 2 {
+		_, err := c.ListTables(t.Context(), &dynamodb.ListTablesInput{})
+		var api smithy.APIError
+		require.True(t, errors.As(err, &api), "ListTables %d while denied: error = %v; want an API error", i, err)
+		assert.Equal(t, "AccessDeniedException", api.ErrorCode(), "error code = %s; want AccessDeniedException (%v)", api.ErrorCode(), err)
+		assert.Contains(t, api.ErrorMessage(), "dynamodb:ListTables", "the message names the action")
+		var re *awshttp.ResponseError
+		require.True(t, errors.As(err, &re), "error = %v; want an HTTP response error", err)
+		assert.Equal(t, http.StatusBadRequest, re.HTTPStatusCode(), "status of AccessDeniedException")
+		assert.Len(t, re.ServiceRequestID(), 52, "request id = %q; want DynamoDB's 52 characters", re.ServiceRequestID())
+	}
+
+	denied.Store(false)
+	out, err := c.ListTables(t.Context(), &dynamodb.ListTablesInput{})
+	require.NoError(t, err, "ListTables once Deny lifted")
+	assert.NotNil(t, out.TableNames, "dynalite's answer")
+}
+
+// TestDeniedAnswersKeepTheConnection: the front answers denied requests on the connection they
+// came on, which is forwarded to dynalite, byte for byte, from the first request allowed.
+func TestDeniedAnswersKeepTheConnection(t *testing.T) {
+	var denied atomic.Bool
+	denied.Store(true)
+	s := Start(t, Options{Deny: denied.Load})
+	client := trusting(s)
+	send := func(want int) {
+		t.Helper()
+		resp, err := listTables(t, s, client)
+		require.NoError(t, err)
+		body, err := io.ReadAll(resp.Body) // read to its end, so the connection is reused
+		require.NoError(t, err)
+		require.NoError(t, resp.Body.Close())
+		assert.Equal(t, want, resp.StatusCode, "ListTables status = %d; want %d (%s)", resp.StatusCode, want, body)
+		if want == http.StatusBadRequest {
+			assert.Contains(t, string(body), `"__type":"com.amazonaws.dynamodb.v20120810#AccessDeniedException"`)
+			assert.Equal(t, "application/x-amz-json-1.0", resp.Header.Get("Content-Type"))
+			assert.NotEmpty(t, resp.Header.Get("x-amzn-RequestId"), "the request id header")
+		}
+	}
+	send(http.StatusBadRequest)
+	send(http.StatusBadRequest)
+	denied.Store(false)
+	send(http.StatusOK)
+	send(http.StatusOK)
+	assert.Equal(t, 1, s.Handshakes(), "handshakes = %d; want 1 (one connection, denied and then forwarded)", s.Handshakes())
 }

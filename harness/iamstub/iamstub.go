@@ -59,6 +59,10 @@ type Options struct {
 	AccountID string
 	// PropagationDelay is how long a new role is not yet assumable (Assumable).
 	PropagationDelay time.Duration
+	// PolicyPropagationDelay is how long a role's inline policy, once put, is not yet in force
+	// (PolicyEffective): IAM is eventually consistent, so a call the policy allows may be denied
+	// for a while after PutRolePolicy succeeded.
+	PolicyPropagationDelay time.Duration
 }
 
 // Server is a running IAM stand-in.
@@ -77,7 +81,8 @@ type role struct {
 	maxSession                       int
 	created                          time.Time
 	tags                             []tag
-	policies                         map[string]string // name -> document
+	policies                         map[string]string    // name -> document
+	put                              map[string]time.Time // name -> when it was last put
 }
 
 type tag struct{ Key, Value string }
@@ -129,6 +134,26 @@ func (s *Server) Assumable(arn string) error {
 		return fmt.Errorf("role %s is %v old; a new role is assumable only after %v", arn, age.Round(time.Millisecond), s.o.PropagationDelay)
 	}
 	return nil
+}
+
+// PolicyEffective says whether the role's inline policies are in force everywhere: true when the
+// role exists and every inline policy it has was last put at least PolicyPropagationDelay ago
+// (a role with no inline policy has none pending, and is true); false for a role that does not
+// exist. A stand-in of a service the role calls denies it while this is false (e.g.
+// dynalite.Options.Deny).
+func (s *Server) PolicyEffective(roleName string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, ok := s.roles[roleName]
+	if !ok {
+		return false
+	}
+	for _, at := range r.put {
+		if time.Since(at) < s.o.PolicyPropagationDelay {
+			return false
+		}
+	}
+	return true
 }
 
 // trustsLambda reads a trust policy: some statement allows sts:AssumeRole to Lambda's service
@@ -342,7 +367,7 @@ func (s *Server) createRole(form url.Values) (any, *apiError) {
 		name: name, path: path, description: form.Get("Description"), trust: trust, maxSession: maxSession,
 		id:      "AROASTANDIN" + newID(upperAlnum, 10),
 		arn:     "arn:aws:iam::" + s.o.AccountID + ":role" + path + name,
-		created: time.Now().UTC(), tags: tags, policies: map[string]string{},
+		created: time.Now().UTC(), tags: tags, policies: map[string]string{}, put: map[string]time.Time{},
 	}
 	s.roles[name] = r
 	return struct{ Role xmlRole }{r.xml(true)}, nil
@@ -394,6 +419,7 @@ func (s *Server) putRolePolicy(form url.Values) (any, *apiError) {
 		return nil, e
 	}
 	r.policies[name] = doc
+	r.put[name] = time.Now() // a changed document propagates afresh
 	return struct{}{}, nil
 }
 
@@ -426,6 +452,7 @@ func (s *Server) deleteRolePolicy(form url.Values) (any, *apiError) {
 		return nil, e
 	}
 	delete(r.policies, name)
+	delete(r.put, name)
 	return struct{}{}, nil
 }
 

@@ -225,3 +225,43 @@ func TestAssumable(t *testing.T) {
 	require.NoError(t, err)
 	assert.ErrorContains(t, s.Assumable(aws.ToString(ok.Arn)), "does not exist", "a deleted role")
 }
+
+// TestPolicyEffectiveAfterPropagation: a role's inline policy is in force only once
+// PolicyPropagationDelay has passed since it was last put, as IAM's changes reach other services
+// eventually; putting it again starts the wait afresh, and a role that does not exist has none.
+func TestPolicyEffectiveAfterPropagation(t *testing.T) {
+	const delay = 300 * time.Millisecond
+	s := Start(t, Options{Keys: sigv4check.Keys{keyID: secret}, PolicyPropagationDelay: delay})
+	c := client(t, s, secret)
+	const name = "claims-3f9a2c1d-exec"
+	createRole(t, c, name, lambdaTrust)
+	assert.True(t, s.PolicyEffective(name), "PolicyEffective of a role without inline policies = false; want true (nothing pending)")
+	assert.False(t, s.PolicyEffective("claims-nosuch"), "PolicyEffective of a role that does not exist = true; want false")
+
+	put := func() time.Time {
+		t.Helper()
+		_, err := c.PutRolePolicy(t.Context(), &iam.PutRolePolicyInput{
+			RoleName: aws.String(name), PolicyName: aws.String("table"),
+			PolicyDocument: aws.String(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"dynamodb:GetItem","Resource":"*"}]}`),
+		})
+		require.NoError(t, err)
+		return time.Now()
+	}
+	waitEffective := func(since time.Time) time.Duration {
+		t.Helper()
+		deadline := time.Now().Add(10 * delay)
+		for !s.PolicyEffective(name) {
+			require.True(t, time.Now().Before(deadline), "the policy never took effect")
+			time.Sleep(delay / 20)
+		}
+		return time.Since(since)
+	}
+
+	at := put()
+	assert.False(t, s.PolicyEffective(name), "PolicyEffective right after PutRolePolicy = true; want false for %v", delay)
+	assert.GreaterOrEqual(t, waitEffective(at), delay, "the policy took effect before the propagation delay")
+
+	at = put()
+	assert.False(t, s.PolicyEffective(name), "PolicyEffective right after the policy was put again = true; want false (a new document propagates afresh)")
+	assert.GreaterOrEqual(t, waitEffective(at), delay, "the policy put again took effect before the propagation delay")
+}

@@ -9,7 +9,14 @@
 // Like experiments/coldstart's local platform, the server runs at most one execution
 // environment at a time (an idle Lambda environment is frozen and takes no CPU), and starts it
 // when a create or an update completes, so that the emulator's own start-up is no part of the
-// next invoke, which is a cold start.
+// next invoke, which is a cold start. Its REPORT bills as Lambda bills a custom runtime: Init
+// with the first Duration on a cold start.
+//
+// Options and faults model what Lambda, or a Lambda-compatible platform, does that the live
+// code must survive: an account's reduced memory quota (Options.MaxMemoryMB), a configuration
+// update that leaves the environment running (Options.KeepEnvironmentsOnUpdate,
+// UpdateKeepsEnvironment), an invoke that ran and still answers 5xx (InvokeFailsAfterRun), and
+// KMS refusing a new role's grant (KMSGrant).
 package lambdaapi
 
 import (
@@ -66,7 +73,25 @@ type Options struct {
 	// InitShare is Init's burst in CPUs, with Quota: the environment gets max(InitShare, the
 	// memory size's share) during Init.
 	InitShare float64
+	// KeepEnvironmentsOnUpdate makes every UpdateFunctionConfiguration complete without retiring
+	// the running execution environment: the next Invoke is served warm by the same process,
+	// with no Init Duration, which Lambda does not do (its updated function gets new
+	// environments). It models a Lambda-compatible platform that a forced cold start cannot
+	// trust; UpdateKeepsEnvironment does the same for some updates only.
+	KeepEnvironmentsOnUpdate bool
+	// MaxMemoryMB is the account's memory quota: a MemorySize above it is refused as Lambda
+	// refuses it for an account with a reduced quota (400 ValidationException, "'MemorySize'
+	// value failed to satisfy constraint: Member must have value less than or equal to N").
+	// 0 means Lambda's documented maximum, MaxMemoryDefaultMB; new accounts have been seen at 3008.
+	MaxMemoryMB int
 }
+
+// MaxMemoryDefaultMB is Lambda's documented largest MemorySize, the quota when
+// Options.MaxMemoryMB is 0.
+const MaxMemoryDefaultMB = 10240
+
+// minMemoryMB is Lambda's smallest MemorySize.
+const minMemoryMB = 128
 
 // FaultKind is a failure Inject makes the server answer with.
 type FaultKind int
@@ -93,11 +118,27 @@ const (
 	// CreateFails: CreateFunction creates the function, but it goes to State Failed with a
 	// StateReasonCode; it exists until deleted.
 	CreateFails
+	// UpdateKeepsEnvironment: UpdateFunctionConfiguration completes but does not retire the
+	// running execution environment, so the next Invoke is warm, served by the same process
+	// (Options.KeepEnvironmentsOnUpdate for every update).
+	UpdateKeepsEnvironment
+	// InvokeFailsAfterRun: the invoke runs the function in its environment (a cold one pays
+	// its Init, and the function's own count of invocations goes on), and then the answer is
+	// 500 ServiceException, which the SDK's standard retryer retries: the retried attempt is
+	// served warm by the same environment.
+	InvokeFailsAfterRun
+	// KMSGrant: a CreateFunction with environment variables gets 400
+	// InvalidParameterValueException "Lambda was unable to configure access to your environment
+	// variables because the KMS key is invalid for CreateGrant. ...", as Lambda answers while a
+	// new role has not reached KMS, and nothing is created. A create without variables does not
+	// meet it (Lambda makes the grant for the variables), and the fault stays queued.
+	KMSGrant
 )
 
 var faultNames = map[FaultKind]string{
 	Conflict: "Conflict", Throttle: "Throttle", InvokeTimeout: "InvokeTimeout", FunctionError: "FunctionError",
 	TruncatedReport: "TruncatedReport", MissingReport: "MissingReport", CreateFails: "CreateFails",
+	UpdateKeepsEnvironment: "UpdateKeepsEnvironment", InvokeFailsAfterRun: "InvokeFailsAfterRun", KMSGrant: "KMSGrant",
 }
 
 // String names the fault as its constant does.
@@ -201,6 +242,9 @@ func Start(t testing.TB, o Options) *Server {
 	}
 	if o.InitShare < 0 || (o.InitShare > 0 && !o.Quota) {
 		t.Fatalf("lambdaapi: InitShare = %g; want 0, or more than 0 with Quota", o.InitShare)
+	}
+	if o.MaxMemoryMB != 0 && (o.MaxMemoryMB < minMemoryMB || o.MaxMemoryMB > MaxMemoryDefaultMB) {
+		t.Fatalf("lambdaapi: MaxMemoryMB = %d; want 0 (Lambda's %d) or %d to %d", o.MaxMemoryMB, MaxMemoryDefaultMB, minMemoryMB, MaxMemoryDefaultMB)
 	}
 	dir, err := os.MkdirTemp("", "lambdaapi-")
 	if err != nil {
@@ -541,6 +585,9 @@ func (s *Server) create(w http.ResponseWriter, body []byte) *apiError {
 		return errf(http.StatusConflict, "ResourceConflictException", "Function already exist: %s", in.FunctionName)
 	}
 	s.mu.Unlock()
+	if cfg.Environment != nil && len(cfg.Environment.Variables) > 0 && s.takeFault(KMSGrant, in.FunctionName) {
+		return invalid("%s", kmsGrantMessage(cfg.Role))
+	}
 	dir, err := os.MkdirTemp(s.t.dir, "code-")
 	if err != nil {
 		return errf(http.StatusInternalServerError, "ServiceException", "%v", err)
@@ -574,10 +621,26 @@ func (s *Server) create(w http.ResponseWriter, body []byte) *apiError {
 			f.cfg.StateReason = "injected fault CreateFails: the function could not be set up"
 		})
 	} else {
-		s.later(func() { s.prepare(f, gen) })
+		s.later(func() { s.prepare(f, gen, false) })
 	}
 	writeJSON(w, http.StatusCreated, out)
 	return nil
+}
+
+// kmsGrantMessage is the message Lambda answers a CreateFunction with when it cannot make the
+// KMS grant for the function's environment variables, in the form users report it (e.g.
+// hashicorp/terraform-provider-aws#4633): the principal KMS does not know yet is the new role.
+func kmsGrantMessage(role string) string {
+	return "Lambda was unable to configure access to your environment variables because the KMS key is invalid for CreateGrant. " +
+		"Please check your KMS key settings. KMS Exception: InvalidArnException KMS Message: ARN does not refer to a valid principal: " + role
+}
+
+// memoryQuota is the largest MemorySize the account may set.
+func (s *Server) memoryQuota() int {
+	if s.o.MaxMemoryMB > 0 {
+		return s.o.MaxMemoryMB
+	}
+	return MaxMemoryDefaultMB
 }
 
 // configure checks and sets the settings CreateFunction and UpdateFunctionConfiguration share.
@@ -596,6 +659,16 @@ func (s *Server) configure(cfg *configuration, role string, memory, timeout *int
 		cfg.Role = role
 	}
 	if memory != nil {
+		// Lambda answers a size outside its range, or above the account's quota, with a
+		// constraint error, not an InvalidParameterValueException.
+		if q := s.memoryQuota(); *memory > q {
+			return errf(http.StatusBadRequest, "ValidationException",
+				"'MemorySize' value failed to satisfy constraint: Member must have value less than or equal to %d", q)
+		}
+		if *memory < minMemoryMB {
+			return errf(http.StatusBadRequest, "ValidationException",
+				"'MemorySize' value failed to satisfy constraint: Member must have value greater than or equal to %d", minMemoryMB)
+		}
 		if _, err := lambdalocal.ShareForMemory(*memory); err != nil {
 			return invalid("MemorySize %d: want 128 to 10240 MB", *memory)
 		}
@@ -695,10 +768,14 @@ func (s *Server) later(f func()) {
 }
 
 // prepare starts f's environment for configuration gen and then marks the create or update
-// done, as Lambda does once the function is ready; a start that fails marks it failed.
-func (s *Server) prepare(f *function, gen int) {
+// done, as Lambda does once the function is ready; a start that fails marks it failed. With
+// keep, an environment of f that runs already goes on serving (the update does not retire it).
+func (s *Server) prepare(f *function, gen int, keep bool) {
 	s.envMu.Lock()
-	err := s.startEnv(f)
+	var err error
+	if !keep || s.running != f || f.env == nil {
+		err = s.startEnv(f)
+	}
 	s.envMu.Unlock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -859,7 +936,8 @@ func (s *Server) update(w http.ResponseWriter, name string, body []byte) *apiErr
 	f.touch()
 	out, gen := f.cfg, f.gen
 	s.mu.Unlock()
-	s.later(func() { s.prepare(f, gen) })
+	keep := s.o.KeepEnvironmentsOnUpdate || s.takeFault(UpdateKeepsEnvironment, name)
+	s.later(func() { s.prepare(f, gen, keep) })
 	writeJSON(w, http.StatusOK, out)
 	return nil
 }
@@ -970,6 +1048,7 @@ func (s *Server) invoke(w http.ResponseWriter, r *http.Request, name string, pay
 	errorFault := s.takeFault(FunctionError, name)
 	truncate := s.takeFault(TruncatedReport, name)
 	missing := s.takeFault(MissingReport, name)
+	failAfter := s.takeFault(InvokeFailsAfterRun, name)
 
 	s.envMu.Lock()
 	defer s.envMu.Unlock()
@@ -1033,6 +1112,10 @@ func (s *Server) invoke(w http.ResponseWriter, r *http.Request, name string, pay
 		body, _ = json.Marshal(map[string]string{"errorType": "InjectedFault", "errorMessage": "injected fault FunctionError in " + name})
 		functionError = "Unhandled"
 	}
+	if failAfter {
+		// The function ran; the caller sees only Lambda's internal error, which its SDK retries.
+		return errf(http.StatusInternalServerError, "ServiceException", "The Lambda service encountered an internal error.")
+	}
 
 	line := rep.String()
 	switch {
@@ -1043,10 +1126,7 @@ func (s *Server) invoke(w http.ResponseWriter, r *http.Request, name string, pay
 	default:
 		line += "\n"
 	}
-	tail := "START RequestId: " + id + " Version: $LATEST\n" + logged + "END RequestId: " + id + "\n" + line
-	if len(tail) > tailLimit {
-		tail = tail[len(tail)-tailLimit:]
-	}
+	tail := logTail(id, logged, line)
 	if strings.EqualFold(r.Header.Get("X-Amz-Log-Type"), "Tail") {
 		w.Header().Set("X-Amz-Log-Result", base64.StdEncoding.EncodeToString([]byte(tail)))
 	}
@@ -1058,6 +1138,29 @@ func (s *Server) invoke(w http.ResponseWriter, r *http.Request, name string, pay
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(body)
 	return nil
+}
+
+// billedMs is the REPORT's Billed Duration: Lambda bills a custom runtime's (provided.*, the
+// only runtimes this stand-in runs) Init with its first invoke, so a cold start bills
+// ceil(Init Duration + Duration) and a warm invoke ceil(Duration), in whole milliseconds.
+func (r report) billedMs() int64 {
+	// From the figures as printed, so that a reader can add them up to the same bill.
+	hundredths := math.Round(r.durationMs * 100)
+	if r.initMs != nil {
+		hundredths += math.Round(*r.initMs * 100)
+	}
+	return int64(math.Ceil(hundredths / 100))
+}
+
+// logTail is the invocation's execution log as Invoke's LogType Tail returns it: START, what
+// was logged, END and the REPORT line, cut to its last tailLimit bytes, as Lambda returns the
+// last 4 KB.
+func logTail(id, logged, report string) string {
+	tail := "START RequestId: " + id + " Version: $LATEST\n" + logged + "END RequestId: " + id + "\n" + report
+	if len(tail) > tailLimit {
+		tail = tail[len(tail)-tailLimit:]
+	}
+	return tail
 }
 
 // handlerError says whether the function's answer is the error a runtime reports for a handler
@@ -1081,12 +1184,11 @@ type report struct {
 	status              string
 }
 
-// String prints the REPORT as Lambda does, its fields in Lambda's order, each ending in a tab;
-// Billed Duration is the Duration rounded up to the millisecond.
+// String prints the REPORT as Lambda does, its fields in Lambda's order, each ending in a tab.
 func (r report) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "REPORT RequestId: %s\tDuration: %.2f ms\tBilled Duration: %d ms\tMemory Size: %d MB\tMax Memory Used: %d MB\t",
-		r.id, r.durationMs, int64(math.Ceil(r.durationMs)), r.memoryMB, r.maxUsedMB)
+		r.id, r.durationMs, r.billedMs(), r.memoryMB, r.maxUsedMB)
 	if r.initMs != nil {
 		fmt.Fprintf(&b, "Init Duration: %.2f ms\t", *r.initMs)
 	}

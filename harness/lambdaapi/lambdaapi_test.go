@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -38,12 +39,16 @@ const (
 	roleARN = "arn:aws:iam::123456789012:role/claims-test-exec"
 )
 
-// start starts a stand-in, under a quota where a cgroup can be made, and a client of it.
-func start(t *testing.T) (*Server, *lambda.Client) {
+// start starts a stand-in, under a quota where a cgroup can be made, and a client of it; each
+// option function changes its Options first.
+func start(t *testing.T, opts ...func(*Options)) (*Server, *lambda.Client) {
 	t.Helper()
 	o := Options{Keys: sigv4check.Keys{keyID: secret}, Period: 20 * time.Millisecond}
 	if _, err := cgroup.Available(); err == nil {
 		o.Quota, o.InitShare = true, 1
+	}
+	for _, f := range opts {
+		f(&o)
 	}
 	s := Start(t, o)
 	return s, client(s, secret)
@@ -104,10 +109,11 @@ func create(t *testing.T, c *lambda.Client, name string) {
 
 // tailed is one invoke with its decoded log tail.
 type tailed struct {
-	out  *lambda.InvokeOutput
-	log  string
-	pid  int
-	echo map[string]any
+	out         *lambda.InvokeOutput
+	log         string
+	pid         int
+	invocations int // the function process's count, 1 on its first invocation
+	echo        map[string]any
 }
 
 func invoke(t *testing.T, c *lambda.Client, name string) tailed {
@@ -120,16 +126,23 @@ func invokeWith(t *testing.T, c *lambda.Client, name, event string) tailed {
 	t.Helper()
 	out, err := c.Invoke(t.Context(), &lambda.InvokeInput{FunctionName: aws.String(name), Payload: []byte(event), LogType: types.LogTypeTail})
 	require.NoError(t, err)
+	return decode(t, out)
+}
+
+// decode reads an invoke's answer and log tail.
+func decode(t *testing.T, out *lambda.InvokeOutput) tailed {
+	t.Helper()
 	log, err := base64.StdEncoding.DecodeString(aws.ToString(out.LogResult))
 	require.NoError(t, err)
 	r := tailed{out: out, log: string(log)}
 	if out.FunctionError == nil {
 		var a struct {
-			Event map[string]any `json:"event"`
-			PID   int            `json:"pid"`
+			Event       map[string]any `json:"event"`
+			PID         int            `json:"pid"`
+			Invocations int            `json:"invocations"`
 		}
 		require.NoError(t, json.Unmarshal(out.Payload, &a), "payload %s", out.Payload)
-		r.pid, r.echo = a.PID, a.Event
+		r.pid, r.echo, r.invocations = a.PID, a.Event, a.Invocations
 	}
 	return r
 }
@@ -159,6 +172,11 @@ func TestFunctionLifecycle(t *testing.T) {
 	assert.True(t, r1.Cold(), "first REPORT cold = false; want Init Duration (%q)", first.log)
 	assert.False(t, r2.Cold(), "second REPORT cold = true; want no Init Duration (%q)", second.log)
 	assert.Equal(t, first.pid, second.pid, "warm invoke's pid = %d; want %d", second.pid, first.pid)
+	assert.Equal(t, []int{1, 2}, []int{first.invocations, second.invocations}, "the process's invocations on the cold and the warm invoke")
+	require.NotNil(t, r1.BilledDuration)
+	require.NotNil(t, r2.BilledDuration)
+	assert.Equal(t, billedFromFigures(t, r1), *r1.BilledDuration, "cold Billed Duration = %v; want ceil(Init + Duration) (%q)", *r1.BilledDuration, first.log)
+	assert.Equal(t, math.Ceil(*r2.Duration), *r2.BilledDuration, "warm Billed Duration = %v; want ceil(Duration) (%q)", *r2.BilledDuration, second.log)
 	assert.Equal(t, aws.ToString(first.out.ExecutedVersion), "$LATEST")
 	require.NotNil(t, r1.MemorySizeMB)
 	assert.Equal(t, 128, *r1.MemorySizeMB, "REPORT Memory Size")
@@ -209,9 +227,11 @@ func TestErrorsAreTypedAndNameTheirSubject(t *testing.T) {
 	assert.Contains(t, notFound.ErrorMessage(), "claims-nosuch")
 
 	_, err = c.CreateFunction(t.Context(), newCreate(t, "claims-big", 20000))
+	var api smithy.APIError
+	require.True(t, errors.As(err, &api), "error = %v; want an API error", err)
+	assert.Equal(t, "ValidationException", api.ErrorCode(), "error code for MemorySize 20000 = %s; want ValidationException (%v)", api.ErrorCode(), err)
+	assert.Contains(t, api.ErrorMessage(), "'MemorySize' value failed to satisfy constraint: Member must have value less than or equal to 10240")
 	var bad *types.InvalidParameterValueException
-	require.True(t, errors.As(err, &bad), "error = %v; want InvalidParameterValueException", err)
-	assert.Contains(t, bad.ErrorMessage(), "MemorySize")
 
 	create(t, c, "claims-dup")
 	_, err = c.CreateFunction(t.Context(), newCreate(t, "claims-dup", 128))

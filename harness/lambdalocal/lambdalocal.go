@@ -85,7 +85,10 @@ type Invocation struct {
 	Body      []byte
 	// ClientMs is the invoke's round trip as the caller saw it.
 	ClientMs float64
-	// Report is the emulator's REPORT line for this invoke.
+	// Report is the emulator's REPORT line for this invoke, its figures as printed. The
+	// emulator bills nothing: its Billed Duration is the Duration rounded up even on a cold
+	// start (PrintEndReports in aws/aws-lambda-runtime-interface-emulator), where Lambda bills a
+	// custom runtime's Init too; Report.BilledAsLambda gives Lambda's rule from these figures.
 	Report lambdareport.Report
 	// Failure is the emulator's error line for this invoke when it failed it (an Init that
 	// failed, a runtime that exited); there is no REPORT then, and Status is 0 when the emulator

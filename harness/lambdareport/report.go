@@ -67,6 +67,24 @@ type Report struct {
 // Init Duration. A SnapStart restore prints Restore Duration instead and is not counted here.
 func (r Report) Cold() bool { return r.InitDuration != nil }
 
+// BilledAsLambda is what Lambda bills, in whole milliseconds, for an invocation with this
+// REPORT's figures on a custom runtime (provided.al2023, provided.al2), whose Init was always
+// billed: Init Duration, on a cold start, with Duration, rounded up from the figures as printed
+// (https://aws.amazon.com/blogs/compute/aws-lambda-standardizes-billing-for-init-phase/; since
+// 1 August 2025 managed runtimes' on-demand ZIP functions are billed so too). It is for a REPORT
+// that bills otherwise, as the Runtime Interface Emulator's does (ceil(Duration) on a cold start
+// as well), and is computed, not read: ok is false when the REPORT has no Duration.
+func (r Report) BilledAsLambda() (ms float64, ok bool) {
+	if r.Duration == nil {
+		return 0, false
+	}
+	hundredths := math.Round(*r.Duration * 100)
+	if r.InitDuration != nil {
+		hundredths += math.Round(*r.InitDuration * 100)
+	}
+	return math.Ceil(hundredths / 100), true
+}
+
 // kind is how a known field's value is read.
 type kind int
 

@@ -38,7 +38,7 @@ func TestParseFixtures(t *testing.T) {
 		fields map[string]string // a subset of the Fields the record must carry
 	}{
 		{"real-cold.txt", Report{
-			RequestID: "3f5a9c2e-7b1d-4e8a-9c0f-2d6b8e4a1f37", Duration: ms(12.34), BilledDuration: ms(13),
+			RequestID: "3f5a9c2e-7b1d-4e8a-9c0f-2d6b8e4a1f37", Duration: ms(12.34), BilledDuration: ms(108),
 			MemorySizeMB: mb(128), MaxMemoryUsedMB: mb(40), InitDuration: ms(95.12), Form: FormText,
 		}, map[string]string{"Duration": "12.34 ms", "Init Duration": "95.12 ms", "Memory Size": "128 MB"}},
 		{"real-warm.txt", Report{
@@ -154,17 +154,17 @@ func TestFindJoinsTheXRAYLine(t *testing.T) {
 // The same figures in any order, tabs or spaces, are the same Report: fields are read by name.
 func TestParseByNameNotPosition(t *testing.T) {
 	want := Report{
-		RequestID: "3f5a9c2e-7b1d-4e8a-9c0f-2d6b8e4a1f37", Duration: ms(12.34), BilledDuration: ms(13),
+		RequestID: "3f5a9c2e-7b1d-4e8a-9c0f-2d6b8e4a1f37", Duration: ms(12.34), BilledDuration: ms(108),
 		MemorySizeMB: mb(128), MaxMemoryUsedMB: mb(40), InitDuration: ms(95.12), Form: FormText,
 	}
 	orders := map[string]string{
-		"Lambda's order":     "REPORT RequestId: 3f5a9c2e-7b1d-4e8a-9c0f-2d6b8e4a1f37\tDuration: 12.34 ms\tBilled Duration: 13 ms\tMemory Size: 128 MB\tMax Memory Used: 40 MB\tInit Duration: 95.12 ms\t",
-		"the emulator's":     "REPORT RequestId: 3f5a9c2e-7b1d-4e8a-9c0f-2d6b8e4a1f37\tInit Duration: 95.12 ms\tDuration: 12.34 ms\tBilled Duration: 13 ms\tMemory Size: 128 MB\tMax Memory Used: 40 MB\t",
-		"reversed":           "REPORT Init Duration: 95.12 ms\tMax Memory Used: 40 MB\tMemory Size: 128 MB\tBilled Duration: 13 ms\tDuration: 12.34 ms\tRequestId: 3f5a9c2e-7b1d-4e8a-9c0f-2d6b8e4a1f37",
-		"spaces":             "REPORT RequestId: 3f5a9c2e-7b1d-4e8a-9c0f-2d6b8e4a1f37 Duration: 12.34 ms Billed Duration: 13 ms Memory Size: 128 MB Max Memory Used: 40 MB Init Duration: 95.12 ms",
-		"spaces, reversed":   "REPORT Init Duration: 95.12 ms Max Memory Used: 40 MB Memory Size: 128 MB Billed Duration: 13 ms Duration: 12.34 ms RequestId: 3f5a9c2e-7b1d-4e8a-9c0f-2d6b8e4a1f37",
-		"tabs and spaces":    "  REPORT RequestId: 3f5a9c2e-7b1d-4e8a-9c0f-2d6b8e4a1f37 \t Duration: 12.34 ms  Billed Duration: 13 ms \tMemory Size: 128 MB\tMax Memory Used: 40 MB Init Duration: 95.12 ms\t\r\n",
-		"an unknown between": "REPORT RequestId: 3f5a9c2e-7b1d-4e8a-9c0f-2d6b8e4a1f37 Duration: 12.34 ms Extension Overhead: 3.00 ms Billed Duration: 13 ms Memory Size: 128 MB Max Memory Used: 40 MB Init Duration: 95.12 ms",
+		"Lambda's order":     "REPORT RequestId: 3f5a9c2e-7b1d-4e8a-9c0f-2d6b8e4a1f37\tDuration: 12.34 ms\tBilled Duration: 108 ms\tMemory Size: 128 MB\tMax Memory Used: 40 MB\tInit Duration: 95.12 ms\t",
+		"the emulator's":     "REPORT RequestId: 3f5a9c2e-7b1d-4e8a-9c0f-2d6b8e4a1f37\tInit Duration: 95.12 ms\tDuration: 12.34 ms\tBilled Duration: 108 ms\tMemory Size: 128 MB\tMax Memory Used: 40 MB\t",
+		"reversed":           "REPORT Init Duration: 95.12 ms\tMax Memory Used: 40 MB\tMemory Size: 128 MB\tBilled Duration: 108 ms\tDuration: 12.34 ms\tRequestId: 3f5a9c2e-7b1d-4e8a-9c0f-2d6b8e4a1f37",
+		"spaces":             "REPORT RequestId: 3f5a9c2e-7b1d-4e8a-9c0f-2d6b8e4a1f37 Duration: 12.34 ms Billed Duration: 108 ms Memory Size: 128 MB Max Memory Used: 40 MB Init Duration: 95.12 ms",
+		"spaces, reversed":   "REPORT Init Duration: 95.12 ms Max Memory Used: 40 MB Memory Size: 128 MB Billed Duration: 108 ms Duration: 12.34 ms RequestId: 3f5a9c2e-7b1d-4e8a-9c0f-2d6b8e4a1f37",
+		"tabs and spaces":    "  REPORT RequestId: 3f5a9c2e-7b1d-4e8a-9c0f-2d6b8e4a1f37 \t Duration: 12.34 ms  Billed Duration: 108 ms \tMemory Size: 128 MB\tMax Memory Used: 40 MB Init Duration: 95.12 ms\t\r\n",
+		"an unknown between": "REPORT RequestId: 3f5a9c2e-7b1d-4e8a-9c0f-2d6b8e4a1f37 Duration: 12.34 ms Extension Overhead: 3.00 ms Billed Duration: 108 ms Memory Size: 128 MB Max Memory Used: 40 MB Init Duration: 95.12 ms",
 	}
 	for name, line := range orders {
 		t.Run(name, func(t *testing.T) {
@@ -255,6 +255,36 @@ func TestCold(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, want, r.Cold(), "Cold() of %s", file)
 	}
+}
+
+// TestBilledAsLambda: a custom runtime's cold start bills Init with Duration, a warm invoke its
+// Duration, each rounded up from the printed figures; the provided.al2023 fixtures bill so, and
+// the emulator's cold REPORT, which bills Duration alone, is told apart.
+func TestBilledAsLambda(t *testing.T) {
+	for file, want := range map[string]float64{"real-cold.txt": 108, "real-warm.txt": 3} {
+		r, err := Parse(fixture(t, file))
+		require.NoError(t, err)
+		got, ok := r.BilledAsLambda()
+		require.True(t, ok, "BilledAsLambda of %s", file)
+		assert.Equal(t, want, got, "BilledAsLambda of %s = %v; want %v", file, got, want)
+		require.NotNil(t, r.BilledDuration)
+		assert.Equal(t, got, *r.BilledDuration, "%s's Billed Duration = %v; want %v, as Lambda bills a custom runtime", file, *r.BilledDuration, got)
+	}
+
+	emulator, err := Parse("REPORT RequestId: 3f5a9c2e-7b1d-4e8a-9c0f-2d6b8e4a1f37\tInit Duration: 95.12 ms\tDuration: 12.34 ms\tBilled Duration: 13 ms\tMemory Size: 128 MB\tMax Memory Used: 128 MB\t")
+	require.NoError(t, err)
+	got, ok := emulator.BilledAsLambda()
+	require.True(t, ok)
+	assert.Equal(t, 108.0, got, "BilledAsLambda of the emulator's cold REPORT")
+	assert.Equal(t, 13.0, *emulator.BilledDuration, "the emulator's own Billed Duration is kept as printed")
+
+	exact, err := Parse("REPORT RequestId: 4a0d9e63-8b17-4f52-a6c4-3e9f1d7b2a80\tDuration: 4.88 ms\tBilled Duration: 100 ms\tMemory Size: 128 MB\tMax Memory Used: 40 MB\tInit Duration: 95.12 ms\t")
+	require.NoError(t, err)
+	got, _ = exact.BilledAsLambda()
+	assert.Equal(t, 100.0, got, "BilledAsLambda of figures summing to a whole millisecond")
+
+	_, ok = Report{RequestID: "x"}.BilledAsLambda()
+	assert.False(t, ok, "BilledAsLambda of a REPORT without Duration")
 }
 
 // textFigures are the text form's numeric fields and where Report keeps each, written out here

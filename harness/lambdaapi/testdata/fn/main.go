@@ -1,7 +1,8 @@
 // Command fn is the Lambda function of harness/lambdaapi's tests: it answers the event with its
-// pid and memory size, as harness/lambdalocal's echo does, and on request sleeps first (to run
-// past its Timeout), fails its handler, or ends its process, so that the stand-in's answers to
-// each are checked against a function that really does it.
+// pid, memory size and how many invocations its process has served (1 on the first, so a test
+// can tell a warm invoke that passes for a cold one), as harness/lambdalocal's echo does, and on
+// request sleeps first (to run past its Timeout), fails its handler, or ends its process, so that
+// the stand-in's answers to each are checked against a function that really does it.
 package main
 
 import (
@@ -9,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-lambda-go/lambda"
@@ -21,13 +23,18 @@ type event struct {
 }
 
 type answer struct {
-	Event    json.RawMessage `json:"event"`
-	PID      int             `json:"pid"`
-	MemoryMB string          `json:"memoryMB"`
+	Event       json.RawMessage `json:"event"`
+	PID         int             `json:"pid"`
+	MemoryMB    string          `json:"memoryMB"`
+	Invocations int64           `json:"invocations"`
 }
+
+// invocations counts the invocations this process has begun.
+var invocations atomic.Int64
 
 func main() {
 	lambda.Start(func(_ context.Context, raw json.RawMessage) (answer, error) {
+		n := invocations.Add(1)
 		var e event
 		_ = json.Unmarshal(raw, &e)
 		time.Sleep(time.Duration(e.SleepMs) * time.Millisecond)
@@ -37,6 +44,6 @@ func main() {
 		if e.Fail != "" {
 			return answer{}, errors.New(e.Fail)
 		}
-		return answer{Event: raw, PID: os.Getpid(), MemoryMB: os.Getenv("AWS_LAMBDA_FUNCTION_MEMORY_SIZE")}, nil
+		return answer{Event: raw, PID: os.Getpid(), MemoryMB: os.Getenv("AWS_LAMBDA_FUNCTION_MEMORY_SIZE"), Invocations: n}, nil
 	})
 }
