@@ -93,6 +93,9 @@ type (
 		Second           coldInvoked   `json:"second"`
 		Later            []coldInvoked `json:"later"`
 		ServerHandshakes *int          `json:"serverHandshakes"`
+		// NotEvidence says why the experiment did not count the cold start (one that was not
+		// cold, a retried invoke, a GetItem denied); "" for one it counted.
+		NotEvidence string `json:"notEvidence"`
 	}
 	// coldArm is one arm of a coldstart.phases result.
 	coldArm struct {
@@ -123,9 +126,10 @@ func (i coldInvoked) ok() bool {
 	return i.Status == 200 && i.Error == "" && i.Body == "" && i.Answer.Found
 }
 
-// answered says every invocation of the cold start answered with the item.
+// answered says every invocation of the cold start answered with the item, and the experiment
+// counted it as evidence.
 func (c coldStartTrial) answered() bool {
-	return c.First.ok() && c.Second.ok() && !slices.ContainsFunc(c.Later, func(i coldInvoked) bool { return !i.ok() })
+	return c.NotEvidence == "" && c.First.ok() && c.Second.ok() && !slices.ContainsFunc(c.Later, func(i coldInvoked) bool { return !i.ok() })
 }
 
 // coldRow is one waterfall: a label, the median of each phase present (0 where absent) over n

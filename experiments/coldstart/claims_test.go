@@ -62,6 +62,8 @@ type ownConnectionSummary struct {
 	CountsAgree      stats.Proportion `json:"countsAgree"`
 	SecondCallReused stats.Proportion `json:"secondCallReused"`
 	FirstCallTLSMs   stats.Summary    `json:"firstCallTlsMs"`
+	// NotEvidence counts the cold starts that are no evidence, by reason.
+	NotEvidence notEvidence `json:"notEvidence,omitempty"`
 }
 
 // ownConnection is one cold start's T6 evidence: what the function's trace of its SDK calls said,
@@ -83,8 +85,14 @@ func measureOwnConnection(t *testing.T, p lambdaPlatform, b functionCode, trials
 	fn := p.Create(t, c)
 	counter, counts := p.(handshakeCounter)
 
-	runs := make([]ownConnection, trials)
-	for i := range runs {
+	runs := make([]ownConnection, 0, trials)
+	for range trials {
+		if !mayStart(t) {
+			t.Logf("%d of %d cold starts not started: the test's deadline is %v away, and cleaning up needs %v", trials-len(runs), trials, timeLeft(t), stopMargin)
+			break
+		}
+		runs = append(runs, ownConnection{})
+		i := len(runs) - 1
 		var before int
 		if counts {
 			before = counter.DynamoDBHandshakes()
@@ -96,13 +104,18 @@ func measureOwnConnection(t *testing.T, p lambdaPlatform, b functionCode, trials
 		}
 	}
 
-	// Evidence: both calls did what the function is for, a GetItem that found the item.
-	evidence := stats.Proportion{N: len(runs)}
-	var s ownConnectionSummary
+	// Evidence: a cold start, whose two calls did what the function is for, a GetItem that
+	// found the item (coldStart.judge).
+	evidence := stats.Proportion{N: trials}
+	s := ownConnectionSummary{NotEvidence: notEvidence{}}
+	if len(runs) < trials {
+		s.NotEvidence[reasonNotStarted] = trials - len(runs)
+	}
 	var tls []float64
 	for _, tr := range runs {
 		f, g := tr.First.Answer, tr.Second.Answer
-		if !(tr.First.ok() && f.Found && tr.Second.ok() && g.Found) {
+		if reason := tr.judge(); reason != "" {
+			s.NotEvidence.add(reason)
 			continue
 		}
 		evidence.K++
@@ -127,12 +140,16 @@ func measureOwnConnection(t *testing.T, p lambdaPlatform, b functionCode, trials
 		tls = append(tls, f.TLSMs)
 	}
 	s.FirstCallTLSMs = stats.Summarize(tls)
-	checks := []verdict.Check{verdict.All("cold starts whose first GetItem's trace shows a new connection with a TLS handshake", s.NewWithHandshake)}
+	checks := []verdict.Check{notEvidenceCheck(s.NotEvidence, evidence),
+		verdict.All("cold starts whose first GetItem's trace shows a new connection with a TLS handshake", s.NewWithHandshake)}
 	headline := fmt.Sprintf("first call: new connection with a handshake in %s; second call reused the connection in %s", s.NewWithHandshake, s.SecondCallReused)
 	if counts {
 		checks = append(checks, verdict.All("cold starts whose traced handshakes equal the handshakes the DynamoDB stand-in completed", s.CountsAgree))
 		headline = fmt.Sprintf("first call: new connection with a handshake in %s; traced handshakes = the stand-in's in %s; second call reused the connection in %s",
 			s.NewWithHandshake, s.CountsAgree, s.SecondCallReused)
+	}
+	if len(s.NotEvidence) > 0 {
+		headline += "; not evidence: " + s.NotEvidence.String()
 	}
 	return claimtest.Measurement{
 		Target:      onPlatform{Platform: p, Functions: []functionConfig{c}},
@@ -194,6 +211,8 @@ type warmupFailureSummary struct {
 	SameProcess          stats.Proportion `json:"sameProcess"`
 	InitMs               stats.Summary    `json:"initMs"`
 	FirstInvocationCPUMs stats.Summary    `json:"firstInvocationCpuMs"`
+	// NotEvidence counts the cold starts that are no evidence, by reason.
+	NotEvidence notEvidence `json:"notEvidence,omitempty"`
 }
 
 // unreachableStart is one cold start of TestWarmupFailureDoesNotFailInit.
@@ -201,6 +220,8 @@ type unreachableStart struct {
 	How       outage  `json:"how"`
 	WhileDown invoked `json:"whileDown"`
 	AfterUp   invoked `json:"afterUp"`
+	// NotEvidence says why the cold start is no evidence, "" where it is.
+	NotEvidence string `json:"notEvidence,omitempty"`
 }
 
 // measureWarmupFailure runs trials cold starts of the warm variant built from b, its warm-up
@@ -218,8 +239,13 @@ func measureWarmupFailure(t *testing.T, p lambdaPlatform, b functionCode, timeou
 	c.Env["CLAIMS_WARMUP_TIMEOUT_MS"] = strconv.Itoa(int(timeout.Milliseconds()))
 	f := p.Create(t, c)
 
-	runs := make([]unreachableStart, trials)
-	for i := range runs {
+	runs := make([]unreachableStart, 0, trials)
+	for i := range trials {
+		if !mayStart(t) {
+			t.Logf("%d of %d cold starts not started: the test's deadline is %v away, and cleaning up needs %v", trials-len(runs), trials, timeLeft(t), stopMargin)
+			break
+		}
+		runs = append(runs, unreachableStart{})
 		r := &runs[i]
 		r.How = refused
 		if i%2 == 1 {
@@ -245,11 +271,22 @@ func measureWarmupFailure(t *testing.T, p lambdaPlatform, b functionCode, timeou
 		} // else the environment failed; the emulator would hold a second invoke forever
 	}
 
-	var s warmupFailureSummary
+	s := warmupFailureSummary{NotEvidence: notEvidence{}}
+	if len(runs) < trials {
+		s.NotEvidence[reasonNotStarted] = trials - len(runs)
+	}
+	s.WarmupFailed.N = trials
 	var initMs, handlerCPUMs []float64
-	for _, r := range runs {
+	for i := range runs {
+		r := &runs[i]
 		d, u := r.WhileDown.Answer, r.AfterUp.Answer
-		for _, pr := range []*stats.Proportion{&s.WarmupFailed, &s.BoundedInit, &s.ClearError, &s.ServedAfter, &s.SameProcess} {
+		// A cold start that was none ran no Init, so no warm-up met the outage: no evidence.
+		if reason, detail := notCold(r.WhileDown); reason != "" {
+			r.NotEvidence = reason + " (" + detail + ")"
+			s.NotEvidence.add(reason)
+			continue
+		}
+		for _, pr := range []*stats.Proportion{&s.BoundedInit, &s.ClearError, &s.ServedAfter, &s.SameProcess} {
 			pr.N++
 		}
 		// The warm-up's failure shows in the answer, or, where Init failed over it, in the
@@ -276,13 +313,18 @@ func measureWarmupFailure(t *testing.T, p lambdaPlatform, b functionCode, timeou
 		}
 	}
 	s.InitMs, s.FirstInvocationCPUMs = stats.Summarize(initMs), stats.Summarize(handlerCPUMs)
-	// Evidence: the warm-up really failed; a warm-up that reached DynamoDB tests nothing here.
+	// Evidence: a cold start whose warm-up really failed; a warm-up that reached DynamoDB, or
+	// none at all, tests nothing here.
+	headline := fmt.Sprintf("warm-up failed in %s (refused and stalled), Init max %.0f ms (bound %v + %v), served after DynamoDB came back in %s",
+		s.WarmupFailed, s.InitMs.MaxMs, timeout, initMargin, s.ServedAfter)
+	if len(s.NotEvidence) > 0 {
+		headline += "; not evidence: " + s.NotEvidence.String()
+	}
 	return claimtest.Measurement{
 		Target:    onPlatform{Platform: p, Functions: []functionConfig{c}},
 		Broken:    brokenIn(p, b),
 		StartedAt: started,
-		Headline: fmt.Sprintf("warm-up failed in %s (refused and stalled), Init max %.0f ms (bound %v + %v), served after DynamoDB came back in %s",
-			s.WarmupFailed, s.InitMs.MaxMs, timeout, initMargin, s.ServedAfter),
+		Headline:  headline,
 		Parameters: warmupFailureParameters{ColdStarts: trials, Variant: warm, MemoryMB: c.MemoryMB,
 			WarmupTimeoutMs: timeout.Milliseconds(), InitMarginMs: initMargin.Milliseconds(), StallForMs: stallFor.Milliseconds()},
 		Summary:     s,
@@ -290,6 +332,7 @@ func measureWarmupFailure(t *testing.T, p lambdaPlatform, b functionCode, timeou
 		Environment: results.Fingerprint(),
 		Evidence:    s.WarmupFailed,
 		Checks: []verdict.Check{
+			notEvidenceCheck(s.NotEvidence, s.WarmupFailed),
 			verdict.All(fmt.Sprintf("cold starts whose Init completed, within %v (the warm-up's bound) plus %v", timeout, initMargin), s.BoundedInit),
 			verdict.All(firstInvocationCheck(handlerDown), s.ClearError),
 			verdict.All("second invocations, DynamoDB back, that found the item", s.ServedAfter),

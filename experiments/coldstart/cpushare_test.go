@@ -54,9 +54,12 @@ type phasesRun struct {
 	started time.Time
 	params  phasesParameters
 	arms    []arm
-	// all are each arm's cold starts; kept those that answered (evidential).
+	// all are each arm's cold starts; kept those that are evidence (cold, and answered).
 	all, kept [][]coldStart
 	answered  []stats.Proportion
+	// notEvidence counts each arm's cold starts that are no evidence, by reason (those not
+	// started for the test's deadline included).
+	notEvidence []notEvidence
 }
 
 // runPhases creates each arm's function on p and runs n cold starts of each, in turn, each with
@@ -71,26 +74,56 @@ func runPhases(t *testing.T, p lambdaPlatform, n, warmInvocations int, arms ...a
 		r.params.Arms = append(r.params.Arms, armParameters{Arm: a.Name, Variant: a.Config.Env["CLAIMS_VARIANT"], MemoryMB: a.Config.MemoryMB, Unthrottled: a.Config.Unthrottled})
 	}
 	r.all = make([][]coldStart, len(arms))
-	for range n {
+	started := 0
+	for ; started < n && mayStart(t); started++ {
 		for i, a := range arms {
 			r.all[i] = append(r.all[i], runColdStart(t, fns[i], a.Name, warmInvocations-1))
 		}
 	}
+	if started < n {
+		t.Logf("%d of %d rounds of cold starts not started: the test's deadline is %v away, and cleaning up needs %v", n-started, n, timeLeft(t), stopMargin)
+	}
 	for _, runs := range r.all {
-		kept, answered := evidential(runs)
-		r.kept, r.answered = append(r.kept, kept), append(r.answered, answered)
+		kept, answered, why := evidential(runs, n)
+		r.kept, r.answered, r.notEvidence = append(r.kept, kept), append(r.answered, answered), append(r.notEvidence, why)
 	}
 	return r
 }
 
-// measurement is the run as a claim's measurement, with the claim's own figures in s.
+// timeLeft is how long t has until its deadline, for a message.
+func timeLeft(t *testing.T) time.Duration {
+	d, _ := t.Deadline()
+	return time.Until(d).Round(time.Second)
+}
+
+// allNotEvidence is every arm's count of cold starts that are no evidence, by reason.
+func (r *phasesRun) allNotEvidence() notEvidence {
+	all := notEvidence{}
+	for _, n := range r.notEvidence {
+		for k, v := range n {
+			all[k] += v
+		}
+	}
+	return all
+}
+
+// measurement is the run as a claim's measurement, with the claim's own figures in s. The cold
+// starts that were no evidence are counted by reason in each arm's summary, named in the
+// headline and in a check of their own, whose note says why where they make the verdict
+// inconclusive.
 func (r *phasesRun) measurement(s phasesSummary, headline string, evidence stats.Proportion, checks ...verdict.Check) claimtest.Measurement {
 	s.Statistic = statistic
 	configs := make([]functionConfig, len(r.arms))
 	for i, a := range r.arms {
 		configs[i] = a.Config
-		s.Arms = append(s.Arms, summarizeArm(a, r.kept[i], r.answered[i]))
+		arm := summarizeArm(a, r.kept[i], r.answered[i])
+		arm.NotEvidence = r.notEvidence[i]
+		s.Arms = append(s.Arms, arm)
 	}
+	if all := r.allNotEvidence(); len(all) > 0 {
+		headline += "; not evidence: " + all.String()
+	}
+	checks = append([]verdict.Check{notEvidenceCheck(r.allNotEvidence(), evidence)}, checks...)
 	// The cold starts in the order they ran.
 	var trials []coldStart
 	for j := range r.all[0] {
@@ -159,7 +192,9 @@ type armSummary struct {
 	FirstDurationMs  stats.Summary `json:"firstDurationMs"`
 	SecondDurationMs stats.Summary `json:"secondDurationMs"`
 	WarmDurationMs   stats.Summary `json:"warmDurationMs"`
-	// BilledMs is Init + the first Duration, what Lambda bills for a cold start.
+	// BilledMs is Init + the first Duration, what Lambda bills for a cold start, in the
+	// function's own measures: once, as the REPORT's Billed Duration of a provided.al2023 cold
+	// start holds Init already.
 	BilledMs stats.Summary `json:"billedMs"`
 	// ReportFirstDurationMs is the first REPORT's Duration, beside the handler's.
 	ReportFirstDurationMs stats.Summary `json:"reportFirstDurationMs"`
@@ -168,7 +203,9 @@ type armSummary struct {
 	ThrottledMs stats.Summary `json:"throttledMs"`
 	// WarmupMs is the warm variant's warm-up call in Init.
 	WarmupMs *stats.Summary `json:"warmupMs,omitempty"`
-	CPU      cpuCost        `json:"cpu"`
+	// NotEvidence counts the arm's cold starts that are no evidence, by reason.
+	NotEvidence notEvidence `json:"notEvidence,omitempty"`
+	CPU         cpuCost     `json:"cpu"`
 	// HandshakeMBSeconds is the mean handshake times the memory size: what a bill by
 	// GB-seconds follows, in MB·s.
 	HandshakeMBSeconds float64 `json:"handshakeMBSeconds"`
@@ -196,26 +233,23 @@ func summarizeArm(a arm, kept []coldStart, answered stats.Proportion) armSummary
 	return s
 }
 
-// answered says every invocation of c answered with the item: the cold start did what the
-// function is for, and its figures are evidence.
-func answered(c coldStart) bool {
-	for _, inv := range append([]invoked{c.First, c.Second}, c.Later...) {
-		if !inv.ok() || !inv.Answer.Found {
-			return false
-		}
-	}
-	return true
-}
-
-// evidential keeps the cold starts that answered, and counts them against all.
-func evidential(runs []coldStart) ([]coldStart, stats.Proportion) {
+// evidential keeps the cold starts that are evidence (a cold start, every invocation answering
+// with the item: coldStart.judge), counts them against the planned cold starts, and counts the
+// others by reason, those never started included.
+func evidential(runs []coldStart, planned int) ([]coldStart, stats.Proportion, notEvidence) {
 	var kept []coldStart
-	for _, c := range runs {
-		if answered(c) {
-			kept = append(kept, c)
+	why := notEvidence{}
+	for i := range runs {
+		if reason := runs[i].judge(); reason != "" {
+			why.add(reason)
+			continue
 		}
+		kept = append(kept, runs[i])
 	}
-	return kept, stats.Proportion{K: len(kept), N: len(runs)}
+	if planned > len(runs) {
+		why[reasonNotStarted] += planned - len(runs)
+	}
+	return kept, stats.Proportion{K: len(kept), N: max(planned, len(runs))}, why
 }
 
 // figure is one figure of each cold start, in ms.
@@ -346,7 +380,11 @@ func measureSetup(t *testing.T, p lambdaPlatform, n int) claimtest.Measurement {
 	controlArm := getitemConfig(getitem, cold, memoryMB, true)
 	r := runPhases(t, p, n, 1, arm{quotaArm.String(), quotaArm}, arm{controlArm.String(), controlArm})
 	quota, control := r.kept[0], r.kept[1]
+	// Evidence: both arms' cold starts; the fewer of the two counts.
 	evidence := r.answered[0]
+	if e := r.answered[1]; e.K*evidence.N < evidence.K*e.N {
+		evidence = e
+	}
 
 	// Every first call must have made its own connection; that is what T6 checks in depth.
 	var f setupFigures

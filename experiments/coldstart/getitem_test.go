@@ -5,13 +5,22 @@ package coldstart
 // warm ones).
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
+	"fmt"
+	"maps"
 	"net/http"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/serverless-claims/claims/harness/stats"
+	"github.com/serverless-claims/claims/harness/verdict"
 )
 
 // memoryMB is the memory size the article's function had.
@@ -79,6 +88,8 @@ type invoked struct {
 	Body     string  `json:"body,omitempty"`
 	Report   report  `json:"report"`
 	ClientMs float64 `json:"clientMs"`
+	// Attempts is how many requests the platform's client sent for the invoke.
+	Attempts int `json:"attempts"`
 }
 
 // report is an invocation's REPORT as a result keeps it: what the line carried, nil where it
@@ -116,7 +127,7 @@ func invoke(t *testing.T, f function) invoked {
 	inv, err := f.Invoke(ctx, []byte(`{}`))
 	require.NoError(t, err)
 	r := inv.Report
-	out := invoked{Status: inv.Status, Error: inv.Error, ClientMs: inv.ClientMs, Report: report{
+	out := invoked{Status: inv.Status, Error: inv.Error, ClientMs: inv.ClientMs, Attempts: inv.Attempts, Report: report{
 		InitMs: r.InitDuration, DurationMs: r.Duration, BilledMs: r.BilledDuration,
 		MemorySizeMB: r.MemorySizeMB, MaxMemoryUsedMB: r.MaxMemoryUsedMB, Status: r.Status,
 	}}
@@ -161,6 +172,113 @@ type coldStart struct {
 	Later []invoked `json:"later,omitempty"`
 	// Throttling is the platform's count for the whole cold start; nil where it has none.
 	Throttling *throttling `json:"throttling,omitempty"`
+	// NotEvidence says why the cold start is no evidence (notEvidence), "" where it is.
+	NotEvidence string `json:"notEvidence,omitempty"`
+}
+
+// Why a cold start is no evidence, as results count them (notEvidence's keys). A forced cold
+// start must have been one: Lambda may serve an invoke from an environment it started before
+// (pre-initialised, or kept across an update by a platform that does not retire it), and the
+// SDK's retryer may resend an invoke whose first attempt ran the function.
+const (
+	reasonRetried    = "the first Invoke was retried: an attempt before the answer may have run the function"
+	reasonNoInit     = "the first REPORT has no Init Duration: not a cold start"
+	reasonNotFirst   = "the first invocation was not its process's first: not a cold start"
+	reasonDenied     = "GetItem denied (AccessDeniedException): the role's policy was not yet in effect"
+	reasonNoAnswer   = "an invocation did not answer with the item"
+	reasonNotStarted = "not started: too close to the test's deadline to clean up after it"
+)
+
+// deniedError says whether a GetItem's error is DynamoDB's AccessDeniedException: a new role's
+// inline policy takes a while to be in effect everywhere (IAM is eventually consistent).
+func deniedError(msg string) bool { return strings.Contains(msg, "AccessDeniedException") }
+
+// notCold is why first, the first invocation of a forced cold start, shows it was no cold start,
+// with the figures that show it; "" where it was one. An invocation that is not the function's
+// answer (an Init that failed) cannot say, and is judged by its attempts alone.
+func notCold(first invoked) (reason, detail string) {
+	if first.Attempts > 1 {
+		return reasonRetried, fmt.Sprintf("%d attempts", first.Attempts)
+	}
+	if !first.ok() {
+		return "", ""
+	}
+	if first.Report.InitMs == nil {
+		return reasonNoInit, fmt.Sprintf("invocation %d of pid %d", first.Answer.Invocation, first.Answer.Pid)
+	}
+	if first.Answer.Invocation != 1 {
+		return reasonNotFirst, fmt.Sprintf("invocation %d of pid %d", first.Answer.Invocation, first.Answer.Pid)
+	}
+	return "", ""
+}
+
+// judge sets c.NotEvidence and returns its reason: a cold start that was none, a GetItem denied,
+// or an invocation that did not answer with the item; "" for a cold start that is evidence.
+func (c *coldStart) judge() string {
+	reason, detail := notCold(c.First)
+	if reason == "" {
+		for _, inv := range append([]invoked{c.First, c.Second}, c.Later...) {
+			switch {
+			case inv.ok() && deniedError(inv.Answer.Error):
+				reason, detail = reasonDenied, inv.Answer.Error
+			case !inv.ok() || !inv.Answer.Found:
+				reason = reasonNoAnswer
+				detail = strings.TrimSpace(fmt.Sprintf("status %d %s%s", inv.Status, inv.Error, inv.Answer.Error))
+			default:
+				continue
+			}
+			break
+		}
+	}
+	c.NotEvidence = ""
+	if reason != "" {
+		c.NotEvidence = reason + " (" + detail + ")"
+	}
+	return reason
+}
+
+// notEvidence counts cold starts that are no evidence, by reason.
+type notEvidence map[string]int
+
+// add counts one cold start of reason; "" counts nothing.
+func (n notEvidence) add(reason string) {
+	if reason != "" {
+		n[reason]++
+	}
+}
+
+// String lists the reasons with their counts, most first: "5 the first REPORT has ...; 1 ...".
+func (n notEvidence) String() string {
+	reasons := slices.Collect(maps.Keys(n))
+	slices.SortFunc(reasons, func(a, b string) int { return cmp.Or(n[b]-n[a], strings.Compare(a, b)) })
+	parts := make([]string, len(reasons))
+	for i, r := range reasons {
+		parts[i] = fmt.Sprintf("%d %s", n[r], r)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// notEvidenceCheck is a check that names the cold starts that were no evidence, by reason:
+// where they are more than half the verdict is inconclusive (verdict.Decide), and this check
+// says why. It neither holds nor fails a claim, which rests on the evidential cold starts.
+func notEvidenceCheck(n notEvidence, of stats.Proportion) verdict.Check {
+	c := verdict.Check{Name: "cold starts that were evidence", Got: of.String(),
+		Want: fmt.Sprintf("at least half of %d", of.N), Pass: of.N > 0 && 2*of.K >= of.N}
+	if len(n) > 0 {
+		c.Note = "not evidence: " + n.String()
+	}
+	return c
+}
+
+// stopMargin is how long before the test's deadline (go test -timeout) no cold start is started:
+// a deadline's panic runs no cleanup, and the live platform's deletions (functions, then the
+// table and the role, each waited for) must end inside it, after an invoke still in flight.
+const stopMargin = invokeTimeout + 2*time.Minute
+
+// mayStart says whether t has time for another cold start and the cleanup after it.
+func mayStart(t *testing.T) bool {
+	d, ok := t.Deadline()
+	return !ok || time.Until(d) > stopMargin
 }
 
 // pause lets one CFS period pass between invocations: a warm invocation is a later request, not
@@ -168,7 +286,7 @@ type coldStart struct {
 func pause() { time.Sleep(cfg.CPUPeriod) }
 
 // runColdStart runs one cold start of f, the arm named arm: its first invocation, a second and
-// later more, each one period after the last.
+// later more, each one period after the last, and judges whether it is evidence.
 func runColdStart(t *testing.T, f function, arm string, later int) coldStart {
 	t.Helper()
 	require.NoError(t, f.ColdStart(t.Context()), "cold-starting %s", arm)
@@ -181,5 +299,75 @@ func runColdStart(t *testing.T, f function, arm string, later int) coldStart {
 		c.Later = append(c.Later, invoke(t, f))
 	}
 	c.Throttling = throttlingOf(t, f)
+	c.judge()
 	return c
+}
+
+// TestColdStartsAreJudgedByReason: a forced cold start is evidence only where it was one (its
+// first REPORT has Init Duration, the function served its process's first invocation, and the
+// Invoke was sent once) and every invocation read the item; each other one is counted under its
+// reason, a GetItem denied while the role's policy was not yet in effect included.
+func TestColdStartsAreJudgedByReason(t *testing.T) {
+	initMs := 12.5
+	answering := func(invocation int) invoked {
+		return invoked{Status: http.StatusOK, Attempts: 1, Answer: answer{Found: true, Invocation: invocation, Pid: 7}}
+	}
+	cold := func() coldStart {
+		c := coldStart{Arm: "128 MB", First: answering(1), Second: answering(2)}
+		c.First.Report.InitMs = &initMs
+		return c
+	}
+	for _, tc := range []struct {
+		name  string
+		edit  func(c *coldStart)
+		want  string
+		about string
+	}{
+		{"a cold start", func(*coldStart) {}, "", ""},
+		{"no Init Duration", func(c *coldStart) { c.First.Report.InitMs = nil }, reasonNoInit, "invocation 1 of pid 7"},
+		{"a process's third invocation", func(c *coldStart) { c.First.Answer.Invocation, c.Second.Answer.Invocation = 3, 4 }, reasonNotFirst, "invocation 3"},
+		{"a retried Invoke", func(c *coldStart) { c.First.Attempts = 2 }, reasonRetried, "2 attempts"},
+		{"a GetItem denied", func(c *coldStart) {
+			c.First.Answer.Found = false
+			c.First.Answer.Error = "operation error DynamoDB: GetItem, https response error StatusCode: 400, api error AccessDeniedException: not authorized"
+		}, reasonDenied, "AccessDeniedException"},
+		{"an Init that failed", func(c *coldStart) {
+			c.First = invoked{Status: http.StatusOK, Attempts: 1, Error: "Unhandled: Runtime.ExitError"}
+		}, reasonNoAnswer, "Runtime.ExitError"},
+		{"a warm invocation without the item", func(c *coldStart) { c.Second.Answer.Found = false }, reasonNoAnswer, "status 200"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := cold()
+			tc.edit(&c)
+			assert.Equal(t, tc.want, c.judge(), "reason")
+			assert.Contains(t, c.NotEvidence, tc.about, "notEvidence = %q; want the figures that show it", c.NotEvidence)
+			kept, p, why := evidential([]coldStart{c, cold()}, 3)
+			wantK := 1
+			if tc.want == "" {
+				wantK = 2
+			}
+			assert.Equal(t, stats.Proportion{K: wantK, N: 3}, p, "evidence over two cold starts and one not started")
+			assert.Len(t, kept, wantK)
+			assert.Equal(t, 1, why[reasonNotStarted], "not started = %v", why)
+			if tc.want != "" {
+				assert.Equal(t, 1, why[tc.want], "counted under %q: %v", tc.want, why)
+			}
+		})
+	}
+}
+
+// TestNotEvidenceNamesTheReasonsWhereMoreThanHalf: the check that counts the cold starts that
+// were evidence names the others by reason, most first, and holds only with at least half.
+func TestNotEvidenceNamesTheReasonsWhereMoreThanHalf(t *testing.T) {
+	why := notEvidence{}
+	why.add(reasonNoInit)
+	why.add(reasonNoInit)
+	why.add(reasonDenied)
+	why.add("")
+	c := notEvidenceCheck(why, stats.Proportion{K: 1, N: 4})
+	assert.False(t, c.Pass, "%s; want 1/4 not to hold", c)
+	assert.Equal(t, "not evidence: 2 "+reasonNoInit+"; 1 "+reasonDenied, c.Note)
+	assert.True(t, notEvidenceCheck(notEvidence{}, stats.Proportion{K: 2, N: 4}).Pass, "2/4 evidence")
+	v := verdict.Decide(stats.Proportion{K: 1, N: 4}, c)
+	assert.Equal(t, verdict.Inconclusive, v.Outcome, "verdict with 1/4 evidence: %s", v.Reason)
 }

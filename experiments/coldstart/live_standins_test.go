@@ -11,6 +11,7 @@ package coldstart
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -24,13 +25,16 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/serverless-claims/claims/harness/cgroup"
+	"github.com/serverless-claims/claims/harness/claimtest"
 	"github.com/serverless-claims/claims/harness/dynalite"
 	"github.com/serverless-claims/claims/harness/iamstub"
 	"github.com/serverless-claims/claims/harness/lambdaapi"
 	"github.com/serverless-claims/claims/harness/live"
+	"github.com/serverless-claims/claims/harness/logsstub"
 	"github.com/serverless-claims/claims/harness/results"
 	"github.com/serverless-claims/claims/harness/sigv4check"
 	"github.com/serverless-claims/claims/harness/tlsca"
+	"github.com/serverless-claims/claims/harness/verdict"
 )
 
 // The stand-ins' region and static keys; the keys sign requests to the stand-ins only.
@@ -49,23 +53,54 @@ type standIns struct {
 	lambda *lambdaapi.Server
 	iam    *iamstub.Server
 	db     *dynalite.Server
+	logs   *logsstub.Server
 	caFile string
 }
 
-// launchStandIns starts the three stand-ins for t; they stop when t ends.
-func launchStandIns(t *testing.T) *standIns {
+// standInModel changes what the stand-ins model, for the tests of the tests.
+type standInModel struct {
+	// keepEnvironments: configuration updates do not retire the running environment
+	// (lambdaapi.Options.KeepEnvironmentsOnUpdate), as no Lambda does.
+	keepEnvironments bool
+	// policyDelay is how long a role's inline policy is not yet in force after it was put
+	// (iamstub.Options.PolicyPropagationDelay): DynamoDB denies every call while a role's is
+	// not, as it denies the functions' GetItems while their role's policy has not reached it.
+	policyDelay time.Duration
+}
+
+// launchStandIns starts the three stand-ins for t, as Lambda and its neighbours behave unless m
+// says otherwise; they stop when t ends.
+func launchStandIns(t *testing.T, m ...standInModel) *standIns {
 	t.Helper()
+	var model standInModel
+	if len(m) > 0 {
+		model = m[0]
+	}
 	keys := sigv4check.Keys{standInKeyID: standInSecret}
-	db := dynalite.Start(t, dynalite.Options{Key: tlsca.DefaultKeyKind})
+	var iam *iamstub.Server
+	dbOpts := dynalite.Options{Key: tlsca.DefaultKeyKind}
+	if model.policyDelay > 0 {
+		// Before the run's role exists (the table is made first) and once it is deleted,
+		// nothing is pending, and the run's own calls go through.
+		dbOpts.Deny = func() bool {
+			for _, r := range iam.Roles() {
+				if !iam.PolicyEffective(r) {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	db := dynalite.Start(t, dbOpts)
 	dir := t.TempDir()
 	trust, err := db.CA.WriteBundle(filepath.Join(dir, "trust.pem"), tlsca.SystemBundleFiles)
 	require.NoError(t, err, "writing the trust bundle")
 	certDir := t.TempDir()
 	caFile := filepath.Join(dir, "ca.pem")
 	require.NoError(t, os.WriteFile(caFile, db.CA.PEM(), 0o644), "writing the stand-in's CA")
-	iam := iamstub.Start(t, iamstub.Options{Keys: keys, PropagationDelay: rolePropagation})
+	iam = iamstub.Start(t, iamstub.Options{Keys: keys, PropagationDelay: rolePropagation, PolicyPropagationDelay: model.policyDelay})
 	_, noQuota := cgroup.Available()
-	api := lambdaapi.Start(t, lambdaapi.Options{
+	o := lambdaapi.Options{
 		Keys:          keys,
 		Region:        standInRegion,
 		RoleAssumable: iam.Assumable,
@@ -83,8 +118,11 @@ func launchStandIns(t *testing.T) *standIns {
 		Quota:     noQuota == nil,
 		Period:    cfg.CPUPeriod,
 		InitShare: initBurstShare,
-	})
-	return &standIns{lambda: api, iam: iam, db: db, caFile: caFile}
+	}
+	o.KeepEnvironmentsOnUpdate = model.keepEnvironments
+	api := lambdaapi.Start(t, o)
+	logs := logsstub.Start(t, logsstub.Options{Keys: keys, Region: standInRegion})
+	return &standIns{lambda: api, iam: iam, db: db, logs: logs, caFile: caFile}
 }
 
 // env is the environment that points the SDK's default chain, and the live mode, at the
@@ -104,7 +142,9 @@ func (s *standIns) env() map[string]string {
 		"AWS_ENDPOINT_URL_IAM":      s.iam.URL(),
 		"AWS_ENDPOINT_URL_DYNAMODB": s.db.Endpoint,
 		"AWS_CA_BUNDLE":             s.caFile,
-		"AWS_EC2_METADATA_DISABLED": "true",
+		// Every log group the run makes; logsstub is plain HTTP on loopback.
+		"AWS_ENDPOINT_URL_CLOUDWATCH_LOGS": s.logs.URL(),
+		"AWS_EC2_METADATA_DISABLED":        "true",
 		// The endpoint variables count only where this is unset.
 		"AWS_IGNORE_CONFIGURED_ENDPOINT_URLS": "",
 		live.EnvLambdaEndpoint:                s.lambda.URL(),
@@ -112,11 +152,11 @@ func (s *standIns) env() map[string]string {
 	}
 }
 
-// startStandIns starts the stand-ins for t and points this process's SDK configuration at them,
-// for the rest of t.
-func startStandIns(t *testing.T) *standIns {
+// startStandIns starts the stand-ins for t (m as launchStandIns) and points this process's SDK
+// configuration at them, for the rest of t.
+func startStandIns(t *testing.T, m ...standInModel) *standIns {
 	t.Helper()
-	s := launchStandIns(t)
+	s := launchStandIns(t, m...)
 	for k, v := range s.env() {
 		t.Setenv(k, v)
 	}
@@ -152,14 +192,19 @@ func (s *standIns) assertNothingLeft(t *testing.T) {
 	assert.Empty(t, roles, "roles left = %v; want none", roles)
 	assert.Empty(t, tables, "tables left = %v; want none", tables)
 	assert.Empty(t, groups, "cgroups left = %v; want none", groups)
+	// A function's log group stays, as Lambda's would, but expires its events (live.PrepareLogGroup).
+	for _, g := range s.logs.LogGroups() {
+		days, _ := s.logs.Retention(g)
+		assert.Equal(t, live.LogRetentionDays, days, "retention of the run's log group %s = %d days; want %d", g, days, live.LogRetentionDays)
+	}
 }
 
 // childTest runs this test binary's test named run as a child process against the stand-ins
-// (a user's live run, pointed at other endpoints), with extra settings; its results go to a
-// folder of their own. The child is stopped when t ends, if it has not ended before.
-func childTest(t *testing.T, s *standIns, run string, extra map[string]string) (*exec.Cmd, *bytes.Buffer) {
+// (a user's live run, pointed at other endpoints), with extra settings and flags; its results go
+// to a folder of their own. The child is stopped when t ends, if it has not ended before.
+func childTest(t *testing.T, s *standIns, run string, extra map[string]string, flags ...string) (*exec.Cmd, *bytes.Buffer) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run", "^"+run+"$", "-test.count=1", "-test.v")
+	cmd := exec.Command(os.Args[0], append([]string{"-test.run", "^" + run + "$", "-test.count=1", "-test.v"}, flags...)...)
 	env := os.Environ()
 	for k, v := range s.env() {
 		env = append(env, k+"="+v)
@@ -229,4 +274,81 @@ func TestLiveRunInterruptedLeavesNothing(t *testing.T) {
 	if t.Failed() {
 		t.Logf("the live run's output:\n%s", out)
 	}
+}
+
+// TestLiveRunStopsBeforeItsDeadline: a live run whose go test -timeout leaves no time for its
+// cold starts and the cleanup after them starts none, says so, and deletes what it made before
+// the deadline, whose panic would run no cleanup at all.
+func TestLiveRunStopsBeforeItsDeadline(t *testing.T) {
+	s := launchStandIns(t)
+	// Far more cold starts than the deadline allows; the stand-ins bill nothing.
+	cmd, out := childTest(t, s, "TestPhasesAreTheSDKsOwnConnection", map[string]string{"CLAIMS_TRIALS": "1000", live.EnvMaxUSD: "1000"},
+		"-test.timeout="+(stopMargin+2*time.Second).String())
+	waitExit(t, cmd, stopMargin+time.Minute, out)
+	assert.NotContains(t, out.String(), "panic: test timed out", "the live run reached its deadline; want it to stop starting cold starts before")
+	assert.Contains(t, out.String(), "cold starts not started: the test's deadline", "the run must say it stopped for its deadline")
+	assert.Contains(t, out.String(), "inconclusive", "a run cut short is inconclusive")
+	s.assertNothingLeft(t)
+	if t.Failed() {
+		t.Logf("the live run's output:\n%s", out)
+	}
+}
+
+// keptColdStarts is how many cold starts of each arm TestColdStartsThatWereNotColdAreInconclusive
+// forces: a function's first invoke after its create is a real cold start, so with three the
+// two that were not are more than half.
+const keptColdStarts = 3
+
+// TestColdStartsThatWereNotColdAreInconclusive runs the claims of one function, T2, T4 and T6,
+// through the live path on a Lambda-compatible endpoint whose configuration updates do not
+// retire the running execution environment (lambdaapi.Options.KeepEnvironmentsOnUpdate): each
+// forced cold start after the first is served warm, by the same process, with no Init Duration.
+// Such cold starts are no evidence, so each claim must come out inconclusive, naming them; never
+// pass, never fail. T1, T3 and T5 take their arms in turn, and the stand-in runs one environment
+// at a time, so there each arm's environment is ended by the next arm's invoke, and its cold
+// starts are real ones: the stand-in cannot show them kept.
+func TestColdStartsThatWereNotColdAreInconclusive(t *testing.T) {
+	st := startStandIns(t, standInModel{keepEnvironments: true})
+	t.Setenv(results.DirEnv, t.TempDir())
+	for _, tc := range []struct {
+		name, plan string
+		claim      claimtest.Claim
+		measure    func(t *testing.T, p lambdaPlatform) claimtest.Measurement
+	}{
+		{"T2", "TestFirstInvocationIsSlow", firstInvocationClaim, func(t *testing.T, p lambdaPlatform) claimtest.Measurement {
+			return measureFirstInvocation(t, p, keptColdStarts)
+		}},
+		{"T6", "TestPhasesAreTheSDKsOwnConnection", ownConnectionClaim, func(t *testing.T, p lambdaPlatform) claimtest.Measurement {
+			return measureOwnConnection(t, p, getitem, keptColdStarts)
+		}},
+		{"T4", "TestWarmupFailureDoesNotFailInit", warmupFailureClaim, func(t *testing.T, p lambdaPlatform) claimtest.Measurement {
+			return measureWarmupFailure(t, p, getitem, warmupTimeout, keptColdStarts)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := tc.claim.Decide(t, tc.measure(t, openLive(t, st, tc.plan)))
+			assert.Equal(t, verdict.Inconclusive, res.Verdict.Outcome, "verdict for %v = %s; want inconclusive: its cold starts after the first were served warm (%s)",
+				res.Claims, res.Verdict.Outcome, res.Verdict.Reason)
+			require.NotEmpty(t, res.Verdict.Checks)
+			named := res.Verdict.Checks[0]
+			assert.False(t, named.Pass, "%s; want fewer than half evidence", named)
+			assert.Contains(t, named.Note, reasonNoInit, "%s; want the cold starts without Init Duration named", named)
+			assert.Contains(t, res.Headline, reasonNoInit, "headline = %q; want it to name the cold starts that were not cold", res.Headline)
+		})
+	}
+}
+
+// TestGetItemsDeniedBeforeThePolicyIsInForceAreNamed: while the run's role's inline policy has not
+// reached DynamoDB (IAM is eventually consistent), the functions' GetItems are denied. Those cold
+// starts are no evidence, and the result names them, counted, rather than dropping them.
+func TestGetItemsDeniedBeforeThePolicyIsInForceAreNamed(t *testing.T) {
+	// Longer than the run: every cold start meets the denial.
+	st := startStandIns(t, standInModel{policyDelay: 10 * time.Minute})
+	t.Setenv(results.DirEnv, t.TempDir())
+	res := ownConnectionClaim.Decide(t, measureOwnConnection(t, openLive(t, st, "TestPhasesAreTheSDKsOwnConnection"), getitem, keptColdStarts))
+	assert.Equal(t, verdict.Inconclusive, res.Verdict.Outcome, "verdict = %s; want inconclusive: every GetItem was denied (%s)", res.Verdict.Outcome, res.Verdict.Reason)
+	require.NotEmpty(t, res.Verdict.Checks)
+	named := res.Verdict.Checks[0]
+	assert.Contains(t, named.Note, fmt.Sprintf("%d %s", keptColdStarts, reasonDenied), "%s; want each denied cold start counted", named)
+	assert.Contains(t, res.Headline, reasonDenied, "headline = %q; want the denials named", res.Headline)
 }

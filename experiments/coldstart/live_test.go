@@ -46,16 +46,32 @@ var liveLambda = claimtest.Mode[lambdaPlatform]{Name: "live", Start: startLive}
 // StandInEnv, set to 1, runs the live mode against this repository's stand-ins.
 const standInEnv = "CLAIMS_LIVE_STANDIN"
 
-// unthrottledMB is the memory size of a function that asks to be unthrottled (a control): two
-// vCPUs' worth on Lambda, more than the function's one busy thread can use.
-const unthrottledMB = 2 * lambdalocal.FullVCPUMemoryMB
+// unthrottledMB is the memory size of a function that asks to be unthrottled (a control): 3008 MB
+// is 1.7 vCPUs on Lambda (memory / 1769 MB), more than the function's one busy thread can use,
+// and the most a new account's reduced memory quota allows ("Member must have value less than or
+// equal to 3008"), so that the controls run on every account.
+const unthrottledMB = 3008
+
+// newAccountMaxMemoryMB is the memory quota new accounts have been seen with (users report
+// Lambda's "Member must have value less than or equal to 3008"; Lambda's own maximum is 10,240 MB).
+const newAccountMaxMemoryMB = 3008
+
+// TestControlIsUnthrottledWithinANewAccountsQuota: the controls' memory size gives more than one
+// vCPU (Lambda's memory / 1769 MB, which the stand-in's CPU model follows), so that one busy
+// thread is never throttled, and is within a new account's reduced quota.
+func TestControlIsUnthrottledWithinANewAccountsQuota(t *testing.T) {
+	share, err := lambdalocal.ShareForMemory(unthrottledMB)
+	require.NoError(t, err)
+	assert.Greater(t, share, 1.0, "the control's CPU share at %d MB = %.2f; want more than one vCPU", unthrottledMB, share)
+	assert.LessOrEqual(t, unthrottledMB, newAccountMaxMemoryMB, "the control's memory = %d MB; want at most a new account's quota, %d MB", unthrottledMB, newAccountMaxMemoryMB)
+}
 
 // functionTimeoutSeconds is the functions' Lambda timeout: far above any invocation of theirs,
 // below the claims' own bound on an invoke (invokeTimeout).
 const functionTimeoutSeconds = 30
 
-// The most an invocation of each function is billed, for the estimate: Lambda bills Init with the
-// first invocation. A cold getitem at 128 MB spends most of a second on its TLS handshake (the
+// The most an invocation of each function is billed, for the estimate: a provided.al2023 cold
+// start's Billed Duration includes its Init (custom runtimes were always billed for Init). A cold getitem at 128 MB spends most of a second on its TLS handshake (the
 // article's figure); a throttle loop takes its busy time and its Init.
 const (
 	getitemMaxSeconds  = 3
@@ -94,11 +110,20 @@ type livePlatform struct {
 // what is missing.
 func startLive(t *testing.T) lambdaPlatform {
 	t.Helper()
-	mode, api := results.ModeLive, "AWS Lambda"
 	var standIns *standIns
 	if os.Getenv(standInEnv) == "1" {
-		mode, api = results.ModeLiveStandIn, "this repository's stand-ins: harness/lambdaapi (the emulator and the local CPU model behind Lambda's API), harness/iamstub, dynalite behind TLS"
 		standIns = startStandIns(t)
+	}
+	return openLive(t, standIns, topName(t))
+}
+
+// openLive opens t's session as startLive does, on standIns where they are not nil (already
+// started, the SDK's configuration pointed at them), with the plan livePlans has for planKey.
+func openLive(t *testing.T, standIns *standIns, planKey string) *livePlatform {
+	t.Helper()
+	mode, api := results.ModeLive, "AWS Lambda"
+	if standIns != nil {
+		mode, api = results.ModeLiveStandIn, "this repository's stand-ins: harness/lambdaapi (the emulator and the local CPU model behind Lambda's API), harness/iamstub, dynalite behind TLS"
 	} else if os.Getenv(live.EnvLambdaEndpoint) != "" {
 		api = "the Lambda-compatible endpoint " + live.EnvLambdaEndpoint + " names"
 	}
@@ -110,8 +135,8 @@ func startLive(t *testing.T) lambdaPlatform {
 	}
 	require.NoError(t, err, "the SDK's configuration, pointed at the stand-ins")
 
-	plan, ok := livePlans(cfg)[topName(t)]
-	require.True(t, ok, "%s has no entry in livePlans: its cost cannot be estimated before it runs", topName(t))
+	plan, ok := livePlans(cfg)[planKey]
+	require.True(t, ok, "%s has no entry in livePlans: its cost cannot be estimated before it runs", planKey)
 	spent.Lock()
 	c.MaxUSD -= spent.usd
 	spent.Unlock()
@@ -135,7 +160,7 @@ func startLive(t *testing.T) lambdaPlatform {
 // than its entry in livePlans says was run without its cost being shown first.
 func (p *livePlatform) close() {
 	t := p.t
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), closeTimeout(t))
 	defer cancel()
 	assert.NoError(t, p.s.Close(ctx), "deleting what the run made")
 	if p.standIns != nil {
@@ -152,6 +177,16 @@ func (p *livePlatform) close() {
 	assert.LessOrEqual(t, p.invokes, planned, "invocations = %d; want at most the %d of livePlans", p.invokes, planned)
 	assert.LessOrEqual(t, p.s.Spent(), p.estimate.USD, "billed $%.6f; want at most the estimate $%.6f", p.s.Spent(), p.estimate.USD)
 	t.Logf("live run %s: %d functions, %d invocations, billed $%.6f of an estimated $%.6f", p.s.RunID, len(p.functions), p.invokes, p.s.Spent(), p.estimate.USD)
+}
+
+// closeTimeout bounds a test's deletions: 5 minutes, and never past its deadline (go test
+// -timeout), whose panic would run no cleanup at all; the cold starts stop stopMargin before it.
+func closeTimeout(t *testing.T) time.Duration {
+	limit := 5 * time.Minute
+	if d, ok := t.Deadline(); ok {
+		limit = min(limit, time.Until(d)-5*time.Second)
+	}
+	return max(limit, time.Second)
 }
 
 // topName is the test's top-level name, livePlans' key.
@@ -232,7 +267,7 @@ func (f *liveFunction) Invoke(ctx context.Context, event []byte) (invocation, er
 	if err != nil {
 		return invocation{}, err
 	}
-	out := invocation{Status: inv.Status, Payload: inv.Payload, Report: inv.Report, ClientMs: inv.ClientMs}
+	out := invocation{Status: inv.Status, Payload: inv.Payload, Report: inv.Report, ClientMs: inv.ClientMs, Attempts: inv.Attempts}
 	if inv.FunctionError != "" {
 		// Lambda's answer to a failed function is its error object: keep its message.
 		var e struct {

@@ -252,7 +252,8 @@ func (f *localFunction) Invoke(ctx context.Context, event []byte) (invocation, e
 	if err != nil {
 		return invocation{}, err
 	}
-	return invocation{Status: inv.Status, Payload: inv.Body, Error: inv.Failure, Report: inv.Report, ClientMs: inv.ClientMs}, nil
+	// The emulator is invoked once per invoke: nothing retries.
+	return invocation{Status: inv.Status, Payload: inv.Body, Error: inv.Failure, Report: inv.Report, ClientMs: inv.ClientMs, Attempts: 1}, nil
 }
 
 // Delete implements function.

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/serverless-claims/claims/harness/lambdaapi"
+	"github.com/serverless-claims/claims/harness/sigv4check"
 )
 
 // propagation is how long the IAM stand-in keeps a new role from Lambda, as IAM does for a few
@@ -42,6 +43,8 @@ func TestTheWholeFlowAgainstTheStandIns(t *testing.T) {
 	assert.Equal(t, "claims-"+s.RunID+"-getitem-128", f.Name)
 	assert.Equal(t, "arn:aws:lambda:us-east-1:<account>:function:"+f.Name, RedactARN(f.ARN), "the function's ARN, redacted")
 	assert.Equal(t, s.tags(), functionTags(t, s, f), "the function's tags")
+	days, ok := st.logs.Retention(FunctionLogGroup(f.Name))
+	assert.True(t, ok && days == LogRetentionDays, "retention of the function's log group = %d days (made: %v); want %d, set before Lambda first logs", days, ok, LogRetentionDays)
 
 	var billed float64
 	invoke := func(what string) (Invocation, answer) {
@@ -154,6 +157,31 @@ func TestFaultsAgainstTheStandIns(t *testing.T) {
 			assert.NotContains(t, err.Error(), testAccount)
 		})
 	}
+	t.Run("InvokeFailsAfterRun is retried and its attempts counted and tallied", func(t *testing.T) {
+		before, err := f.Invoke(ctx, []byte(`{}`))
+		require.NoError(t, err)
+		assert.Equal(t, 1, before.Attempts, "attempts of an invoke answered at once")
+		spent := s.Spent()
+		st.lambda.Inject(lambdaapi.Fault{Kind: lambdaapi.InvokeFailsAfterRun, Function: f.Name})
+		inv, err := f.Invoke(ctx, []byte(`{}`))
+		require.NoError(t, err, "an invoke whose first attempt ran and answered 500")
+		// The SDK's standard retryer retries a 5xx (aws/retry's retryable errors): the answer
+		// is the second attempt's, and the function ran twice in the one environment.
+		assert.Equal(t, 2, inv.Attempts, "attempts = %d; want 2 (the first ran, then answered 500)", inv.Attempts)
+		assert.Equal(t, decode(t, before).Invocation+2, decode(t, inv).Invocation,
+			"the function's invocation count after the retried invoke; want it to count both attempts")
+		longest := invocationUSD(s.Region, f.arch, float64(f.timeoutSeconds)*1000, f.MemoryMB)
+		billed := invocationUSD(s.Region, f.arch, *inv.Report.BilledDuration, *inv.Report.MemorySizeMB)
+		assert.InDelta(t, spent+longest+billed, s.Spent(), 1e-15,
+			"the tally = %v; want the answered attempt's bill plus the unanswered one at its longest", s.Spent())
+	})
+	t.Run("KMSGrant is retried within the role wait", func(t *testing.T) {
+		st.lambda.Inject(lambdaapi.Fault{Kind: lambdaapi.KMSGrant, Count: 2})
+		g, err := s.CreateFunction(ctx, getitemSpec(t, table, "kms", 128))
+		require.NoError(t, err, "CreateFunction meeting the KMS CreateGrant refusal twice")
+		assert.Contains(t, st.lambda.Functions(), g.Name)
+		require.NoError(t, g.Delete(ctx))
+	})
 	t.Run("CreateFails deletes what was made", func(t *testing.T) {
 		st.lambda.Inject(lambdaapi.Fault{Kind: lambdaapi.CreateFails})
 		_, err := s.CreateFunction(ctx, getitemSpec(t, table, "fails", 128))
@@ -172,4 +200,17 @@ func TestFaultsAgainstTheStandIns(t *testing.T) {
 	})
 	require.NoError(t, s.Close(ctx))
 	assert.Empty(t, st.lambda.Functions(), "functions left after Close")
+}
+
+func TestAMemorySizeAboveTheQuotaNamesTheQuota(t *testing.T) {
+	lam := lambdaapi.Start(t, lambdaapi.Options{Keys: sigv4check.Keys{testKeyID: testSecret}, MaxMemoryMB: 3008})
+	c := defaultConfig()
+	c.Arch, c.RoleARN, c.LambdaEndpoint = machineArch(), testRole, lam.URL()
+	s := admitted(t, c, offline())
+	_, err := s.CreateFunction(t.Context(), getitemSpec(t, "claims-"+s.RunID, "big", 3538))
+	require.Error(t, err, "a function above the account's memory quota was made")
+	for _, want := range []string{"3538 MB", "memory quota of 3008 MB", "AWS Support", "claims-" + s.RunID + "-big"} {
+		assert.Contains(t, err.Error(), want, "error = %v; want it to name %q", err, want)
+	}
+	assert.Empty(t, lam.Functions(), "functions made")
 }

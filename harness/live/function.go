@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -14,6 +15,8 @@ import (
 	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
 	"github.com/aws/aws-sdk-go-v2/service/lambda/types"
+	"github.com/aws/smithy-go"
+	"github.com/aws/smithy-go/middleware"
 
 	"github.com/serverless-claims/claims/harness/lambdareport"
 )
@@ -66,9 +69,11 @@ func isLambdaNotFound(err error) bool {
 }
 
 // CreateFunction makes the function (provided.al2023, handler bootstrap, the run's tags) and
-// waits until it is Active. It is registered for deletion the moment it exists. A role Lambda
-// cannot assume yet (IAM takes a while to make a new role usable) is retried for up to a minute.
-// A function that fails to become Active is deleted, and the error says why it failed.
+// waits until it is Active. It is registered for deletion the moment it exists. What a new role
+// meets while IAM makes it usable is retried for up to a minute: a role Lambda cannot assume
+// yet, and the KMS grant for the environment variables that KMS refuses for a role it does not
+// know yet (createRetryable). A memory size above the account's quota is an error naming the
+// quota. A function that fails to become Active is deleted, and the error says why it failed.
 func (s *Session) CreateFunction(ctx context.Context, spec FunctionSpec) (*Function, error) {
 	name, err := s.name(spec.Name)
 	if err != nil {
@@ -114,13 +119,18 @@ func (s *Session) CreateFunction(ctx context.Context, spec FunctionSpec) (*Funct
 			f.ARN = aws.ToString(out.FunctionArn)
 			break
 		}
-		var bad *types.InvalidParameterValueException
-		if !errors.As(err, &bad) || !strings.Contains(aws.ToString(bad.Message), "cannot be assumed") || time.Now().After(deadline) {
+		if q, ok := memoryQuota(err); ok {
+			return nil, redact(fmt.Errorf("live: CreateFunction %s: MemorySize %d MB is above this account's Lambda memory quota of %s: "+
+				"new accounts have a reduced quota (3008 MB has been seen); ask AWS Support to raise the account's maximum function memory, or run where it allows %d MB: %w",
+				name, spec.MemoryMB, q, spec.MemoryMB, err))
+		}
+		waitFor, retry := createRetryable(err)
+		if !retry || time.Now().After(deadline) {
 			return nil, redact(fmt.Errorf("live: CreateFunction %s: %w", name, err))
 		}
 		select {
 		case <-ctx.Done():
-			return nil, fmt.Errorf("live: CreateFunction %s: waiting for the role to become assumable: %w", name, ctx.Err())
+			return nil, fmt.Errorf("live: CreateFunction %s: waiting for %s: %w", name, waitFor, ctx.Err())
 		case <-time.After(delay):
 		}
 		delay = min(2*delay, s.waitMax)
@@ -130,6 +140,11 @@ func (s *Session) CreateFunction(ctx context.Context, spec FunctionSpec) (*Funct
 		return ignoreNotFound(err)
 	})
 	done()
+	// Made before the first invocation, so that Lambda logs into a group whose events expire:
+	// the one Lambda makes has no retention and outlives the run.
+	if err := PrepareLogGroup(ctx, s.Logs, FunctionLogGroup(name)); err != nil {
+		return nil, err
+	}
 	err = lambda.NewFunctionActiveV2Waiter(s.Lambda, func(o *lambda.FunctionActiveV2WaiterOptions) {
 		o.MinDelay, o.MaxDelay = s.waitMin, s.waitMax
 	}).Wait(ctx, &lambda.GetFunctionInput{FunctionName: aws.String(name)}, functionWait)
@@ -141,6 +156,43 @@ func (s *Session) CreateFunction(ctx context.Context, spec FunctionSpec) (*Funct
 		return nil, redact(err)
 	}
 	return f, nil
+}
+
+// createRetryable says whether a CreateFunction error is one a new role meets until IAM has
+// made it usable everywhere, and what is waited for: Lambda cannot assume the role yet, or KMS
+// does not yet know the role as the principal of the grant Lambda makes for the environment
+// variables ("the KMS key is invalid for CreateGrant", hashicorp/terraform-provider-aws#4633;
+// aws/chalice#1069 retries both).
+func createRetryable(err error) (waitFor string, ok bool) {
+	var bad *types.InvalidParameterValueException
+	if !errors.As(err, &bad) {
+		return "", false
+	}
+	switch msg := aws.ToString(bad.Message); {
+	case strings.Contains(msg, "cannot be assumed"):
+		return "the role to become assumable", true
+	case strings.Contains(msg, "invalid for CreateGrant"):
+		return "KMS to accept the new role in the environment variables' grant", true
+	}
+	return "", false
+}
+
+// quotaLimit is the largest size in Lambda's refusal of a memory size above the account's quota:
+// "'MemorySize' value failed to satisfy constraint: Member must have value less than or equal
+// to 3008" (a ValidationException, as users report it, e.g. alexcasalboni/aws-lambda-power-tuning#181).
+var quotaLimit = regexp.MustCompile(`MemorySize.*less than or equal to (\d+)`)
+
+// memoryQuota says whether err is Lambda refusing a memory size above the account's quota, and
+// the quota as "N MB" ("unknown size" where the message gives no number).
+func memoryQuota(err error) (string, bool) {
+	var api smithy.APIError
+	if !errors.As(err, &api) || api.ErrorCode() != "ValidationException" || !strings.Contains(api.ErrorMessage(), "MemorySize") {
+		return "", false
+	}
+	if m := quotaLimit.FindStringSubmatch(api.ErrorMessage()); m != nil {
+		return m[1] + " MB", true
+	}
+	return "unknown size", true
 }
 
 // stateReason is why Lambda says the function is in its state, for an error; "" when it cannot say.
@@ -213,40 +265,77 @@ type Invocation struct {
 	RequestID string
 	// ClientMs is the call's time as the client saw it, network included.
 	ClientMs float64
+	// Attempts is how many requests the SDK's retryer sent for this Invoke. More than one means
+	// an earlier attempt failed in transit or with a 5xx, after which the function may have run
+	// (and been billed) without an answer: this answer may then come from a warm environment.
+	Attempts int
+}
+
+// attemptCounter counts the attempts of one call: a Finalize step after the retryer's own
+// (aws/retry's Attempt, ID "Retry", which loops over the steps after it once per attempt).
+type attemptCounter struct{ n int }
+
+// ID implements middleware.FinalizeMiddleware.
+func (c *attemptCounter) ID() string { return "claimsAttemptCounter" }
+
+// HandleFinalize implements middleware.FinalizeMiddleware.
+func (c *attemptCounter) HandleFinalize(ctx context.Context, in middleware.FinalizeInput, next middleware.FinalizeHandler) (
+	middleware.FinalizeOutput, middleware.Metadata, error,
+) {
+	c.n++
+	return next.HandleFinalize(ctx, in)
+}
+
+// countAttempts adds c to one call's stack.
+func countAttempts(c *attemptCounter) func(*lambda.Options) {
+	return func(o *lambda.Options) {
+		o.APIOptions = append(o.APIOptions, func(st *middleware.Stack) error {
+			return st.Finalize.Insert(c, "Retry", middleware.After)
+		})
+	}
 }
 
 // Invoke invokes the function synchronously with its log tail and reads the invocation's REPORT
 // from the tail. A function that failed or timed out is an Invocation with FunctionError; a
 // missing or unreadable REPORT is an error naming the function and the request. Each REPORT's
 // billed duration is added to the session's tally, and an invoke that would start once the tally
-// has passed the cap is refused.
+// has passed the cap is refused. Attempts says how many requests the SDK sent; each attempt that
+// got no answer may have run the function, and is tallied at its longest (the timeout).
 func (f *Function) Invoke(ctx context.Context, payload []byte) (Invocation, error) {
 	if err := f.s.mayInvoke(f.Name); err != nil {
 		return Invocation{}, err
 	}
+	var attempts attemptCounter
 	start := time.Now()
 	out, err := f.s.Lambda.Invoke(ctx, &lambda.InvokeInput{
 		FunctionName:   aws.String(f.Name),
 		InvocationType: types.InvocationTypeRequestResponse,
 		LogType:        types.LogTypeTail,
 		Payload:        payload,
-	})
+	}, countAttempts(&attempts))
 	clientMs := float64(time.Since(start).Microseconds()) / 1000
+	longest := invocationUSD(f.s.Region, f.arch, float64(f.timeoutSeconds)*1000, f.MemoryMB)
 	if err != nil {
-		// It may have run: it is tallied at its longest.
-		f.s.spend(invocationUSD(f.s.Region, f.arch, float64(f.timeoutSeconds)*1000, f.MemoryMB))
-		return Invocation{}, redact(fmt.Errorf("live: Invoke %s: %w", f.Name, err))
+		// Each attempt may have run: each is tallied at its longest.
+		f.s.spend(float64(max(attempts.n, 1)) * longest)
+		return Invocation{Attempts: attempts.n}, redact(fmt.Errorf("live: Invoke %s (%d attempts): %w", f.Name, attempts.n, err))
+	}
+	if attempts.n > 1 {
+		f.s.spend(float64(attempts.n-1) * longest)
 	}
 	inv := Invocation{
 		Status: int(out.StatusCode), Payload: out.Payload, FunctionError: aws.ToString(out.FunctionError), ClientMs: clientMs,
+		Attempts: attempts.n,
 	}
 	inv.RequestID, _ = awsmiddleware.GetRequestIDMetadata(out.ResultMetadata)
 	r, err := f.report(inv.RequestID, aws.ToString(out.LogResult))
 	if err != nil {
-		f.s.spend(invocationUSD(f.s.Region, f.arch, float64(f.timeoutSeconds)*1000, f.MemoryMB))
+		f.s.spend(longest)
 		return inv, redact(fmt.Errorf("live: Invoke %s, request %s: %w", f.Name, inv.RequestID, err))
 	}
 	inv.Report = r
+	// Billed Duration is the whole bill: a provided.al2023 cold start's includes its Init (custom
+	// runtimes were always billed for Init), so Init is not added again.
 	f.s.spend(invocationUSD(f.s.Region, f.arch, *r.BilledDuration, *r.MemorySizeMB))
 	return inv, nil
 }

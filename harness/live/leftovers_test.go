@@ -15,8 +15,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/serverless-claims/claims/harness/logsstub"
-	"github.com/serverless-claims/claims/harness/sigv4check"
 	"github.com/serverless-claims/claims/harness/webdeploy"
 )
 
@@ -33,18 +31,6 @@ func abandoned(t *testing.T, st *standins) *Session {
 	_, err = s.CreateFunction(t.Context(), getitemSpec(t, table, "left", 128))
 	require.NoError(t, err)
 	return s
-}
-
-// withLogs adds a CloudWatch Logs stand-in to st and points st.aws at it
-// (AWS_ENDPOINT_URL_CLOUDWATCH_LOGS, as a user would), so that the cleaner's log-group calls stay
-// on loopback.
-func withLogs(t *testing.T, st *standins) *logsstub.Server {
-	t.Helper()
-	logs := logsstub.Start(t, logsstub.Options{Keys: sigv4check.Keys{testKeyID: testSecret}, Region: testRegion})
-	st.aws = standinAWS(t, st.cfg, map[string]string{
-		"DYNAMODB": st.db.Endpoint, "IAM": st.iam.URL(), "CLOUDWATCH_LOGS": logs.URL(),
-	}, st.db.CA.Pool())
-	return logs
 }
 
 // untaggedTable makes a table named like a run's but not tagged as one: not a leftover.
@@ -71,7 +57,7 @@ func withoutCreated(ls []Leftover) []Leftover {
 
 func TestLeftoversAreFoundByTagAndDeleted(t *testing.T) {
 	st := startStandins(t, Config{}, 0)
-	logs := withLogs(t, st)
+	logs := st.logs
 	ctx := t.Context()
 	s := abandoned(t, st)
 	untaggedTable(t, s, "claims-not-a-run")
@@ -138,7 +124,7 @@ func webDeployment(t *testing.T, run, role string) string {
 
 func TestLeftoversSpareTheWebDeploymentInUse(t *testing.T) {
 	st := startStandins(t, Config{}, 0)
-	logs := withLogs(t, st)
+	logs := st.logs
 	ctx := t.Context()
 	inUse := abandoned(t, st) // the run of the deployment in the endpoints file
 	other := abandoned(t, st) // a dead run, but its role is the one the file names
@@ -175,7 +161,7 @@ func TestLeftoversSpareTheWebDeploymentInUse(t *testing.T) {
 
 func TestLogGroupOfAFunctionThatStaysIsSpared(t *testing.T) {
 	st := startStandins(t, Config{}, 0)
-	logs := withLogs(t, st)
+	logs := st.logs
 	ctx := t.Context()
 	s := abandoned(t, st)
 	// A function named like a run's but untagged, so not a leftover: its log group stays too.

@@ -113,8 +113,10 @@ func (s *Session) rolePolicy(roleARN string) (string, error) {
 }
 
 // Table returns the table holding item: CLAIMS_DYNAMODB_TABLE (which must hold it already), or
-// claims-<run> made now (on demand, a string hash key pk), tagged, with item put in it, and
-// deleted at Close. The table is made once per session; later calls return it.
+// claims-<run> made now (on demand, a string hash key pk), with item put in it, and deleted at
+// Close. The table is made with its tags (CreateTable's Tags), so that a run killed before the
+// table is ACTIVE leaves nothing cmd/liveclean cannot find by them. The table is made once per
+// session; later calls return it.
 func (s *Session) Table(ctx context.Context, item map[string]types.AttributeValue) (string, error) {
 	if s.Config.Table != "" {
 		return s.Config.Table, nil
@@ -136,11 +138,16 @@ func (s *Session) Table(ctx context.Context, item map[string]types.AttributeValu
 	if _, ok := item["pk"]; !ok {
 		return "", fmt.Errorf("live: the item for table %s has no pk, its hash key", name)
 	}
+	var tags []types.Tag
+	for k, v := range s.tags() {
+		tags = append(tags, types.Tag{Key: aws.String(k), Value: aws.String(v)})
+	}
 	out, err := s.DynamoDB.CreateTable(ctx, &dynamodb.CreateTableInput{
 		TableName:            aws.String(name),
 		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
 		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
 		BillingMode:          types.BillingModePayPerRequest,
+		Tags:                 tags,
 	})
 	if err != nil {
 		return "", redact(fmt.Errorf("live: CreateTable %s: %w", name, err))
@@ -154,18 +161,39 @@ func (s *Session) Table(ctx context.Context, item map[string]types.AttributeValu
 	}).Wait(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)}, tableWait); err != nil {
 		return "", redact(fmt.Errorf("live: waiting for table %s to exist: %w", name, err))
 	}
-	var tags []types.Tag
-	for k, v := range s.tags() {
-		tags = append(tags, types.Tag{Key: aws.String(k), Value: aws.String(v)})
-	}
-	if _, err := s.DynamoDB.TagResource(ctx, &dynamodb.TagResourceInput{ResourceArn: out.TableDescription.TableArn, Tags: tags}); err != nil {
-		return "", redact(fmt.Errorf("live: TagResource table %s: %w", name, err))
+	if err := s.ensureTableTags(ctx, name, out.TableDescription.TableArn, tags); err != nil {
+		return "", err
 	}
 	if _, err := s.DynamoDB.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(name), Item: item}); err != nil {
 		return "", redact(fmt.Errorf("live: PutItem into table %s: %w", name, err))
 	}
 	s.table = name
 	return name, nil
+}
+
+// ensureTableTags checks that the table carries the run's tags, and tags it where it does not:
+// an endpoint that speaks DynamoDB's API may ignore CreateTable's Tags (dynalite does), and the
+// tags are how cmd/liveclean finds what a run left. DynamoDB's ListTagsOfResource is eventually
+// consistent (its TagResource reference says so); one that has not caught up only makes this
+// tag the table again with the same values, which TagResource overwrites.
+func (s *Session) ensureTableTags(ctx context.Context, name string, arn *string, tags []types.Tag) error {
+	have, err := s.DynamoDB.ListTagsOfResource(ctx, &dynamodb.ListTagsOfResourceInput{ResourceArn: arn})
+	if err != nil {
+		return redact(fmt.Errorf("live: ListTagsOfResource table %s: %w", name, err))
+	}
+	got := map[string]string{}
+	for _, t := range have.Tags {
+		got[aws.ToString(t.Key)] = aws.ToString(t.Value)
+	}
+	for k, v := range s.tags() {
+		if got[k] != v {
+			if _, err := s.DynamoDB.TagResource(ctx, &dynamodb.TagResourceInput{ResourceArn: arn, Tags: tags}); err != nil {
+				return redact(fmt.Errorf("live: TagResource table %s: %w", name, err))
+			}
+			return nil
+		}
+	}
+	return nil
 }
 
 // deleteTable deletes a table and waits until it is gone: DynamoDB deletes in the background, and

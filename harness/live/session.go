@@ -12,6 +12,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	"github.com/aws/aws-sdk-go-v2/service/cloudwatchlogs"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
@@ -54,6 +55,8 @@ type Session struct {
 	Lambda   *lambda.Client
 	IAM      *iam.Client
 	DynamoDB *dynamodb.Client
+	// Logs is the CloudWatch Logs client, for the log groups of the run's functions.
+	Logs *cloudwatchlogs.Client
 
 	// roleWait bounds how long CreateFunction retries a role Lambda cannot assume yet; waitMin
 	// and waitMax are the waiters' delays.
@@ -115,6 +118,7 @@ func Open(ctx context.Context, c Config, awsCfg aws.Config) (*Session, error) {
 		}),
 		IAM:      iam.NewFromConfig(awsCfg, func(o *iam.Options) { o.Retryer = retries(o.Retryer) }),
 		DynamoDB: dynamodb.NewFromConfig(awsCfg, func(o *dynamodb.Options) { o.Retryer = retries(o.Retryer) }),
+		Logs:     NewLogsClient(awsCfg),
 		roleWait: 60 * time.Second, waitMin: 50 * time.Millisecond, waitMax: 3 * time.Second,
 	}
 	interrupt.OnSignal(func() {

@@ -15,6 +15,7 @@ import (
 	"github.com/serverless-claims/claims/harness/iamstub"
 	"github.com/serverless-claims/claims/harness/lambdaapi"
 	"github.com/serverless-claims/claims/harness/lambdazip"
+	"github.com/serverless-claims/claims/harness/logsstub"
 	"github.com/serverless-claims/claims/harness/sigv4check"
 )
 
@@ -26,6 +27,7 @@ type standins struct {
 	db     *dynalite.Server
 	iam    *iamstub.Server
 	lambda *lambdaapi.Server
+	logs   *logsstub.Server
 	cfg    Config
 	aws    aws.Config
 }
@@ -43,6 +45,7 @@ func startStandins(t *testing.T, c Config, propagation time.Duration) *standins 
 	keys := sigv4check.Keys{testKeyID: testSecret}
 	db := dynalite.Start(t, dynalite.Options{})
 	iamS := iamstub.Start(t, iamstub.Options{Keys: keys, PropagationDelay: propagation})
+	logs := logsstub.Start(t, logsstub.Options{Keys: keys, Region: testRegion})
 	roleAssumable := iamS.Assumable
 	if c.RoleARN != "" {
 		roleAssumable = nil // the user's role, which IAM's stand-in does not hold
@@ -64,8 +67,8 @@ func startStandins(t *testing.T, c Config, propagation time.Duration) *standins 
 	if c.MaxUSD == 0 {
 		c.MaxUSD = DefaultMaxUSD
 	}
-	return &standins{db: db, iam: iamS, lambda: lam, cfg: c,
-		aws: standinAWS(t, c, map[string]string{"DYNAMODB": db.Endpoint, "IAM": iamS.URL()}, db.CA.Pool())}
+	return &standins{db: db, iam: iamS, lambda: lam, logs: logs, cfg: c,
+		aws: standinAWS(t, c, map[string]string{"DYNAMODB": db.Endpoint, "IAM": iamS.URL(), "CLOUDWATCH_LOGS": logs.URL()}, db.CA.Pool())}
 }
 
 // getitemSpec is the cold-start claims' function reading the run's table.

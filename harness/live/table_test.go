@@ -3,12 +3,14 @@ package live
 import (
 	"context"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go/middleware"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -69,6 +71,52 @@ func TestTableIsMadeTaggedFilledAndDeletedAtClose(t *testing.T) {
 	var gone *types.ResourceNotFoundException
 	assert.ErrorAs(t, err, &gone, "DescribeTable after Close: %v; want ResourceNotFoundException", err)
 	assert.NoError(t, s.Close(ctx), "a second Close")
+}
+
+// createTableTags records the Tags of every CreateTable a client sends, and counts its
+// TagResource calls.
+type createTableTags struct {
+	mu          sync.Mutex
+	created     []map[string]string
+	tagResource int
+}
+
+// option adds the recorder to a configuration's clients.
+func (r *createTableTags) option(st *middleware.Stack) error {
+	return st.Initialize.Add(middleware.InitializeMiddlewareFunc("claimsRecordTags", func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (
+		middleware.InitializeOutput, middleware.Metadata, error,
+	) {
+		r.mu.Lock()
+		switch p := in.Parameters.(type) {
+		case *dynamodb.CreateTableInput:
+			tags := map[string]string{}
+			for _, tag := range p.Tags {
+				tags[aws.ToString(tag.Key)] = aws.ToString(tag.Value)
+			}
+			r.created = append(r.created, tags)
+		case *dynamodb.TagResourceInput:
+			r.tagResource++
+		}
+		r.mu.Unlock()
+		return next.HandleInitialize(ctx, in)
+	}), middleware.After)
+}
+
+// TestTableIsCreatedWithItsTags: the tags go in CreateTable itself, so that no moment exists in
+// which the run's table is untagged (a kill before TagResource left one no tool finds).
+func TestTableIsCreatedWithItsTags(t *testing.T) {
+	db := dynalite.Start(t, dynalite.Options{})
+	c := defaultConfig()
+	awsCfg := standinAWS(t, c, map[string]string{"DYNAMODB": db.Endpoint}, db.CA.Pool())
+	var rec createTableTags
+	awsCfg.APIOptions = append(awsCfg.APIOptions, rec.option)
+	s := admitted(t, c, awsCfg)
+	_, err := s.Table(t.Context(), benchItem())
+	require.NoError(t, err)
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	require.Len(t, rec.created, 1, "CreateTable calls")
+	assert.Equal(t, s.tags(), rec.created[0], "CreateTable's Tags = %v; want the run's tags %v", rec.created[0], s.tags())
 }
 
 func TestAConfiguredTableIsUsedAsIs(t *testing.T) {
