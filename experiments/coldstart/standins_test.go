@@ -19,6 +19,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/serverless-claims/claims/harness/build"
@@ -26,6 +27,7 @@ import (
 	"github.com/serverless-claims/claims/harness/claimtest"
 	"github.com/serverless-claims/claims/harness/dynalite"
 	"github.com/serverless-claims/claims/harness/lambdalocal"
+	"github.com/serverless-claims/claims/harness/lambdareport"
 	"github.com/serverless-claims/claims/harness/tlsca"
 )
 
@@ -253,7 +255,17 @@ func (f *localFunction) Invoke(ctx context.Context, event []byte) (invocation, e
 		return invocation{}, err
 	}
 	// The emulator is invoked once per invoke: nothing retries.
-	return invocation{Status: inv.Status, Payload: inv.Body, Error: inv.Failure, Report: inv.Report, ClientMs: inv.ClientMs, Attempts: 1}, nil
+	return invocation{Status: inv.Status, Payload: inv.Body, Error: inv.Failure, Report: billedAsLambda(inv.Report), ClientMs: inv.ClientMs, Attempts: 1}, nil
+}
+
+// billedAsLambda is r with the Billed Duration Lambda gives a provided.al2023 function for r's
+// figures: the emulator bills Duration alone even on a cold start, and a result's billedMs must
+// mean the same on every platform. A REPORT without Duration is kept as it is.
+func billedAsLambda(r lambdareport.Report) lambdareport.Report {
+	if ms, ok := r.BilledAsLambda(); ok {
+		r.BilledDuration = &ms
+	}
+	return r
 }
 
 // Delete implements function.
@@ -363,4 +375,13 @@ func (p *local) MarshalJSON() ([]byte, error) {
 	// runtime does lazily; the function's own measure is the Init evidence.
 	r.InitSource = "the function's own measure (initMs); the emulator's Init Duration is kept beside it (report.initMs)"
 	return json.Marshal(r)
+}
+
+func TestTheLocalPlatformBillsAsLambdaBillsACustomRuntime(t *testing.T) {
+	ms := func(v float64) *float64 { return &v }
+	// The emulator's cold REPORT: Billed Duration is its Duration rounded up, Init left out.
+	cold := billedAsLambda(lambdareport.Report{InitDuration: ms(95.12), Duration: ms(12.34), BilledDuration: ms(13)})
+	assert.Equal(t, 108.0, *cold.BilledDuration, "Billed Duration of a cold start = %v ms; want ceil(Init 95.12 + Duration 12.34)", *cold.BilledDuration)
+	warm := billedAsLambda(lambdareport.Report{Duration: ms(1.2), BilledDuration: ms(2)})
+	assert.Equal(t, 2.0, *warm.BilledDuration, "Billed Duration of a warm invocation = %v ms; want ceil(Duration 1.2)", *warm.BilledDuration)
 }
