@@ -28,7 +28,7 @@ ROUTER_TEST_SPIN_MS  ?= 200
 ROUTER_TEST_PAUSE_MS ?= 100
 # The routing claims' tests that check the tests, not the claims: not in `make experiments` or
 # `make live-web`.
-ROUTER_CHECKS := TestWebClaimsCatchBrokenRouters|TestWebRunInterruptedLeavesNothing
+ROUTER_CHECKS := TestWebClaimsCatchBrokenRouters|TestWebRunInterruptedLeavesNothing|TestWebThrottledTrialsAreNotEvidence|TestWebPlacementOfThrottledAndHeaderlessAnswers|TestWebPublicEndpointsNeedNoAWSConfiguration
 
 # Experiments load the CPU: run one package at a time (-p 1) so they never measure each other.
 GOTEST_FLAGS := -p 1 -count=1
@@ -129,9 +129,13 @@ live-web: setup
 	  $(GOTESTSUM) --format standard-verbose -- -p 1 -count=1 -tags lambda -timeout 30m \
 	  -run '^TestWeb' -skip '^($(ROUTER_CHECKS))$$' ./experiments/eventloop
 
-# Lists what earlier live runs left in your account (by their claims:run tag), then deletes it.
+# Lists what earlier live runs left in your account, then deletes it, sparing the run of the Web
+# deployment in .cache/live-web/endpoints.json: the cold-start runs' functions, roles, tables and
+# log groups (through the SDK), then the Web runs' functions, log groups, buckets and roles (through
+# the AWS CLI, as the deploy made them; it stops, naming the CLI, where there is none).
 live-clean: gotools
 	go run ./cmd/liveclean
+	go run ./cmd/liveweb clean
 
 # The Web Functions of W6-W9 and W12 (README: "Running the Web Functions claims on AWS"): checks
 # the AWS CLI (v2 with lambda-web), region and credentials, prints the plan and its estimated cost,
