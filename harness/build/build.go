@@ -132,3 +132,19 @@ func GoCommand() string {
 	}
 	return "go"
 }
+
+// BinaryTags returns the build tags the Go binary bin was built with, from the build information
+// `go version -m` reads out of it; none where it was built without -tags.
+func BinaryTags(bin string) ([]string, error) {
+	out, err := exec.Command(GoCommand(), "version", "-m", bin).CombinedOutput()
+	if err != nil {
+		return nil, fmt.Errorf("go version -m %s: %w: %s", bin, err, out)
+	}
+	for line := range strings.SplitSeq(string(out), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 2 && f[0] == "build" && strings.HasPrefix(f[1], "-tags=") {
+			return strings.Split(strings.TrimPrefix(f[1], "-tags="), ","), nil
+		}
+	}
+	return nil, nil
+}

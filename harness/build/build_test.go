@@ -2,7 +2,6 @@ package build
 
 import (
 	"os/exec"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -41,18 +40,12 @@ func TestSharedC(t *testing.T) {
 	})
 }
 
-// goBuildTags are the -tags of a Go binary, from the build information go version -m reads.
+// goBuildTags are the build tags bin was built with.
 func goBuildTags(t *testing.T, bin string) []string {
 	t.Helper()
-	out, err := exec.Command(GoCommand(), "version", "-m", bin).CombinedOutput()
-	require.NoError(t, err, "go version -m %s: %s", bin, out)
-	for line := range strings.SplitSeq(string(out), "\n") {
-		f := strings.Fields(line)
-		if len(f) == 2 && f[0] == "build" && strings.HasPrefix(f[1], "-tags=") {
-			return strings.Split(strings.TrimPrefix(f[1], "-tags="), ",")
-		}
-	}
-	return nil
+	tags, err := BinaryTags(bin)
+	require.NoError(t, err)
+	return tags
 }
 
 // TestFunctionsForTheEmulatorAreBuiltWithoutTheRPCMode: the emulator runs the binary Lambda runs,

@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -104,19 +103,12 @@ func TestArch(t *testing.T) {
 	assert.ErrorContains(t, err, `"ppc64le"`)
 }
 
-// buildTags are the -tags a Go binary was built with, as `go version -m` reads them from the
-// binary's build information.
+// buildTags are the build tags bin was built with.
 func buildTags(t *testing.T, bin string) []string {
 	t.Helper()
-	out, err := exec.Command(build.GoCommand(), "version", "-m", bin).CombinedOutput()
-	require.NoError(t, err, "go version -m %s: %s", bin, out)
-	for line := range strings.SplitSeq(string(out), "\n") {
-		f := strings.Fields(line)
-		if len(f) == 2 && f[0] == "build" && strings.HasPrefix(f[1], "-tags=") {
-			return strings.Split(strings.TrimPrefix(f[1], "-tags="), ",")
-		}
-	}
-	return nil
+	tags, err := build.BinaryTags(bin)
+	require.NoError(t, err)
+	return tags
 }
 
 // bootstrapOf writes the zip's bootstrap to a temporary file, for go version -m.
