@@ -9,8 +9,11 @@
 // Like experiments/coldstart's local platform, the server runs at most one execution
 // environment at a time (an idle Lambda environment is frozen and takes no CPU), and starts it
 // when a create or an update completes, so that the emulator's own start-up is no part of the
-// next invoke, which is a cold start. Its REPORT bills as Lambda bills a custom runtime: Init
-// with the first Duration on a cold start.
+// next invoke, which is a cold start. Another function's start or invoke ends the running
+// environment, so that each function's next invoke after another's is a cold start too; with
+// Options.KeepEnvironmentsOnUpdate it is frozen instead (freeze.go) and thawed for its
+// function's next invoke, as each function keeps its own environment on Lambda. Its REPORT
+// bills as Lambda bills a custom runtime: Init with the first Duration on a cold start.
 //
 // Options and faults model what Lambda, or a Lambda-compatible platform, does that the live
 // code must survive: an account's reduced memory quota (Options.MaxMemoryMB), a configuration
@@ -77,7 +80,11 @@ type Options struct {
 	// the running execution environment: the next Invoke is served warm by the same process,
 	// with no Init Duration, which Lambda does not do (its updated function gets new
 	// environments). It models a Lambda-compatible platform that a forced cold start cannot
-	// trust; UpdateKeepsEnvironment does the same for some updates only.
+	// trust; UpdateKeepsEnvironment does the same for some updates only. With it, an
+	// environment displaced by another function's is frozen (its processes stopped, so it takes
+	// no CPU) rather than ended, and thawed for its own function's next invoke, which it serves
+	// warm: each function keeps its environment, as on such a platform, even when functions are
+	// invoked in turn.
 	KeepEnvironmentsOnUpdate bool
 	// MaxMemoryMB is the account's memory quota: a MemorySize above it is refused as Lambda
 	// refuses it for an account with a reduced quota (400 ValidationException, "'MemorySize'
@@ -178,11 +185,11 @@ type Server struct {
 	fns    map[string]*function
 	faults []Fault
 
-	// envMu orders everything that starts, uses or ends an environment, so that one runs at a
-	// time and invokes are serialized.
+	// envMu orders everything that starts, uses, freezes or ends an environment, so that one
+	// runs at a time and invokes are serialized.
 	envMu   sync.Mutex
-	running *function                         // the function whose environment runs; guarded by envMu
-	live    map[*lambdalocal.Environment]bool // started and not yet ended; guarded by envMu
+	running *function                              // the function whose environment runs (not frozen); guarded by envMu
+	live    map[*lambdalocal.Environment]*function // started and not yet ended, frozen ones too; guarded by envMu
 }
 
 // function is one function: its configuration as Lambda returns it, its code, and its
@@ -193,10 +200,14 @@ type function struct {
 	tags      map[string]string
 	bootstrap string
 	created   time.Time
-	busyUntil time.Time // an injected Conflict's end; guarded by Server.mu
-	gen       int       // counts configuration changes, so a stale start does not mark one done; guarded by Server.mu
-	env       *lambdalocal.Environment
-	deleted   bool // guarded by Server.mu
+	busyUntil time.Time                // an injected Conflict's end; guarded by Server.mu
+	gen       int                      // counts configuration changes, so a stale start does not mark one done; guarded by Server.mu
+	env       *lambdalocal.Environment // guarded by Server.envMu
+	// frozen are the processes of env stopped while another function's environment runs
+	// (Options.KeepEnvironmentsOnUpdate), the emulator first; nil while env runs. Guarded by
+	// Server.envMu.
+	frozen  []int
+	deleted bool // guarded by Server.mu
 }
 
 // configuration is Lambda's FunctionConfiguration, as far as the stand-in keeps it.
@@ -250,7 +261,7 @@ func Start(t testing.TB, o Options) *Server {
 	if err != nil {
 		t.Fatalf("lambdaapi: %v", err)
 	}
-	s := &Server{t: &scope{TB: t, dir: dir}, o: o, ctx: t.Context(), period: o.Period, fns: map[string]*function{}, live: map[*lambdalocal.Environment]bool{}}
+	s := &Server{t: &scope{TB: t, dir: dir}, o: o, ctx: t.Context(), period: o.Period, fns: map[string]*function{}, live: map[*lambdalocal.Environment]*function{}}
 	if s.period <= 0 {
 		s.period = cgroup.DefaultPeriod
 	}
@@ -268,7 +279,7 @@ func Start(t testing.TB, o Options) *Server {
 		_ = s.srv.Close()
 		s.wg.Wait()
 		s.envMu.Lock()
-		s.endRunning()
+		s.endAll()
 		s.envMu.Unlock()
 		s.t.end()
 	})
@@ -329,8 +340,9 @@ func (s *Server) Functions() []string {
 	return slices.Sorted(maps.Keys(s.fns))
 }
 
-// Environments is how many execution environments (emulator processes) run now: started and
-// not yet ended, which is never more than one unless the server lost track of one.
+// Environments is how many execution environments (emulator processes) exist now: started and
+// not yet ended, frozen ones included. Never more than one runs; without
+// Options.KeepEnvironmentsOnUpdate there is no frozen one either.
 func (s *Server) Environments() int {
 	s.envMu.Lock()
 	defer s.envMu.Unlock()
@@ -773,8 +785,8 @@ func (s *Server) later(f func()) {
 func (s *Server) prepare(f *function, gen int, keep bool) {
 	s.envMu.Lock()
 	var err error
-	if !keep || s.running != f || f.env == nil {
-		err = s.startEnv(f)
+	if !keep || f.env == nil {
+		err = s.startEnv(f) // a kept environment stays as it is, running or frozen
 	}
 	s.envMu.Unlock()
 	s.mu.Lock()
@@ -795,16 +807,20 @@ func (s *Server) prepare(f *function, gen int, keep bool) {
 	}
 }
 
-// startEnv ends any running environment and starts f's, returning one CFS period after the
-// emulator listens. Call with envMu held.
+// startEnv ends f's environment, if it has one, makes room (displace) and starts a fresh one
+// for f, returning one CFS period after the emulator listens. Call with envMu held.
 func (s *Server) startEnv(f *function) error {
-	s.endRunning()
+	s.endEnv(f)
+	s.displace()
 	if err := s.ctx.Err(); err != nil {
 		return fmt.Errorf("the stand-in is stopping: %w", err)
 	}
 	s.mu.Lock()
-	cfg := f.cfg
+	cfg, deleted := f.cfg, f.deleted
 	s.mu.Unlock()
+	if deleted {
+		return errors.New("the function was deleted")
+	}
 	env := map[string]string{}
 	if cfg.Environment != nil {
 		maps.Copy(env, cfg.Environment.Variables)
@@ -833,7 +849,7 @@ func (s *Server) startEnv(f *function) error {
 	if err != nil {
 		return err
 	}
-	f.env, s.running, s.live[e] = e, f, true
+	f.env, s.running, s.live[e] = e, f, f
 	// The emulator's start-up spent part of this period's quota; Init starts on a fresh one.
 	select {
 	case <-time.After(s.period):
@@ -844,17 +860,73 @@ func (s *Server) startEnv(f *function) error {
 
 // endRunning ends the running environment, if any. Call with envMu held.
 func (s *Server) endRunning() {
-	if s.running == nil {
-		return
-	}
-	if s.running.env != nil {
-		delete(s.live, s.running.env)
-		if err := s.running.env.Stop(); err != nil {
-			s.t.Logf("lambdaapi: ending %s's environment: %v", s.running.name, err)
-		}
-		s.running.env = nil
+	if s.running != nil {
+		s.endEnv(s.running)
 	}
 	s.running = nil
+}
+
+// endEnv ends f's environment, running or frozen, if it has one: a frozen one is thawed first,
+// so that the emulator gets its SIGTERM and ends its runtime as it always does (a stopped
+// process is delivered no signal but SIGKILL until it is continued). Call with envMu held.
+func (s *Server) endEnv(f *function) {
+	if s.running == f {
+		s.running = nil
+	}
+	if f.env == nil {
+		return
+	}
+	s.thaw(f)
+	delete(s.live, f.env)
+	if err := f.env.Stop(); err != nil {
+		s.t.Logf("lambdaapi: ending %s's environment: %v", f.name, err)
+	}
+	f.env = nil
+}
+
+// endAll ends every environment, running and frozen. Call with envMu held.
+func (s *Server) endAll() {
+	for _, f := range s.live {
+		s.endEnv(f)
+	}
+}
+
+// displace makes room for another function's environment: the running one is ended, as Lambda
+// ends no environment but this stand-in runs one at a time, or, with
+// Options.KeepEnvironmentsOnUpdate, frozen, as Lambda freezes an idle environment, so that its
+// function's next invoke is served by it, warm, as a platform whose environments outlive
+// updates serves each function from its own. Call with envMu held.
+func (s *Server) displace() {
+	f := s.running
+	if f == nil {
+		return
+	}
+	if !s.o.KeepEnvironmentsOnUpdate || f.env == nil {
+		s.endRunning()
+		return
+	}
+	if err := s.freeze(f); err != nil {
+		s.t.Logf("lambdaapi: freezing %s's environment: %v; ending it", f.name, err)
+		s.endRunning()
+		return
+	}
+	s.running = nil
+}
+
+// activate makes f's environment the running one: a frozen one is thawed, after the running
+// one is displaced; without one, a fresh one starts (a cold start). Call with envMu held.
+func (s *Server) activate(f *function) error {
+	switch {
+	case s.running == f && f.env != nil:
+		return nil
+	case f.env != nil && f.frozen != nil:
+		s.displace()
+		s.thaw(f)
+		s.running = f
+		return nil
+	default:
+		return s.startEnv(f)
+	}
 }
 
 // getOutput is GetFunction's answer.
@@ -952,9 +1024,7 @@ func (s *Server) delete(w http.ResponseWriter, name string) *apiError {
 	f.deleted = true
 	s.mu.Unlock()
 	s.envMu.Lock()
-	if s.running == f {
-		s.endRunning()
-	}
+	s.endEnv(f) // running or frozen
 	s.envMu.Unlock()
 	w.WriteHeader(http.StatusNoContent)
 	return nil
@@ -1052,10 +1122,8 @@ func (s *Server) invoke(w http.ResponseWriter, r *http.Request, name string, pay
 
 	s.envMu.Lock()
 	defer s.envMu.Unlock()
-	if s.running != f || f.env == nil {
-		if err := s.startEnv(f); err != nil {
-			return errf(http.StatusInternalServerError, "ServiceException", "starting an execution environment for %s: %v", name, err)
-		}
+	if err := s.activate(f); err != nil {
+		return errf(http.StatusInternalServerError, "ServiceException", "starting an execution environment for %s: %v", name, err)
 	}
 	limit := time.Duration(cfg.Timeout) * time.Second
 	ctx, cancel := context.WithTimeout(r.Context(), limit)
