@@ -161,6 +161,7 @@ func measureOwnConnection(t *testing.T, p lambdaPlatform, b functionCode, trials
 		Trials:      runs,
 		Environment: results.Fingerprint(),
 		Evidence:    evidence,
+		NotEvidence: s.NotEvidence.String(),
 		Checks:      checks,
 	}
 }
@@ -331,6 +332,7 @@ func measureWarmupFailure(t *testing.T, p lambdaPlatform, b functionCode, timeou
 		Trials:      runs,
 		Environment: results.Fingerprint(),
 		Evidence:    s.WarmupFailed,
+		NotEvidence: s.NotEvidence.String(),
 		Checks: []verdict.Check{
 			notEvidenceCheck(s.NotEvidence, s.WarmupFailed),
 			verdict.All(fmt.Sprintf("cold starts whose Init completed, within %v (the warm-up's bound) plus %v", timeout, initMargin), s.BoundedInit),

@@ -141,6 +141,7 @@ func (r *phasesRun) measurement(s phasesSummary, headline string, evidence stats
 		Trials:      trials,
 		Environment: results.Fingerprint(),
 		Evidence:    evidence,
+		NotEvidence: r.allNotEvidence().String(),
 		Checks:      checks,
 	}
 }

@@ -299,41 +299,55 @@ func TestLiveRunStopsBeforeItsDeadline(t *testing.T) {
 // two that were not are more than half.
 const keptColdStarts = 3
 
-// TestColdStartsThatWereNotColdAreInconclusive runs the claims of one function, T2, T4 and T6,
-// through the live path on a Lambda-compatible endpoint whose configuration updates do not
-// retire the running execution environment (lambdaapi.Options.KeepEnvironmentsOnUpdate): each
-// forced cold start after the first is served warm, by the same process, with no Init Duration.
-// Such cold starts are no evidence, so each claim must come out inconclusive, naming them; never
-// pass, never fail. T1, T3 and T5 take their arms in turn, and the stand-in runs one environment
-// at a time, so there each arm's environment is ended by the next arm's invoke, and its cold
-// starts are real ones: the stand-in cannot show them kept.
+// TestColdStartsThatWereNotColdAreInconclusive runs T1 to T6 through the live path on a
+// Lambda-compatible endpoint whose configuration updates do not retire the running execution
+// environment (lambdaapi.Options.KeepEnvironmentsOnUpdate): each forced cold start after an
+// arm's first is served warm, by the same process, with no Init Duration. T1, T3 and T5 take
+// their arms in turn; there each function keeps its own environment (the stand-in freezes one
+// while another function's runs, as Lambda freezes an idle one), so their cold starts are kept
+// too. Such cold starts are no evidence, so each claim must come out inconclusive, naming them,
+// counted; never pass, never fail.
 func TestColdStartsThatWereNotColdAreInconclusive(t *testing.T) {
 	st := startStandIns(t, standInModel{keepEnvironments: true})
 	t.Setenv(results.DirEnv, t.TempDir())
 	for _, tc := range []struct {
 		name, plan string
 		claim      claimtest.Claim
-		measure    func(t *testing.T, p lambdaPlatform) claimtest.Measurement
+		// arms is how many functions the claim runs, each with keptColdStarts cold starts of
+		// which the first alone is one.
+		arms    int
+		measure func(t *testing.T, p lambdaPlatform) claimtest.Measurement
 	}{
-		{"T2", "TestFirstInvocationIsSlow", firstInvocationClaim, func(t *testing.T, p lambdaPlatform) claimtest.Measurement {
+		{"T2", "TestFirstInvocationIsSlow", firstInvocationClaim, 1, func(t *testing.T, p lambdaPlatform) claimtest.Measurement {
 			return measureFirstInvocation(t, p, keptColdStarts)
 		}},
-		{"T6", "TestPhasesAreTheSDKsOwnConnection", ownConnectionClaim, func(t *testing.T, p lambdaPlatform) claimtest.Measurement {
+		{"T6", "TestPhasesAreTheSDKsOwnConnection", ownConnectionClaim, 1, func(t *testing.T, p lambdaPlatform) claimtest.Measurement {
 			return measureOwnConnection(t, p, getitem, keptColdStarts)
 		}},
-		{"T4", "TestWarmupFailureDoesNotFailInit", warmupFailureClaim, func(t *testing.T, p lambdaPlatform) claimtest.Measurement {
+		{"T4", "TestWarmupFailureDoesNotFailInit", warmupFailureClaim, 1, func(t *testing.T, p lambdaPlatform) claimtest.Measurement {
 			return measureWarmupFailure(t, p, getitem, warmupTimeout, keptColdStarts)
+		}},
+		{"T1", "TestFirstCallDominatedByTLS", firstCallClaim, 2, func(t *testing.T, p lambdaPlatform) claimtest.Measurement {
+			return measureSetup(t, p, keptColdStarts)
+		}},
+		{"T3", "TestWarmupRemovesHandshake", warmupClaim, 2, func(t *testing.T, p lambdaPlatform) claimtest.Measurement {
+			return measureWarmup(t, p, getitem, keptColdStarts)
+		}},
+		{"T5", "TestHandshakeScalesWithCPU", scalingClaim, len(scalingSizes), func(t *testing.T, p lambdaPlatform) claimtest.Measurement {
+			return measureScaling(t, p, keptColdStarts)
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := tc.claim.Decide(t, tc.measure(t, openLive(t, st, tc.plan)))
-			assert.Equal(t, verdict.Inconclusive, res.Verdict.Outcome, "verdict for %v = %s; want inconclusive: its cold starts after the first were served warm (%s)",
+			assert.Equal(t, verdict.Inconclusive, res.Verdict.Outcome, "verdict for %v = %s; want inconclusive: each arm's cold starts after its first were served warm (%s)",
 				res.Claims, res.Verdict.Outcome, res.Verdict.Reason)
 			require.NotEmpty(t, res.Verdict.Checks)
 			named := res.Verdict.Checks[0]
 			assert.False(t, named.Pass, "%s; want fewer than half evidence", named)
-			assert.Contains(t, named.Note, reasonNoInit, "%s; want the cold starts without Init Duration named", named)
+			counted := fmt.Sprintf("%d %s", tc.arms*(keptColdStarts-1), reasonNoInit)
+			assert.Contains(t, named.Note, counted, "%s; want the cold starts without Init Duration named and counted, %d arms x %d", named, tc.arms, keptColdStarts-1)
 			assert.Contains(t, res.Headline, reasonNoInit, "headline = %q; want it to name the cold starts that were not cold", res.Headline)
+			assert.Contains(t, res.Verdict.Reason, "not evidence: "+counted, "reason = %q; want it to say why the cold starts were not evidence", res.Verdict.Reason)
 		})
 	}
 }

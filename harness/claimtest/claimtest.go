@@ -94,6 +94,10 @@ type Measurement struct {
 	Trials      any
 	Environment results.Environment
 	Evidence    stats.Proportion // the trials that could speak to the claim, of all
+	// NotEvidence says why the other trials could not, counted by reason ("2 the first REPORT
+	// has no Init Duration: not a cold start; 1 ..."); an inconclusive verdict for too little
+	// evidence names it (verdict.DecideWith). "" where the claim has no reasons to give.
+	NotEvidence string
 	Checks      []verdict.Check
 }
 
@@ -132,7 +136,7 @@ func (c Claim) Decide(t testing.TB, m Measurement) results.Result {
 		Parameters:  m.Parameters,
 		Target:      m.Target,
 		Summary:     m.Summary,
-		Verdict:     verdict.Decide(m.Evidence, m.Checks...),
+		Verdict:     verdict.DecideWith(m.Evidence, m.NotEvidence, m.Checks...),
 		Expected:    c.Expect.recorded(),
 		Published:   published,
 		Environment: m.Environment,

@@ -53,10 +53,21 @@ type Verdict struct {
 // evidential; else fail naming each check that does not hold; else inconclusive naming each check
 // the evidence leaves open; else pass.
 func Decide(evidential stats.Proportion, checks ...Check) Verdict {
+	return DecideWith(evidential, "", checks...)
+}
+
+// DecideWith is Decide told why the trials that were not evidence were not (notEvidence, e.g.
+// "2 the first REPORT has no Init Duration; 1 GetItem denied"; "" where it cannot say): where
+// too few were evidence, the reason ends "; not evidence: " and that, so that an inconclusive
+// verdict names what kept the rest from counting, not only how many did.
+func DecideWith(evidential stats.Proportion, notEvidence string, checks ...Check) Verdict {
 	v := Verdict{Checks: checks}
 	if evidential.K == 0 || 2*evidential.K < evidential.N {
 		v.Outcome = Inconclusive
 		v.Reason = fmt.Sprintf("only %s trials were evidence; at least half are needed", evidential)
+		if notEvidence != "" {
+			v.Reason += "; not evidence: " + notEvidence
+		}
 		return v
 	}
 	var failed, open []string

@@ -27,6 +27,24 @@ func TestDecide(t *testing.T) {
 	assert.Equal(t, Inconclusive, v.Outcome, "no trials")
 }
 
+// TestAnInconclusiveVerdictNamesWhyTheRestWereNotEvidence: where too few trials were evidence,
+// the reason says why the others were not, as the claim counted them; a verdict the evidence
+// decides does not carry them, nor one with no reasons given.
+func TestAnInconclusiveVerdictNamesWhyTheRestWereNotEvidence(t *testing.T) {
+	ok := All("kept", stats.Proportion{K: 1, N: 1})
+	const why = "2 the first REPORT has no Init Duration: not a cold start"
+	v := DecideWith(stats.Proportion{K: 1, N: 3}, why, ok)
+	assert.Equal(t, Inconclusive, v.Outcome, "verdict with 1/3 evidence")
+	assert.Equal(t, "only 1/3 trials were evidence; at least half are needed; not evidence: "+why, v.Reason,
+		"reason = %q; want how many were evidence, then why the rest were not", v.Reason)
+
+	v = DecideWith(stats.Proportion{K: 2, N: 3}, "1 an invocation did not answer with the item", ok)
+	assert.Equal(t, Pass, v.Outcome, "verdict with 2/3 evidence")
+	assert.NotContains(t, v.Reason, "not evidence", "reason = %q; want the checks alone where the evidence sufficed", v.Reason)
+
+	assert.Equal(t, Decide(stats.Proportion{K: 1, N: 3}, ok), DecideWith(stats.Proportion{K: 1, N: 3}, "", ok), "DecideWith without reasons = Decide")
+}
+
 func TestChecks(t *testing.T) {
 	c := Within("ping p50 / (spin - 15 ms)", 490, 485, 0.9, 1.2, "spin 500 ms")
 	assert.True(t, c.Pass)
