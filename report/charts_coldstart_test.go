@@ -163,6 +163,56 @@ func TestColdWaterfallSegmentsAreThePhasesPresent(t *testing.T) {
 	assert.NotContains(t, string(f.SVG), ">DNS<", "legend has DNS; want only the phases drawn in its legend")
 }
 
+// TestColdWaterfallLeavesOutColdStartsThatWereNotEvidence: a cold start the experiment did not
+// count (its notEvidence says why: a first invoke served warm, with no Init Duration) is drawn
+// nowhere, though each of its invocations answered with the item.
+func TestColdWaterfallLeavesOutColdStartsThatWereNotEvidence(t *testing.T) {
+	e := coldPhasesResult(t)
+	var trials []map[string]any
+	require.NoError(t, json.Unmarshal(e.Result.Trials.(json.RawMessage), &trials))
+	// Far from the counted ones' figures, so that it would move every median it entered.
+	kept := coldInvocation(0, 0, coldCallJSON{TTFB: 900, Total: 901}, 950)
+	for range 3 {
+		trials = append(trials, map[string]any{"arm": "cold", "first": kept, "second": kept,
+			"notEvidence": "the first REPORT has no Init Duration: not a cold start (invocation 2 of pid 7)"})
+	}
+	b, err := json.Marshal(trials)
+	require.NoError(t, err)
+	e.Result.Trials = json.RawMessage(b)
+	f, rows := coldDrawOne(t, coldPhasesCharts, e)
+	require.Len(t, rows, 2, "waterfalls = %d; want one per arm", len(rows))
+	assert.Contains(t, f.Caption, "cold, 128 MB: 3 of 7", "caption = %q; want the cold arm's 3 counted cold starts of 7, those not evidence left out", f.Caption)
+	assert.Contains(t, string(f.SVG), "TLS: 201 ms median of 3", "waterfall titles lack the medians of the 3 counted cold starts; want those not evidence left out")
+	assert.Equal(t, []string{coldInitColour, coldTCPColour, coldTLSColour, coldFirstByteColour, coldRestColour}, fills(rows[0]),
+		"cold arm's segments = %v; want those of the counted cold starts alone", fills(rows[0]))
+}
+
+// TestColdPhasesWithoutColdStartsDrawNothing: a coldstart.phases result whose run stopped before
+// its first cold start (its test's deadline too near) is a result, with no trials: the chart
+// draws nothing for it, and does not refuse it as unreadable.
+func TestColdPhasesWithoutColdStartsDrawNothing(t *testing.T) {
+	// A result none of whose cold starts answered, or counted as cold, is an honest one (its
+	// verdict says why), not a malformed one.
+	failed := []map[string]any{{"arm": "cold", "first": coldFailed(1), "second": coldFailed(1)}}
+	for family, draw := range map[string]chart{"coldstart.phases": coldPhasesCharts, "coldstart.ownConnection": coldOwnConnectionCharts} {
+		e := coldEntry(t, family, []string{"T2"}, map[string]any{"coldStarts": 1, "memoryMB": 128, "arms": []map[string]any{{"arm": "cold", "memoryMB": 128}}}, "{}", "{}", failed)
+		figs, err := draw(e)
+		assert.NoError(t, err, "drawing a %s result none of whose cold starts answered; want no error, nothing to draw", family)
+		assert.Empty(t, figs, "figures for a %s result none of whose cold starts answered = %d; want none", family, len(figs))
+	}
+	for _, trials := range []string{`[]`, `null`} {
+		e := coldPhasesResult(t)
+		e.Result.Trials = json.RawMessage(trials)
+		figs, err := coldPhasesCharts(e)
+		assert.NoError(t, err, "drawing a result with trials %s; want no error, nothing to draw", trials)
+		assert.Empty(t, figs, "figures for a result with trials %s = %d; want none", trials, len(figs))
+		rows := Rows(Set{Entries: []Entry{e}})
+		for _, r := range rows {
+			assert.Empty(t, r.Errors, "the page's errors for a result with trials %s = %v; want none", trials, r.Errors)
+		}
+	}
+}
+
 // coldScalingResult is a T5 result at three memory sizes and an unthrottled control, run on
 // platform.
 func coldScalingResult(t *testing.T, platform map[string]any) Entry {
@@ -322,8 +372,6 @@ func TestColdChartsRefuseMalformedResults(t *testing.T) {
 	b, err := json.Marshal(trials)
 	require.NoError(t, err)
 	unknownArm.Result.Trials = json.RawMessage(b)
-	noneAnswered := coldEntry(t, "coldstart.phases", []string{"T2"}, map[string]any{"arms": []map[string]any{{"arm": "cold", "memoryMB": 128}}},
-		"{}", "{}", []map[string]any{{"arm": "cold", "first": coldFailed(1), "second": coldFailed(1)}})
 	throttle, _ := coldThrottleResult(t)
 
 	for _, c := range []struct {
@@ -335,9 +383,8 @@ func TestColdChartsRefuseMalformedResults(t *testing.T) {
 	}{
 		{"phases: trials cut short", phases, func(e *Entry) { e.Result.Trials = json.RawMessage(`[{"arm": "cold"`) }, coldPhasesCharts, "reading its trials"},
 		{"phases: a time that is a string", phases, func(e *Entry) { e.Result.Trials = json.RawMessage(`[{"arm": "cold", "first": {"clientMs": "slow"}}]`) }, coldPhasesCharts, "reading its trials"},
-		{"phases: no trials", phases, func(e *Entry) { e.Result.Trials = json.RawMessage(`[]`) }, coldPhasesCharts, "at least one of each"},
+		{"phases: no arms", phases, func(e *Entry) { e.Result.Parameters = json.RawMessage(`{"coldStarts": 4, "arms": []}`) }, coldPhasesCharts, "no arms"},
 		{"phases: a cold start of an arm not listed", unknownArm, func(*Entry) {}, coldPhasesCharts, `"lukewarm"`},
-		{"phases: no cold start answered", noneAnswered, func(*Entry) {}, coldPhasesCharts, "none of 1 cold starts answered"},
 		{"throttle: parameters not an object", throttle, func(e *Entry) { e.Result.Parameters = json.RawMessage(`"busy"`) }, coldThrottleCharts, "reading its parameters"},
 		{"throttle: no sizes", throttle, func(e *Entry) { e.Result.Trials = json.RawMessage(`null`) }, coldThrottleCharts, "no memory sizes"},
 		{"ownConnection: summary cut short", phases, func(e *Entry) { e.Result.Family = "coldstart.ownConnection"; e.Result.Summary = json.RawMessage(`{`) }, coldOwnConnectionCharts, "reading its summary"},
