@@ -188,6 +188,7 @@ func place(tr pattern.Trial, envs map[string]int, logstream func(pattern.Request
 		p.PingAfterCPU = startedBefore == p.PingCoLocated
 		p.PingWaited = finishedBefore == p.PingCoLocated
 		p.PingBesideBusy = runningAt > 0
+		p.PingBesideInFlight = finishedBefore < p.PingCoLocated
 	}
 	if len(cpus) == 2 {
 		// On the client's one clock: the second /cpu left in the first half of the first's round

@@ -74,6 +74,21 @@ func TestWebPlacementOfThrottledAndHeaderlessAnswers(t *testing.T) {
 			assert.Zero(t, p.PairsChecked, "W9's pairs")
 			assert.False(t, idsChecked(p), "W9 takes a trial with no pair to check as evidence")
 		}},
+		{"the /ping got to its environment before the /cpu there started", []pattern.Request{
+			placedRequest("cpu", pattern.KindCPU, "a", "log-a", 10, 210), placedRequest("cpu2", pattern.KindCPU, "b", "log-b", 60, 260),
+			placedRequest("ping", pattern.KindPing, "b", "log-b", 55, 55.1),
+		}, func(t *testing.T, p placement) {
+			assert.False(t, p.PingBesideBusy, "a /ping whose handler ran before cpu2's started ran beside it running")
+			assert.True(t, p.PingBesideInFlight, "pingBesideInFlight = false; want true: cpu2 held a slot in its environment (W12)")
+			assert.False(t, p.PingAfterCPU, "pingAfterCpu")
+		}},
+		{"the /ping after the /cpu beside it finished", []pattern.Request{
+			placedRequest("cpu", pattern.KindCPU, "a", "log-a", 10, 210), placedRequest("cpu2", pattern.KindCPU, "b", "log-b", 60, 260),
+			placedRequest("ping", pattern.KindPing, "b", "log-b", 260, 260.1),
+		}, func(t *testing.T, p placement) {
+			assert.True(t, p.PingWaited, "pingWaited")
+			assert.False(t, p.PingBesideInFlight, "pingBesideInFlight = true; want false: cpu2 had finished (the /ping was queued, W12)")
+		}},
 		{"envId and logstream disagree", []pattern.Request{
 			placedRequest("cpu", pattern.KindCPU, "a", "log-a", 10, 210), placedRequest("ping", pattern.KindPing, "a", "log-b", 100, 100.1),
 		}, func(t *testing.T, p placement) {
