@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/serverless-claims/claims/harness/pattern"
 	"github.com/serverless-claims/claims/harness/protocol"
@@ -118,16 +119,6 @@ func withoutAWS(t *testing.T) {
 	}
 }
 
-// platformOrSkip runs platform in a subtest, so that its skip is seen rather than taken.
-func platformOrSkip(t *testing.T) (p webPlatform, skipped bool) {
-	t.Helper()
-	t.Run("platform", func(t *testing.T) {
-		defer func() { skipped = t.Skipped() }()
-		p = platform(t)
-	})
-	return p, skipped
-}
-
 func TestWebPublicEndpointsNeedNoAWSConfiguration(t *testing.T) {
 	withoutAWS(t)
 	for _, name := range []string{webdeploy.Node, webdeploy.Go, webdeploy.GoConc1} {
@@ -135,13 +126,14 @@ func TestWebPublicEndpointsNeedNoAWSConfiguration(t *testing.T) {
 	}
 
 	t.Setenv(webdeploy.AuthEnv, webdeploy.AuthPublic)
-	p, skipped := platformOrSkip(t)
-	assert.False(t, skipped, "ApplicationManaged endpoints without an AWS configuration skipped = true; want them run unsigned")
-	if lw, ok := p.(liveWeb); assert.True(t, ok, "platform = %T; want liveWeb", p) {
-		assert.Nil(t, lw.creds, "credentials of an ApplicationManaged run = %v; want none", lw.creds)
-	}
+	p, missing, err := deployed(t.Context())
+	require.NoError(t, err)
+	assert.Empty(t, missing, "ApplicationManaged endpoints without an AWS configuration: missing = %q; want none, they run unsigned", missing)
+	assert.Nil(t, p.creds, "credentials of an ApplicationManaged run = %v; want none", p.creds)
+	assert.Len(t, p.d.Endpoints, 3, "endpoints of the run")
 
 	t.Setenv(webdeploy.AuthEnv, webdeploy.AuthIAM)
-	_, skipped = platformOrSkip(t)
-	assert.True(t, skipped, "IamAuth endpoints without an AWS configuration skipped = false; want a skip naming what is missing")
+	_, missing, err = deployed(t.Context())
+	require.NoError(t, err)
+	assert.Contains(t, missing, "AWS configuration", "IamAuth endpoints without an AWS configuration: missing = %q; want the configuration named", missing)
 }

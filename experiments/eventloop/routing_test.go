@@ -16,7 +16,9 @@ package eventloop
 
 import (
 	"cmp"
+	"context"
 	"errors"
+	"fmt"
 	"os"
 	"slices"
 	"testing"
@@ -64,22 +66,37 @@ func platform(t *testing.T) webPlatform {
 	if os.Getenv(standInEnv) == "1" {
 		return localRouter{policy: webrouter.LeastBusy, omitLogstreamEvery: standInOmitLogstreamEvery}
 	}
+	p, missing, err := deployed(t.Context())
+	if missing != "" {
+		t.Skip(missing)
+	}
+	require.NoError(t, err)
+	return p
+}
+
+// deployed is the platform of the deployed endpoints, or what is missing to reach them (no
+// endpoints; no AWS configuration to sign with, where an endpoint takes only signed requests).
+func deployed(ctx context.Context) (p liveWeb, missing string, err error) {
 	d, err := webdeploy.Load()
 	if errors.Is(err, webdeploy.ErrNoEndpoints) {
-		t.Skipf("the Web Functions claims need deployed endpoints: %v (or CLAIMS_LIVE_STANDIN=1 for the local router)", err)
+		return liveWeb{}, fmt.Sprintf("the Web Functions claims need deployed endpoints: %v (or CLAIMS_LIVE_STANDIN=1 for the local router)", err), nil
 	}
-	require.NoError(t, err, "reading the Web Function endpoints")
+	if err != nil {
+		return liveWeb{}, "", fmt.Errorf("reading the Web Function endpoints: %w", err)
+	}
 	if !signsAny(d) {
 		// An ApplicationManaged endpoint takes unsigned requests: nothing of AWS is needed.
-		return liveWeb{d: d}
+		return liveWeb{d: d}, "", nil
 	}
 	c, err := live.ConfigFromEnv()
-	require.NoError(t, err, "the live mode's settings")
-	awsCfg, err := live.LoadAWS(t.Context(), c)
 	if err != nil {
-		t.Skipf("the Web Functions claims on AWS need an AWS configuration to sign with: %v", err)
+		return liveWeb{}, "", fmt.Errorf("the live mode's settings: %w", err)
 	}
-	return liveWeb{d: d, creds: awsCfg.Credentials, region: awsCfg.Region}
+	awsCfg, err := live.LoadAWS(ctx, c)
+	if err != nil {
+		return liveWeb{}, fmt.Sprintf("the Web Functions claims on AWS need an AWS configuration to sign with: %v", err), nil
+	}
+	return liveWeb{d: d, creds: awsCfg.Credentials, region: awsCfg.Region}, "", nil
 }
 
 // signsAny reports whether any endpoint of d takes only SigV4-signed requests (IamAuth).
