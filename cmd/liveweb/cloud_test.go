@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -21,6 +20,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/serverless-claims/claims/harness/loopback"
 	"github.com/serverless-claims/claims/harness/sigv4check"
 	"github.com/serverless-claims/claims/harness/target"
 	"github.com/serverless-claims/claims/harness/webdeploy"
@@ -143,11 +143,9 @@ func probeEnv(t *testing.T, failFirst int) webrouter.Environment {
 // closedAddr is a loopback address nothing listens on: an environment whose code never started.
 func closedAddr(t *testing.T) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	addrs, err := loopback.FreeAddrs(1)
 	require.NoError(t, err)
-	addr := ln.Addr().String()
-	require.NoError(t, ln.Close())
-	return addr
+	return addrs[0]
 }
 
 // TestTheRevisionMustAnswerPing runs checkServes against the local endpoint stand-in, which

@@ -86,13 +86,8 @@ func measureOwnConnection(t *testing.T, p lambdaPlatform, b functionCode, trials
 	counter, counts := p.(handshakeCounter)
 
 	runs := make([]ownConnection, 0, trials)
-	for range trials {
-		if !mayStart(t) {
-			t.Logf("%d of %d cold starts not started: the test's deadline is %v away, and cleaning up needs %v", trials-len(runs), trials, timeLeft(t), stopMargin)
-			break
-		}
+	startWithin(t, "cold starts", trials, func(i int) {
 		runs = append(runs, ownConnection{})
-		i := len(runs) - 1
 		var before int
 		if counts {
 			before = counter.DynamoDBHandshakes()
@@ -102,15 +97,12 @@ func measureOwnConnection(t *testing.T, p lambdaPlatform, b functionCode, trials
 			n := counter.DynamoDBHandshakes() - before
 			runs[i].ServerHandshakes = &n
 		}
-	}
+	})
 
 	// Evidence: a cold start, whose two calls did what the function is for, a GetItem that
 	// found the item (coldStart.judge).
 	evidence := stats.Proportion{N: trials}
-	s := ownConnectionSummary{NotEvidence: notEvidence{}}
-	if len(runs) < trials {
-		s.NotEvidence[reasonNotStarted] = trials - len(runs)
-	}
+	s := ownConnectionSummary{NotEvidence: notStarted(trials, len(runs))}
 	var tls []float64
 	for _, tr := range runs {
 		f, g := tr.First.Answer, tr.Second.Answer
@@ -148,9 +140,7 @@ func measureOwnConnection(t *testing.T, p lambdaPlatform, b functionCode, trials
 		headline = fmt.Sprintf("first call: new connection with a handshake in %s; traced handshakes = the stand-in's in %s; second call reused the connection in %s",
 			s.NewWithHandshake, s.CountsAgree, s.SecondCallReused)
 	}
-	if len(s.NotEvidence) > 0 {
-		headline += "; not evidence: " + s.NotEvidence.String()
-	}
+	headline = s.NotEvidence.after(headline)
 	return claimtest.Measurement{
 		Target:      onPlatform{Platform: p, Functions: []functionConfig{c}},
 		Broken:      brokenIn(p, b),
@@ -241,11 +231,7 @@ func measureWarmupFailure(t *testing.T, p lambdaPlatform, b functionCode, timeou
 	f := p.Create(t, c)
 
 	runs := make([]unreachableStart, 0, trials)
-	for i := range trials {
-		if !mayStart(t) {
-			t.Logf("%d of %d cold starts not started: the test's deadline is %v away, and cleaning up needs %v", trials-len(runs), trials, timeLeft(t), stopMargin)
-			break
-		}
+	startWithin(t, "cold starts", trials, func(i int) {
 		runs = append(runs, unreachableStart{})
 		r := &runs[i]
 		r.How = refused
@@ -270,12 +256,9 @@ func measureWarmupFailure(t *testing.T, p lambdaPlatform, b functionCode, timeou
 		if r.WhileDown.ok() {
 			r.AfterUp = invoke(t, f)
 		} // else the environment failed; the emulator would hold a second invoke forever
-	}
+	})
 
-	s := warmupFailureSummary{NotEvidence: notEvidence{}}
-	if len(runs) < trials {
-		s.NotEvidence[reasonNotStarted] = trials - len(runs)
-	}
+	s := warmupFailureSummary{NotEvidence: notStarted(trials, len(runs))}
 	s.WarmupFailed.N = trials
 	var initMs, handlerCPUMs []float64
 	for i := range runs {
@@ -318,9 +301,7 @@ func measureWarmupFailure(t *testing.T, p lambdaPlatform, b functionCode, timeou
 	// none at all, tests nothing here.
 	headline := fmt.Sprintf("warm-up failed in %s (refused and stalled), Init max %.0f ms (bound %v + %v), served after DynamoDB came back in %s",
 		s.WarmupFailed, s.InitMs.MaxMs, timeout, initMargin, s.ServedAfter)
-	if len(s.NotEvidence) > 0 {
-		headline += "; not evidence: " + s.NotEvidence.String()
-	}
+	headline = s.NotEvidence.after(headline)
 	return claimtest.Measurement{
 		Target:    onPlatform{Platform: p, Functions: []functionConfig{c}},
 		Broken:    brokenIn(p, b),

@@ -74,26 +74,16 @@ func runPhases(t *testing.T, p lambdaPlatform, n, warmInvocations int, arms ...a
 		r.params.Arms = append(r.params.Arms, armParameters{Arm: a.Name, Variant: a.Config.Env["CLAIMS_VARIANT"], MemoryMB: a.Config.MemoryMB, Unthrottled: a.Config.Unthrottled})
 	}
 	r.all = make([][]coldStart, len(arms))
-	started := 0
-	for ; started < n && mayStart(t); started++ {
+	startWithin(t, "rounds of cold starts", n, func(int) {
 		for i, a := range arms {
 			r.all[i] = append(r.all[i], runColdStart(t, fns[i], a.Name, warmInvocations-1))
 		}
-	}
-	if started < n {
-		t.Logf("%d of %d rounds of cold starts not started: the test's deadline is %v away, and cleaning up needs %v", n-started, n, timeLeft(t), stopMargin)
-	}
+	})
 	for _, runs := range r.all {
 		kept, answered, why := evidential(runs, n)
 		r.kept, r.answered, r.notEvidence = append(r.kept, kept), append(r.answered, answered), append(r.notEvidence, why)
 	}
 	return r
-}
-
-// timeLeft is how long t has until its deadline, for a message.
-func timeLeft(t *testing.T) time.Duration {
-	d, _ := t.Deadline()
-	return time.Until(d).Round(time.Second)
 }
 
 // allNotEvidence is every arm's count of cold starts that are no evidence, by reason.
@@ -120,9 +110,7 @@ func (r *phasesRun) measurement(s phasesSummary, headline string, evidence stats
 		arm.NotEvidence = r.notEvidence[i]
 		s.Arms = append(s.Arms, arm)
 	}
-	if all := r.allNotEvidence(); len(all) > 0 {
-		headline += "; not evidence: " + all.String()
-	}
+	headline = r.allNotEvidence().after(headline)
 	checks = append([]verdict.Check{notEvidenceCheck(r.allNotEvidence(), evidence)}, checks...)
 	// The cold starts in the order they ran.
 	var trials []coldStart
@@ -239,16 +227,13 @@ func summarizeArm(a arm, kept []coldStart, answered stats.Proportion) armSummary
 // others by reason, those never started included.
 func evidential(runs []coldStart, planned int) ([]coldStart, stats.Proportion, notEvidence) {
 	var kept []coldStart
-	why := notEvidence{}
+	why := notStarted(planned, len(runs))
 	for i := range runs {
 		if reason := runs[i].judge(); reason != "" {
 			why.add(reason)
 			continue
 		}
 		kept = append(kept, runs[i])
-	}
-	if planned > len(runs) {
-		why[reasonNotStarted] += planned - len(runs)
 	}
 	return kept, stats.Proportion{K: len(kept), N: max(planned, len(runs))}, why
 }

@@ -240,6 +240,24 @@ func (c *coldStart) judge() string {
 // notEvidence counts cold starts that are no evidence, by reason.
 type notEvidence map[string]int
 
+// notStarted is the count of a run that started ran of its planned cold starts: those the test's
+// deadline left no time for.
+func notStarted(planned, ran int) notEvidence {
+	n := notEvidence{}
+	if planned > ran {
+		n[reasonNotStarted] = planned - ran
+	}
+	return n
+}
+
+// after adds the reasons to a headline, where there are any.
+func (n notEvidence) after(headline string) string {
+	if len(n) == 0 {
+		return headline
+	}
+	return headline + "; not evidence: " + n.String()
+}
+
 // add counts one cold start of reason; "" counts nothing.
 func (n notEvidence) add(reason string) {
 	if reason != "" {
@@ -281,12 +299,29 @@ func mayStart(t *testing.T) bool {
 	return !ok || time.Until(d) > stopMargin
 }
 
+// startWithin calls start(i) for i from 0 up to planned, while t has time for another and the
+// cleanup after it (mayStart), and returns how many it started; it logs those it did not, as
+// what ("cold starts").
+func startWithin(t *testing.T, what string, planned int, start func(i int)) int {
+	t.Helper()
+	n := 0
+	for ; n < planned && mayStart(t); n++ {
+		start(n)
+	}
+	if n < planned {
+		d, _ := t.Deadline()
+		t.Logf("%d of %d %s not started: the test's deadline is %v away, and cleaning up needs %v", planned-n, planned, what, time.Until(d).Round(time.Second), stopMargin)
+	}
+	return n
+}
+
 // pause lets one CFS period pass between invocations: a warm invocation is a later request, not
 // one on the heels of the first, which would inherit the first's throttling.
 func pause() { time.Sleep(cfg.CPUPeriod) }
 
 // runColdStart runs one cold start of f, the arm named arm: its first invocation, a second and
-// later more, each one period after the last, and judges whether it is evidence.
+// later more, each one period after the last. Where its evidence is counted, coldStart.judge
+// says whether it is any.
 func runColdStart(t *testing.T, f function, arm string, later int) coldStart {
 	t.Helper()
 	require.NoError(t, f.ColdStart(t.Context()), "cold-starting %s", arm)
@@ -299,7 +334,6 @@ func runColdStart(t *testing.T, f function, arm string, later int) coldStart {
 		c.Later = append(c.Later, invoke(t, f))
 	}
 	c.Throttling = throttlingOf(t, f)
-	c.judge()
 	return c
 }
 
