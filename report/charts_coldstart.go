@@ -12,8 +12,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/serverless-claims/claims/harness/live"
-	"github.com/serverless-claims/claims/harness/stats"
+	"github.com/serverless-claims/claims/harness/aws/live"
+	"github.com/serverless-claims/claims/harness/claim/stats"
 	"github.com/serverless-claims/claims/report/svg"
 )
 

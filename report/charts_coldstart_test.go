@@ -13,8 +13,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/serverless-claims/claims/harness/live"
-	"github.com/serverless-claims/claims/harness/results"
+	"github.com/serverless-claims/claims/harness/aws/live"
+	"github.com/serverless-claims/claims/harness/claim/results"
 	"github.com/serverless-claims/claims/report/svg"
 )
 

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/serverless-claims/claims/harness/results"
+	"github.com/serverless-claims/claims/harness/claim/results"
 	"github.com/serverless-claims/claims/report/svg"
 )
 

@@ -14,7 +14,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/serverless-claims/claims/harness/stats"
+	"github.com/serverless-claims/claims/harness/claim/stats"
 	"github.com/serverless-claims/claims/report/svg"
 )
 

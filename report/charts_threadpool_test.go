@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/serverless-claims/claims/harness/results"
+	"github.com/serverless-claims/claims/harness/claim/results"
 )
 
 // The JSON below is written as the experiments write it (results/schema/threadpool.json), as

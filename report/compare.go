@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/serverless-claims/claims/harness/results"
-	"github.com/serverless-claims/claims/harness/verdict"
+	"github.com/serverless-claims/claims/harness/claim/results"
+	"github.com/serverless-claims/claims/harness/claim/verdict"
 )
 
 // Comparison is what changed between two result sets: another runtime version, local against

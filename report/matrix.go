@@ -13,8 +13,8 @@ import (
 	"strings"
 
 	"github.com/serverless-claims/claims/catalog"
-	"github.com/serverless-claims/claims/harness/results"
-	"github.com/serverless-claims/claims/harness/verdict"
+	"github.com/serverless-claims/claims/harness/claim/results"
+	"github.com/serverless-claims/claims/harness/claim/verdict"
 )
 
 // MatrixFile is the runtime matrix as data, in the results folder beside matrix.md; the report's

@@ -13,8 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/serverless-claims/claims/catalog"
-	"github.com/serverless-claims/claims/harness/results"
-	"github.com/serverless-claims/claims/harness/verdict"
+	"github.com/serverless-claims/claims/harness/claim/results"
+	"github.com/serverless-claims/claims/harness/claim/verdict"
 )
 
 // matrixColumns are three Node versions and one Go, given out of order: the matrix puts them in

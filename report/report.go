@@ -17,7 +17,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/serverless-claims/claims/harness/results"
+	"github.com/serverless-claims/claims/harness/claim/results"
 )
 
 // ErrNoResults is Load's error for a folder with no result in it.

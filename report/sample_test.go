@@ -6,8 +6,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/serverless-claims/claims/harness/repo"
-	"github.com/serverless-claims/claims/harness/results"
+	"github.com/serverless-claims/claims/harness/claim/results"
+	"github.com/serverless-claims/claims/harness/sys/repo"
 )
 
 // reportDirEnv names a results folder whose results the sample tests draw and check:

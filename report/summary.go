@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/serverless-claims/claims/catalog"
-	"github.com/serverless-claims/claims/harness/verdict"
+	"github.com/serverless-claims/claims/harness/claim/verdict"
 )
 
 // Summary is one result as the summary table shows it.

@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/serverless-claims/claims/harness/results"
-	"github.com/serverless-claims/claims/harness/verdict"
+	"github.com/serverless-claims/claims/harness/claim/results"
+	"github.com/serverless-claims/claims/harness/claim/verdict"
 )
 
 // resultSet writes one local result of TestPoolSlots on node with outcome into a folder of its

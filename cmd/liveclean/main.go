@@ -19,8 +19,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/config"
 
-	"github.com/serverless-claims/claims/harness/live"
-	"github.com/serverless-claims/claims/harness/webdeploy"
+	"github.com/serverless-claims/claims/harness/aws/live"
+	"github.com/serverless-claims/claims/harness/aws/webdeploy"
 )
 
 func main() {

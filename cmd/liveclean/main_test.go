@@ -15,14 +15,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/serverless-claims/claims/harness/dynalite"
-	"github.com/serverless-claims/claims/harness/iamstub"
-	"github.com/serverless-claims/claims/harness/lambdaapi"
-	"github.com/serverless-claims/claims/harness/lambdazip"
-	"github.com/serverless-claims/claims/harness/live"
-	"github.com/serverless-claims/claims/harness/logsstub"
-	"github.com/serverless-claims/claims/harness/sigv4check"
-	"github.com/serverless-claims/claims/harness/webdeploy"
+	"github.com/serverless-claims/claims/harness/aws/live"
+	"github.com/serverless-claims/claims/harness/aws/webdeploy"
+	"github.com/serverless-claims/claims/harness/lambda/lambdazip"
+	"github.com/serverless-claims/claims/harness/standin/dynalite"
+	"github.com/serverless-claims/claims/harness/standin/iamstub"
+	"github.com/serverless-claims/claims/harness/standin/lambdaapi"
+	"github.com/serverless-claims/claims/harness/standin/logsstub"
+	"github.com/serverless-claims/claims/harness/standin/sigv4check"
 )
 
 // The stand-ins' account and static keys, as the live mode's plan fixes them.

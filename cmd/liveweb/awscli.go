@@ -11,7 +11,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/serverless-claims/claims/harness/live"
+	"github.com/serverless-claims/claims/harness/aws/live"
 )
 
 // awsCLI runs the AWS CLI, the only client of the Web Functions' control plane here. The CLI

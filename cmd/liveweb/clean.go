@@ -10,8 +10,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/serverless-claims/claims/harness/live"
-	"github.com/serverless-claims/claims/harness/webdeploy"
+	"github.com/serverless-claims/claims/harness/aws/live"
+	"github.com/serverless-claims/claims/harness/aws/webdeploy"
 )
 
 // The kinds of Web leftover, in the order clean deletes them: functions first (Lambda may write

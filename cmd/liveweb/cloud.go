@@ -19,9 +19,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 
-	"github.com/serverless-claims/claims/harness/live"
-	"github.com/serverless-claims/claims/harness/target"
-	"github.com/serverless-claims/claims/harness/webdeploy"
+	"github.com/serverless-claims/claims/harness/aws/live"
+	"github.com/serverless-claims/claims/harness/aws/webdeploy"
+	"github.com/serverless-claims/claims/harness/workload/target"
 )
 
 // cloud is what deploy, destroy and clean ask of AWS, so that their order of creation and
@@ -129,7 +129,7 @@ func createArgs(s functionSpec) ([]string, error) {
 }
 
 // awsCloud is cloud on AWS: IAM and S3 through the SDK, Web Functions and log groups through the
-// CLI, and the endpoints' /ping through harness/target, as the claims reach them.
+// CLI, and the endpoints' /ping through harness/workload/target, as the claims reach them.
 type awsCloud struct {
 	cfg    aws.Config
 	live   live.Config
@@ -507,7 +507,7 @@ func (c *awsCloud) WaitEndpoint(ctx context.Context, function, endpoint string) 
 }
 
 // CheckServes asks the endpoint for /ping, signed with the SDK's credentials for an IamAuth
-// endpoint as the claims sign (harness/target), until it answers 200 with a probe's answer.
+// endpoint as the claims sign (harness/workload/target), until it answers 200 with a probe's answer.
 // Lambda shifts a LatestRevision endpoint to a new revision with no health gate, and a revision
 // whose code does not start still reads Active (agent-toolkit-for-aws,
 // aws-lambda-web-functions/references/deployment.md), so Active alone proves nothing.

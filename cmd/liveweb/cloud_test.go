@@ -20,11 +20,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/serverless-claims/claims/harness/loopback"
-	"github.com/serverless-claims/claims/harness/sigv4check"
-	"github.com/serverless-claims/claims/harness/target"
-	"github.com/serverless-claims/claims/harness/webdeploy"
-	"github.com/serverless-claims/claims/harness/webrouter"
+	"github.com/serverless-claims/claims/harness/aws/webdeploy"
+	"github.com/serverless-claims/claims/harness/standin/sigv4check"
+	"github.com/serverless-claims/claims/harness/standin/webrouter"
+	"github.com/serverless-claims/claims/harness/sys/loopback"
+	"github.com/serverless-claims/claims/harness/workload/target"
 )
 
 // cliCloud is an awsCloud whose CLI is the fake aws in dir, with short bounds.

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/serverless-claims/claims/harness/live"
-	"github.com/serverless-claims/claims/harness/webdeploy"
+	"github.com/serverless-claims/claims/harness/aws/live"
+	"github.com/serverless-claims/claims/harness/aws/webdeploy"
 )
 
 // cleanupTimeout bounds the deletions after a failed or interrupted deploy.

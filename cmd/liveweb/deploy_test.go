@@ -14,9 +14,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/serverless-claims/claims/harness/live"
-	"github.com/serverless-claims/claims/harness/settings"
-	"github.com/serverless-claims/claims/harness/webdeploy"
+	"github.com/serverless-claims/claims/harness/aws/live"
+	"github.com/serverless-claims/claims/harness/aws/webdeploy"
+	"github.com/serverless-claims/claims/harness/sys/settings"
 )
 
 // fakeCloud records every call in order and fails the one named by failAt. Its listings answer

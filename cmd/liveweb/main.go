@@ -28,10 +28,10 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/config"
 
-	"github.com/serverless-claims/claims/harness/lambdazip"
-	"github.com/serverless-claims/claims/harness/live"
-	"github.com/serverless-claims/claims/harness/settings"
-	"github.com/serverless-claims/claims/harness/webdeploy"
+	"github.com/serverless-claims/claims/harness/aws/live"
+	"github.com/serverless-claims/claims/harness/aws/webdeploy"
+	"github.com/serverless-claims/claims/harness/lambda/lambdazip"
+	"github.com/serverless-claims/claims/harness/sys/settings"
 )
 
 const usage = `usage: liveweb deploy [-n] | liveweb destroy | liveweb clean [-n]`

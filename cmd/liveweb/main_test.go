@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/serverless-claims/claims/harness/build"
-	"github.com/serverless-claims/claims/harness/repo"
+	"github.com/serverless-claims/claims/harness/sys/build"
+	"github.com/serverless-claims/claims/harness/sys/repo"
 )
 
 // binary is cmd/liveweb built once for the tests that run it as a user does.

@@ -5,10 +5,10 @@ import (
 	"io"
 	"time"
 
-	"github.com/serverless-claims/claims/harness/lambdazip"
-	"github.com/serverless-claims/claims/harness/live"
-	"github.com/serverless-claims/claims/harness/settings"
-	"github.com/serverless-claims/claims/harness/webdeploy"
+	"github.com/serverless-claims/claims/harness/aws/live"
+	"github.com/serverless-claims/claims/harness/aws/webdeploy"
+	"github.com/serverless-claims/claims/harness/lambda/lambdazip"
+	"github.com/serverless-claims/claims/harness/sys/settings"
 )
 
 // endpointName is the one endpoint of each Web Function.

@@ -12,7 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
 
-	"github.com/serverless-claims/claims/harness/live"
+	"github.com/serverless-claims/claims/harness/aws/live"
 )
 
 // cliCheckTimeout bounds `aws --version` and the skeleton of create-web-function: a CLI that

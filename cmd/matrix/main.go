@@ -29,11 +29,11 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/serverless-claims/claims/harness/provision"
-	"github.com/serverless-claims/claims/harness/repo"
-	"github.com/serverless-claims/claims/harness/results"
-	"github.com/serverless-claims/claims/harness/runtimes"
-	"github.com/serverless-claims/claims/harness/wholefile"
+	"github.com/serverless-claims/claims/harness/claim/results"
+	"github.com/serverless-claims/claims/harness/sys/provision"
+	"github.com/serverless-claims/claims/harness/sys/repo"
+	"github.com/serverless-claims/claims/harness/sys/wholefile"
+	"github.com/serverless-claims/claims/harness/workload/runtimes"
 	"github.com/serverless-claims/claims/report"
 )
 

@@ -13,9 +13,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/serverless-claims/claims/harness/provision"
-	"github.com/serverless-claims/claims/harness/repo"
-	"github.com/serverless-claims/claims/harness/runtimes"
+	"github.com/serverless-claims/claims/harness/sys/provision"
+	"github.com/serverless-claims/claims/harness/sys/repo"
+	"github.com/serverless-claims/claims/harness/workload/runtimes"
 	"github.com/serverless-claims/claims/report"
 )
 

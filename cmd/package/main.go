@@ -1,5 +1,5 @@
 // Command package builds the Lambda functions of the live mode (functions/getitem and
-// functions/throttle) as provided.al2023 zips with harness/lambdazip, writes them to
+// functions/throttle) as provided.al2023 zips with harness/lambda/lambdazip, writes them to
 // .cache/package/<arch>/<name>.zip, and the Web Function bundles of the probes (node-probe,
 // go-probe) to .cache/package/web/<bundle>.zip, and prints each one's path, size and SHA-256, so
 // that what is deployed can be checked against what was built. The functions' architecture is
@@ -14,8 +14,8 @@ import (
 	"path"
 	"path/filepath"
 
-	"github.com/serverless-claims/claims/harness/lambdazip"
-	"github.com/serverless-claims/claims/harness/repo"
+	"github.com/serverless-claims/claims/harness/lambda/lambdazip"
+	"github.com/serverless-claims/claims/harness/sys/repo"
 )
 
 // functions are the packages the live mode deploys.

@@ -22,10 +22,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/serverless-claims/claims/harness/repo"
-	"github.com/serverless-claims/claims/harness/results"
-	"github.com/serverless-claims/claims/harness/verdict"
-	"github.com/serverless-claims/claims/harness/wholefile"
+	"github.com/serverless-claims/claims/harness/claim/results"
+	"github.com/serverless-claims/claims/harness/claim/verdict"
+	"github.com/serverless-claims/claims/harness/sys/repo"
+	"github.com/serverless-claims/claims/harness/sys/wholefile"
 )
 
 func main() {

@@ -12,9 +12,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/serverless-claims/claims/harness/repo"
-	"github.com/serverless-claims/claims/harness/results"
-	"github.com/serverless-claims/claims/harness/verdict"
+	"github.com/serverless-claims/claims/harness/claim/results"
+	"github.com/serverless-claims/claims/harness/claim/verdict"
+	"github.com/serverless-claims/claims/harness/sys/repo"
 )
 
 const module = "github.com/serverless-claims/claims"
@@ -91,7 +91,7 @@ func (c *logCapture) Logf(format string, args ...any) {
 func record(t *testing.T, root, test, claim string, outcome verdict.Outcome, reason string, expected *results.Expected, edit ...func(*results.Result)) string {
 	t.Helper()
 	t.Setenv(results.DirEnv, filepath.Join(root, "results"))
-	base, err := repo.Path("harness/results/testdata/eventloop-result.json")
+	base, err := repo.Path("harness/claim/results/testdata/eventloop-result.json")
 	require.NoError(t, err)
 	data, err := os.ReadFile(base)
 	require.NoError(t, err)

@@ -14,7 +14,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/serverless-claims/claims/harness/wholefile"
+	"github.com/serverless-claims/claims/harness/sys/wholefile"
 	"github.com/serverless-claims/claims/report"
 )
 

@@ -1,6 +1,6 @@
 // Command setup installs what the experiments need and the machine lacks (Node 24, dynalite) and
 // checks the C compiler: `make setup` runs it, and the experiment packages run the same code
-// (harness/provision) before their tests, so it is never a required first step. It also installs
+// (harness/sys/provision) before their tests, so it is never a required first step. It also installs
 // Debian's chromium where apt-get can, for the report's browser test only, which only it does.
 package main
 
@@ -11,11 +11,11 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/serverless-claims/claims/harness/provision"
+	"github.com/serverless-claims/claims/harness/sys/provision"
 )
 
 func main() {
-	// Ctrl-C stops npm; an unfinished install is never put in place (harness/provision).
+	// Ctrl-C stops npm; an unfinished install is never put in place (harness/sys/provision).
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := provision.All(ctx, os.Stdout); err != nil {

@@ -2,9 +2,9 @@
 
 package coldstart
 
-// The live mode without AWS: this repository's stand-ins of Lambda's API (harness/lambdaapi, which
+// The live mode without AWS: this repository's stand-ins of Lambda's API (harness/standin/lambdaapi, which
 // runs each function's zip under the emulator and the local model of Lambda's CPU), IAM's
-// (harness/iamstub) and DynamoDB's (dynalite behind TLS), with the SDK's default chain pointed at
+// (harness/standin/iamstub) and DynamoDB's (dynalite behind TLS), with the SDK's default chain pointed at
 // them as a user points it at any endpoint: static test keys, the region, one endpoint variable
 // per service and the stand-in's CA. Every request is signed and checked.
 
@@ -24,17 +24,17 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/serverless-claims/claims/harness/cgroup"
-	"github.com/serverless-claims/claims/harness/claimtest"
-	"github.com/serverless-claims/claims/harness/dynalite"
-	"github.com/serverless-claims/claims/harness/iamstub"
-	"github.com/serverless-claims/claims/harness/lambdaapi"
-	"github.com/serverless-claims/claims/harness/live"
-	"github.com/serverless-claims/claims/harness/logsstub"
-	"github.com/serverless-claims/claims/harness/results"
-	"github.com/serverless-claims/claims/harness/sigv4check"
-	"github.com/serverless-claims/claims/harness/tlsca"
-	"github.com/serverless-claims/claims/harness/verdict"
+	"github.com/serverless-claims/claims/harness/aws/live"
+	"github.com/serverless-claims/claims/harness/claim/claimtest"
+	"github.com/serverless-claims/claims/harness/claim/results"
+	"github.com/serverless-claims/claims/harness/claim/verdict"
+	"github.com/serverless-claims/claims/harness/standin/dynalite"
+	"github.com/serverless-claims/claims/harness/standin/iamstub"
+	"github.com/serverless-claims/claims/harness/standin/lambdaapi"
+	"github.com/serverless-claims/claims/harness/standin/logsstub"
+	"github.com/serverless-claims/claims/harness/standin/sigv4check"
+	"github.com/serverless-claims/claims/harness/standin/tlsca"
+	"github.com/serverless-claims/claims/harness/sys/cgroup"
 )
 
 // The stand-ins' region and static keys; the keys sign requests to the stand-ins only.

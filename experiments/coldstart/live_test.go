@@ -2,9 +2,9 @@
 
 package coldstart
 
-// The live platform: the cold-start claims on AWS Lambda, through aws-sdk-go-v2 (harness/live),
+// The live platform: the cold-start claims on AWS Lambda, through aws-sdk-go-v2 (harness/aws/live),
 // with the claim bodies and decisions of the local run. A function is a Lambda function made for
-// the run from this repository's code (harness/lambdazip), cold-started by a change of its
+// the run from this repository's code (harness/lambda/lambdazip), cold-started by a change of its
 // configuration and invoked with its log's tail, whose REPORT is the evidence beside the
 // function's own timings.
 //
@@ -29,12 +29,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/serverless-claims/claims/harness/claimtest"
-	"github.com/serverless-claims/claims/harness/lambdalocal"
-	"github.com/serverless-claims/claims/harness/lambdazip"
-	"github.com/serverless-claims/claims/harness/live"
-	"github.com/serverless-claims/claims/harness/results"
-	"github.com/serverless-claims/claims/harness/settings"
+	"github.com/serverless-claims/claims/harness/aws/live"
+	"github.com/serverless-claims/claims/harness/claim/claimtest"
+	"github.com/serverless-claims/claims/harness/claim/results"
+	"github.com/serverless-claims/claims/harness/lambda/lambdalocal"
+	"github.com/serverless-claims/claims/harness/lambda/lambdazip"
+	"github.com/serverless-claims/claims/harness/sys/settings"
 )
 
 // platforms are where the claim tests run: with the lambda build tag, on Lambda.
@@ -123,7 +123,7 @@ func openLive(t *testing.T, standIns *standIns, planKey string) *livePlatform {
 	t.Helper()
 	mode, api := results.ModeLive, "AWS Lambda"
 	if standIns != nil {
-		mode, api = results.ModeLiveStandIn, "this repository's stand-ins: harness/lambdaapi (the emulator and the local CPU model behind Lambda's API), harness/iamstub, dynalite behind TLS"
+		mode, api = results.ModeLiveStandIn, "this repository's stand-ins: harness/standin/lambdaapi (the emulator and the local CPU model behind Lambda's API), harness/standin/iamstub, dynalite behind TLS"
 	} else if os.Getenv(live.EnvLambdaEndpoint) != "" {
 		api = "the Lambda-compatible endpoint " + live.EnvLambdaEndpoint + " names"
 	}

@@ -8,10 +8,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"github.com/serverless-claims/claims/harness/cgroup"
-	"github.com/serverless-claims/claims/harness/lambdalocal"
-	"github.com/serverless-claims/claims/harness/provision"
-	"github.com/serverless-claims/claims/harness/settings"
+	"github.com/serverless-claims/claims/harness/lambda/lambdalocal"
+	"github.com/serverless-claims/claims/harness/sys/cgroup"
+	"github.com/serverless-claims/claims/harness/sys/provision"
+	"github.com/serverless-claims/claims/harness/sys/settings"
 )
 
 // cfg is the run's settings, read once; CLAIMS_TRIALS is the number of cold starts of the claims

@@ -3,8 +3,8 @@
 package coldstart
 
 import (
-	"github.com/serverless-claims/claims/harness/claimtest"
-	"github.com/serverless-claims/claims/harness/settings"
+	"github.com/serverless-claims/claims/harness/claim/claimtest"
+	"github.com/serverless-claims/claims/harness/sys/settings"
 )
 
 // platforms are where the claim tests run. Without the lambda build tag, the local platform;

@@ -14,8 +14,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/serverless-claims/claims/harness/claimtest"
-	"github.com/serverless-claims/claims/harness/lambdareport"
+	"github.com/serverless-claims/claims/harness/claim/claimtest"
+	"github.com/serverless-claims/claims/harness/lambda/lambdareport"
 )
 
 // lambdaPlatform is where a claim's functions run.

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/serverless-claims/claims/harness/claimtest"
+	"github.com/serverless-claims/claims/harness/claim/claimtest"
 )
 
 // kernelDefaultPeriod is the CFS period the kernel gives a cgroup unless told otherwise, and the

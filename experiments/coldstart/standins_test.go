@@ -1,9 +1,9 @@
 package coldstart
 
-// The local platform: a function under the Runtime Interface Emulator (harness/lambdalocal), one
+// The local platform: a function under the Runtime Interface Emulator (harness/lambda/lambdalocal), one
 // emulator process per execution environment, with the model of Lambda's CPU (a memory size's
-// CFS quota and Init's burst, harness/cgroup), reading DynamoDB from dynalite behind TLS
-// (harness/dynalite) through a trust bundle made at run time.
+// CFS quota and Init's burst, harness/sys/cgroup), reading DynamoDB from dynalite behind TLS
+// (harness/standin/dynalite) through a trust bundle made at run time.
 
 import (
 	"context"
@@ -22,13 +22,13 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/serverless-claims/claims/harness/build"
-	"github.com/serverless-claims/claims/harness/cgroup"
-	"github.com/serverless-claims/claims/harness/claimtest"
-	"github.com/serverless-claims/claims/harness/dynalite"
-	"github.com/serverless-claims/claims/harness/lambdalocal"
-	"github.com/serverless-claims/claims/harness/lambdareport"
-	"github.com/serverless-claims/claims/harness/tlsca"
+	"github.com/serverless-claims/claims/harness/claim/claimtest"
+	"github.com/serverless-claims/claims/harness/lambda/lambdalocal"
+	"github.com/serverless-claims/claims/harness/lambda/lambdareport"
+	"github.com/serverless-claims/claims/harness/standin/dynalite"
+	"github.com/serverless-claims/claims/harness/standin/tlsca"
+	"github.com/serverless-claims/claims/harness/sys/build"
+	"github.com/serverless-claims/claims/harness/sys/cgroup"
 )
 
 // localLambda is the local platform as a claim test's mode.
@@ -63,7 +63,7 @@ const (
 	dummySecret = "claims-local-secret"
 )
 
-// initBurstShare is the CPU Init runs with (harness/lambdalocal's initburst.go says why): one
+// initBurstShare is the CPU Init runs with (harness/lambda/lambdalocal's initburst.go says why): one
 // whole CPU. Lambda does not publish the burst's size; one CPU is 1,769 MB's share, so a function
 // of that size runs its Init and its invocations alike.
 const initBurstShare = 1.0

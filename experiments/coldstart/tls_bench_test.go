@@ -25,7 +25,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/serverless-claims/claims/harness/tlsca"
+	"github.com/serverless-claims/claims/harness/standin/tlsca"
 )
 
 // handshakeTimeout bounds every read, write and dial of one handshake, so that a stuck peer fails

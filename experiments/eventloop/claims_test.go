@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/serverless-claims/claims/harness/claimtest"
+	"github.com/serverless-claims/claims/harness/claim/claimtest"
 )
 
 // The event-loop claims that one local process can settle. Each test runs its body against the

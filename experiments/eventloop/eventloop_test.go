@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/serverless-claims/claims/harness/claimtest"
-	"github.com/serverless-claims/claims/harness/pattern"
-	"github.com/serverless-claims/claims/harness/settings"
-	"github.com/serverless-claims/claims/harness/stats"
-	"github.com/serverless-claims/claims/harness/verdict"
+	"github.com/serverless-claims/claims/harness/claim/claimtest"
+	"github.com/serverless-claims/claims/harness/claim/stats"
+	"github.com/serverless-claims/claims/harness/claim/verdict"
+	"github.com/serverless-claims/claims/harness/sys/settings"
+	"github.com/serverless-claims/claims/harness/workload/pattern"
 )
 
 // The claims as experiments: each measures its pattern on the target it is given and decides

@@ -7,8 +7,8 @@ import (
 	"os"
 	"testing"
 
-	"github.com/serverless-claims/claims/harness/provision"
-	"github.com/serverless-claims/claims/harness/settings"
+	"github.com/serverless-claims/claims/harness/sys/provision"
+	"github.com/serverless-claims/claims/harness/sys/settings"
 )
 
 // cfg is the run's settings, read once; a setting that makes no sense stops the binary before any

@@ -10,13 +10,13 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/serverless-claims/claims/harness/claimtest"
-	"github.com/serverless-claims/claims/harness/pattern"
-	"github.com/serverless-claims/claims/harness/settings"
-	"github.com/serverless-claims/claims/harness/stats"
-	"github.com/serverless-claims/claims/harness/verdict"
-	"github.com/serverless-claims/claims/harness/webdeploy"
-	"github.com/serverless-claims/claims/harness/webrouter"
+	"github.com/serverless-claims/claims/harness/aws/webdeploy"
+	"github.com/serverless-claims/claims/harness/claim/claimtest"
+	"github.com/serverless-claims/claims/harness/claim/stats"
+	"github.com/serverless-claims/claims/harness/claim/verdict"
+	"github.com/serverless-claims/claims/harness/standin/webrouter"
+	"github.com/serverless-claims/claims/harness/sys/settings"
+	"github.com/serverless-claims/claims/harness/workload/pattern"
 )
 
 // The routing claims as tests. Each runs the article's pattern against a Web Function endpoint

@@ -8,11 +8,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/serverless-claims/claims/harness/claimtest"
-	"github.com/serverless-claims/claims/harness/pattern"
-	"github.com/serverless-claims/claims/harness/settings"
-	"github.com/serverless-claims/claims/harness/stats"
-	"github.com/serverless-claims/claims/harness/verdict"
+	"github.com/serverless-claims/claims/harness/claim/claimtest"
+	"github.com/serverless-claims/claims/harness/claim/stats"
+	"github.com/serverless-claims/claims/harness/claim/verdict"
+	"github.com/serverless-claims/claims/harness/sys/settings"
+	"github.com/serverless-claims/claims/harness/workload/pattern"
 )
 
 // discovery is sent before a routing run's trials and after them: pairs of concurrent /ping,

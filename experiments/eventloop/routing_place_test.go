@@ -10,9 +10,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/serverless-claims/claims/harness/pattern"
-	"github.com/serverless-claims/claims/harness/protocol"
-	"github.com/serverless-claims/claims/harness/webdeploy"
+	"github.com/serverless-claims/claims/harness/aws/webdeploy"
+	"github.com/serverless-claims/claims/harness/workload/pattern"
+	"github.com/serverless-claims/claims/harness/workload/protocol"
 )
 
 // placedRequest is a served request of kind in the environment whose envId is env, with the

@@ -9,13 +9,13 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"github.com/serverless-claims/claims/harness/claimtest"
-	"github.com/serverless-claims/claims/harness/pattern"
-	"github.com/serverless-claims/claims/harness/probe"
-	"github.com/serverless-claims/claims/harness/settings"
-	"github.com/serverless-claims/claims/harness/verdict"
-	"github.com/serverless-claims/claims/harness/webdeploy"
-	"github.com/serverless-claims/claims/harness/webrouter"
+	"github.com/serverless-claims/claims/harness/aws/webdeploy"
+	"github.com/serverless-claims/claims/harness/claim/claimtest"
+	"github.com/serverless-claims/claims/harness/claim/verdict"
+	"github.com/serverless-claims/claims/harness/standin/webrouter"
+	"github.com/serverless-claims/claims/harness/sys/settings"
+	"github.com/serverless-claims/claims/harness/workload/pattern"
+	"github.com/serverless-claims/claims/harness/workload/probe"
 )
 
 // TestWebClaimsCatchBrokenRouters shows that each routing claim test can fail: run against a

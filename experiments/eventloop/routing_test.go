@@ -6,7 +6,7 @@ package eventloop
 // across its execution environments, and what that does to a /ping sent while a /cpu spins. They
 // need more than one environment, so they run only with the lambda build tag: against deployed
 // Web Functions (webdeploy: `make live-web-deploy`, or CLAIMS_WEB_*_URL), or, with
-// CLAIMS_LIVE_STANDIN=1 (what `make test` does), against harness/webrouter, a stand-in endpoint
+// CLAIMS_LIVE_STANDIN=1 (what `make test` does), against harness/standin/webrouter, a stand-in endpoint
 // with probe processes as its environments. Its results say mode local-router and go under
 // results/local-router: they prove the measuring and deciding, never Lambda's routing.
 //
@@ -27,13 +27,13 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/stretchr/testify/require"
 
-	"github.com/serverless-claims/claims/harness/live"
-	"github.com/serverless-claims/claims/harness/probe"
-	"github.com/serverless-claims/claims/harness/results"
-	"github.com/serverless-claims/claims/harness/sigv4check"
-	"github.com/serverless-claims/claims/harness/target"
-	"github.com/serverless-claims/claims/harness/webdeploy"
-	"github.com/serverless-claims/claims/harness/webrouter"
+	"github.com/serverless-claims/claims/harness/aws/live"
+	"github.com/serverless-claims/claims/harness/aws/webdeploy"
+	"github.com/serverless-claims/claims/harness/claim/results"
+	"github.com/serverless-claims/claims/harness/standin/sigv4check"
+	"github.com/serverless-claims/claims/harness/standin/webrouter"
+	"github.com/serverless-claims/claims/harness/workload/probe"
+	"github.com/serverless-claims/claims/harness/workload/target"
 )
 
 // standInEnv, set to 1, runs the Web Functions claims against the local router.
@@ -127,7 +127,7 @@ type routerAbout struct {
 	SwapLogstreams         bool             `json:"swapLogstreams,omitempty"`
 }
 
-// localRouter is the stand-in platform: two probe processes behind harness/webrouter, which
+// localRouter is the stand-in platform: two probe processes behind harness/standin/webrouter, which
 // throttles a request no environment has a slot for.
 type localRouter struct {
 	policy webrouter.Policy

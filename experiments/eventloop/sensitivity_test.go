@@ -3,7 +3,7 @@ package eventloop
 import (
 	"testing"
 
-	"github.com/serverless-claims/claims/harness/claimtest"
+	"github.com/serverless-claims/claims/harness/claim/claimtest"
 )
 
 // TestClaimTestsCatchBrokenProbes shows that every claim test above can fail: each experiment,

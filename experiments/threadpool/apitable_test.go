@@ -9,10 +9,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/serverless-claims/claims/harness/claimtest"
-	"github.com/serverless-claims/claims/harness/dnsstub"
-	"github.com/serverless-claims/claims/harness/stats"
-	"github.com/serverless-claims/claims/harness/verdict"
+	"github.com/serverless-claims/claims/harness/claim/claimtest"
+	"github.com/serverless-claims/claims/harness/claim/stats"
+	"github.com/serverless-claims/claims/harness/claim/verdict"
+	"github.com/serverless-claims/claims/harness/standin/dnsstub"
 )
 
 // What the docs say about a row, as the lab writes it.

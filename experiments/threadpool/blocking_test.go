@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/serverless-claims/claims/harness/claimtest"
-	"github.com/serverless-claims/claims/harness/stats"
-	"github.com/serverless-claims/claims/harness/verdict"
+	"github.com/serverless-claims/claims/harness/claim/claimtest"
+	"github.com/serverless-claims/claims/harness/claim/stats"
+	"github.com/serverless-claims/claims/harness/claim/verdict"
 )
 
 // The article's sizes. It gave no pbkdf2 parameters for P1; the job is the same 150 ms as the

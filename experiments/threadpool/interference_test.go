@@ -6,10 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/serverless-claims/claims/harness/build"
-	"github.com/serverless-claims/claims/harness/claimtest"
-	"github.com/serverless-claims/claims/harness/stats"
-	"github.com/serverless-claims/claims/harness/verdict"
+	"github.com/serverless-claims/claims/harness/claim/claimtest"
+	"github.com/serverless-claims/claims/harness/claim/stats"
+	"github.com/serverless-claims/claims/harness/claim/verdict"
+	"github.com/serverless-claims/claims/harness/sys/build"
 )
 
 // The interference loads. Eight 2 MiB gzip streams, each compressed in one pool job (an output

@@ -11,10 +11,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/serverless-claims/claims/catalog"
-	"github.com/serverless-claims/claims/harness/claimtest"
-	"github.com/serverless-claims/claims/harness/runtimes"
-	"github.com/serverless-claims/claims/harness/stats"
-	"github.com/serverless-claims/claims/harness/verdict"
+	"github.com/serverless-claims/claims/harness/claim/claimtest"
+	"github.com/serverless-claims/claims/harness/claim/stats"
+	"github.com/serverless-claims/claims/harness/claim/verdict"
+	"github.com/serverless-claims/claims/harness/workload/runtimes"
 )
 
 // libuvMaxThreads is libuv's absolute maximum pool size (MAX_THREADPOOL_SIZE in threadpool.c).

@@ -13,13 +13,13 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/serverless-claims/claims/harness/claimtest"
-	"github.com/serverless-claims/claims/harness/proc"
-	"github.com/serverless-claims/claims/harness/protocol"
-	"github.com/serverless-claims/claims/harness/repo"
-	"github.com/serverless-claims/claims/harness/stats"
-	"github.com/serverless-claims/claims/harness/target"
-	"github.com/serverless-claims/claims/harness/verdict"
+	"github.com/serverless-claims/claims/harness/claim/claimtest"
+	"github.com/serverless-claims/claims/harness/claim/stats"
+	"github.com/serverless-claims/claims/harness/claim/verdict"
+	"github.com/serverless-claims/claims/harness/sys/proc"
+	"github.com/serverless-claims/claims/harness/sys/repo"
+	"github.com/serverless-claims/claims/harness/workload/protocol"
+	"github.com/serverless-claims/claims/harness/workload/target"
 )
 
 // syncServerScript is claim P10's server: it reads one data file with fs.readFileSync, once

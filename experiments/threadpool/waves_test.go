@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/serverless-claims/claims/harness/claimtest"
-	"github.com/serverless-claims/claims/harness/stats"
-	"github.com/serverless-claims/claims/harness/verdict"
+	"github.com/serverless-claims/claims/harness/claim/claimtest"
+	"github.com/serverless-claims/claims/harness/claim/stats"
+	"github.com/serverless-claims/claims/harness/claim/verdict"
 )
 
 // waveJobMs is one pbkdf2 job's length on an idle core: the article's four jobs ended near 300 ms

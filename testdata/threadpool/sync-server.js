@@ -3,7 +3,7 @@
 // request path stalls every request"): an HTTP/1.1 server that reads one data file with
 // fs.readFileSync either once before it listens or on every request. No npm dependencies; runs on
 // Node 20 and 24. It binds AWS_LAMBDA_HTTP_ENDPOINT (host:port) when set, else 127.0.0.1:0, and
-// prints one line `READY {json}` when it listens, as the probes do (harness/protocol).
+// prints one line `READY {json}` when it listens, as the probes do (harness/workload/protocol).
 //
 //   LAB_SYNC_AT=startup     readFileSync(LAB_FILE) once before listening; /work answers the
 //                           cached length

@@ -1,6 +1,6 @@
 'use strict';
 // Starts dynalite in memory on 127.0.0.1 at a port the kernel picks and prints one line,
-// `READY {"addr":...}`, in the probe protocol's form (harness/protocol), so the harness can wait
+// `READY {"addr":...}`, in the probe protocol's form (harness/workload/protocol), so the harness can wait
 // for it like any probe. Plain HTTP: the harness puts TLS in front with a CA it makes at run time,
 // because dynalite's bundled certificate expired in 2018.
 const crypto = require('crypto');

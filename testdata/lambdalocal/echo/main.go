@@ -1,4 +1,4 @@
-// Command echo is the smallest Lambda function, for the tests of harness/lambdalocal: it answers
+// Command echo is the smallest Lambda function, for the tests of harness/lambda/lambdalocal: it answers
 // the event it got with its pid and the memory size it was given.
 package main
 

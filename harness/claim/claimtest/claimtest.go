@@ -1,0 +1,182 @@
+// Package claimtest is what every claim test shares: the Claim it decides (IDs from the catalog,
+// the family of its result, what the test asserts), the targets it runs against (Run, Mode), and
+// the last step: give the measurement its verdict, write the result, and assert the claim, so
+// that a failing claim reads the same in every package: each check that did not hold as
+// `what = got; want want (evidence)`, then the verdict with its reason.
+package claimtest
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/serverless-claims/claims/catalog"
+	"github.com/serverless-claims/claims/harness/claim/results"
+	"github.com/serverless-claims/claims/harness/claim/stats"
+	"github.com/serverless-claims/claims/harness/claim/verdict"
+)
+
+// Claim is what one claim test decides.
+type Claim struct {
+	IDs    []string    // the catalog's IDs this test decides
+	Group  string      // the results folder: eventloop, threadpool, coldstart
+	Family string      // the result's family: which typed parameters, summary and trials it carries
+	Expect Expectation // what the test asserts of the verdict; the zero value is Holds
+}
+
+// Expectation is what a claim test asserts of its verdict.
+type Expectation struct {
+	outcome verdict.Outcome // "" for Holds
+	why     string
+}
+
+// Holds asserts that the claim holds: verdict pass, every check holding.
+var Holds = Expectation{}
+
+// Refuted asserts that the measurement refutes the claim (verdict fail), for the reason why. A
+// claim an article states and these runtimes do not bear out is a finding: the result says fail
+// with its evidence, the test passes while that stays so, and fails, asking for the claim to be
+// looked at again, the day a runtime makes it hold.
+func Refuted(why string) Expectation { return Expectation{outcome: verdict.Fail, why: why} }
+
+// recorded is e as a result records it: nil for Holds.
+func (e Expectation) recorded() *results.Expected {
+	if e.outcome == "" {
+		return nil
+	}
+	return &results.Expected{Outcome: e.outcome, Why: e.why}
+}
+
+// Target is what a claim body runs against, as far as the result needs to know.
+type Target interface {
+	// Mode is where the target runs: "local" (stand-ins on this machine) or "live" (AWS).
+	Mode() string
+}
+
+// Mode is one kind of target a claim body runs against (a Node probe, a Go probe, a function
+// under the local emulator, a live Lambda function): its subtest's name and how to start it.
+type Mode[T any] struct {
+	Name  string
+	Start func(t *testing.T) T // starts the target; stopping it is its own t.Cleanup
+}
+
+// Run runs body once per mode, in a subtest named by the mode, against the target the mode
+// starts: net/http's run(t, testFoo, modes...), so that a claim's body never knows which it got.
+func Run[T any](t *testing.T, body func(t *testing.T, target T), modes ...Mode[T]) {
+	t.Helper()
+	if len(modes) == 1 {
+		body(t, modes[0].Start(t))
+		return
+	}
+	RunEach(t, body, modes...)
+}
+
+// RunEach is Run with a subtest per mode even when there is one, for modes found at run time
+// (the Node.js runtimes a machine has), so that a result's name does not depend on how many.
+func RunEach[T any](t *testing.T, body func(t *testing.T, target T), modes ...Mode[T]) {
+	t.Helper()
+	for _, m := range modes {
+		t.Run(m.Name, func(t *testing.T) { body(t, m.Start(t)) })
+	}
+}
+
+// Measurement is a claim measured on one target, before its verdict.
+type Measurement struct {
+	Target      Target // what ran; its Mode goes into the result, and it is recorded as is
+	Broken      string // what a sensitivity test broke on purpose; its result goes under results/sensitivity
+	Statement   string // this run's wording of the claim; default: the catalog's statements
+	StartedAt   time.Time
+	Headline    string // our key figures in one line
+	Parameters  any
+	Summary     any
+	Trials      any
+	Environment results.Environment
+	Evidence    stats.Proportion // the trials that could speak to the claim, of all
+	// NotEvidence says why the other trials could not, counted by reason ("2 the first REPORT
+	// has no Init Duration: not a cold start; 1 ..."); an inconclusive verdict for too little
+	// evidence names it (verdict.DecideWith). "" where the claim has no reasons to give.
+	NotEvidence string
+	Checks      []verdict.Check
+}
+
+// Decide gives m its verdict (verdict.Decide), writes its result under results/<Group> (or
+// results/sensitivity/<Group> when m.Broken says what was broken) and returns it. It does not
+// assert: a sensitivity test reads a failing verdict from it.
+func (c Claim) Decide(t testing.TB, m Measurement) results.Result {
+	t.Helper()
+	published, err := results.PublishedFor(c.IDs)
+	if err != nil {
+		t.Fatalf("claim %v: %v", c.IDs, err)
+	}
+	statement := m.Statement
+	if statement == "" {
+		var parts []string
+		for _, id := range c.IDs {
+			cl, _ := catalog.Lookup(id) // PublishedFor found each
+			parts = append(parts, cl.Statement)
+		}
+		statement = strings.Join(parts, " ")
+	}
+	started := m.StartedAt
+	if started.IsZero() {
+		started = time.Now()
+	}
+	res := results.Result{
+		Experiment:  t.Name(),
+		Family:      c.Family,
+		Claims:      c.IDs,
+		Claim:       statement,
+		Mode:        m.Target.Mode(),
+		Broken:      m.Broken,
+		StartedAt:   started.UTC(),
+		FinishedAt:  time.Now().UTC(),
+		Headline:    m.Headline,
+		Parameters:  m.Parameters,
+		Target:      m.Target,
+		Summary:     m.Summary,
+		Verdict:     verdict.DecideWith(m.Evidence, m.NotEvidence, m.Checks...),
+		Expected:    c.Expect.recorded(),
+		Published:   published,
+		Environment: m.Environment,
+		Trials:      m.Trials,
+	}
+	results.Record(t, c.Group, res)
+	return res
+}
+
+// Assert asserts c.Expect of res: for Holds each check, then the verdict; for Refuted the
+// verdict fail.
+func (c Claim) Assert(t testing.TB, res results.Result) {
+	t.Helper()
+	switch c.Expect.outcome {
+	case "":
+		for _, ch := range res.Verdict.Checks {
+			assert.True(t, ch.Pass, "%v: %s", res.Claims, ch)
+		}
+		assert.Equal(t, verdict.Pass, res.Verdict.Outcome, "verdict for %v: %s", res.Claims, res.Verdict.Reason)
+	case verdict.Fail:
+		if assert.Equal(t, verdict.Fail, res.Verdict.Outcome,
+			"verdict for %v = %s; want fail, the claim refuted here because %s (%s)", res.Claims, res.Verdict.Outcome, c.Expect.why, res.Verdict.Reason) {
+			t.Logf("%v refuted, as measured before: %s; evidence: %s", res.Claims, c.Expect.why, res.Verdict.Reason)
+		}
+	}
+}
+
+// Check decides m and asserts the claim: the last line of a claim test.
+func (c Claim) Check(t testing.TB, m Measurement) results.Result {
+	t.Helper()
+	res := c.Decide(t, m)
+	c.Assert(t, res)
+	return res
+}
+
+// CatchesBroken asserts what a sensitivity test wants of a claim measured on a target broken on
+// purpose: the verdict fail, since a claim test that cannot fail proves nothing.
+func CatchesBroken(t testing.TB, res results.Result) {
+	t.Helper()
+	assert.NotEmpty(t, res.Broken, "%s: a sensitivity run must say what it broke", res.Experiment)
+	assert.Equal(t, verdict.Fail, res.Verdict.Outcome,
+		"verdict for %v against %s = %s; want fail (%s)", res.Claims, res.Broken, res.Verdict.Outcome, res.Verdict.Reason)
+}

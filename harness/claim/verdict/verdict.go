@@ -1,0 +1,222 @@
+// Package verdict turns evidence into a claim's verdict: pass, fail or inconclusive, with the
+// reason and every check that went into it. Checks on time are ratio bands measured in the same
+// run; whether a /ping waited is decided before, on one probe's own clock (pattern.PingWait).
+package verdict
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/serverless-claims/claims/harness/claim/stats"
+)
+
+// Outcome is a verdict's word.
+type Outcome string
+
+// The three outcomes. Inconclusive is honest: the run did not produce enough evidence.
+const (
+	Pass         Outcome = "pass"
+	Fail         Outcome = "fail"
+	Inconclusive Outcome = "inconclusive"
+)
+
+// Check is one condition of a claim, as measured.
+type Check struct {
+	Name string `json:"name"` // what was measured: "waited behind /cpu"
+	Got  string `json:"got"`  // "20/20", "0.97"
+	Want string `json:"want"` // "20/20", "within [0.90, 1.20]"
+	Pass bool   `json:"pass"`
+	// Undecided says the evidence leaves the check open: the confidence interval of what it
+	// measures straddles the bound. Such a check neither holds nor fails, and makes the verdict
+	// inconclusive unless another check fails.
+	Undecided bool   `json:"undecided,omitempty"`
+	Note      string `json:"note,omitempty"` // the evidence behind Got, e.g. the figures of a ratio
+}
+
+// String reads "name = got; want want (note)", the form of a failure message.
+func (c Check) String() string {
+	s := fmt.Sprintf("%s = %s; want %s", c.Name, c.Got, c.Want)
+	if c.Note != "" {
+		s += " (" + c.Note + ")"
+	}
+	return s
+}
+
+// Verdict is a claim's outcome with its reason and its checks.
+type Verdict struct {
+	Outcome Outcome `json:"outcome"`
+	Reason  string  `json:"reason"`
+	Checks  []Check `json:"checks"`
+}
+
+// Decide gives the verdict: inconclusive when fewer than half the trials (or none) were
+// evidential; else fail naming each check that does not hold; else inconclusive naming each check
+// the evidence leaves open; else pass.
+func Decide(evidential stats.Proportion, checks ...Check) Verdict {
+	return DecideWith(evidential, "", checks...)
+}
+
+// DecideWith is Decide told why the trials that were not evidence were not (notEvidence, e.g.
+// "2 the first REPORT has no Init Duration; 1 GetItem denied"; "" where it cannot say): where
+// too few were evidence, the reason ends "; not evidence: " and that, so that an inconclusive
+// verdict names what kept the rest from counting, not only how many did.
+func DecideWith(evidential stats.Proportion, notEvidence string, checks ...Check) Verdict {
+	v := Verdict{Checks: checks}
+	if evidential.K == 0 || 2*evidential.K < evidential.N {
+		v.Outcome = Inconclusive
+		v.Reason = fmt.Sprintf("only %s trials were evidence; at least half are needed", evidential)
+		if notEvidence != "" {
+			v.Reason += "; not evidence: " + notEvidence
+		}
+		return v
+	}
+	var failed, open []string
+	for _, c := range checks {
+		switch {
+		case c.Undecided:
+			open = append(open, c.String())
+		case !c.Pass:
+			failed = append(failed, c.String())
+		}
+	}
+	if len(failed) > 0 {
+		v.Outcome = Fail
+		v.Reason = strings.Join(failed, "; ")
+		return v
+	}
+	if len(open) > 0 {
+		v.Outcome = Inconclusive
+		v.Reason = "left open by the evidence, at the intervals' confidence: " + strings.Join(open, "; ")
+		return v
+	}
+	held := make([]string, len(checks))
+	for i, c := range checks {
+		held[i] = fmt.Sprintf("%s = %s (want %s)", c.Name, c.Got, c.Want)
+	}
+	v.Outcome = Pass
+	v.Reason = fmt.Sprintf("over %s evidential trials: %s", evidential, strings.Join(held, "; "))
+	return v
+}
+
+// All checks that every trial counted: "waited = 20/20; want 20/20".
+func All(name string, p stats.Proportion) Check {
+	return Check{Name: name, Got: p.String(), Want: fmt.Sprintf("%d/%d", p.N, p.N), Pass: p.All()}
+}
+
+// None checks that no trial counted: "waited = 0/20; want 0/20".
+func None(name string, p stats.Proportion) Check {
+	return Check{Name: name, Got: p.String(), Want: fmt.Sprintf("0/%d", p.N), Pass: p.None()}
+}
+
+// Minority checks that fewer than half the trials counted: "waited = 1/8; want fewer than 4/8".
+// It is for a control in which the counted event can still happen by chance (a thread the
+// scheduler leaves waiting), where a mechanism would make it happen every time.
+func Minority(name string, p stats.Proportion) Check {
+	return Check{Name: name, Got: p.String(), Want: fmt.Sprintf("fewer than %d/%d", (p.N+1)/2, p.N), Pass: p.N > 0 && 2*p.K < p.N}
+}
+
+// Some checks that at least one trial counted: "ignored = 1/4; want at least 1/4". It is for a
+// claim that something can happen ("not guaranteed"), which one case shows.
+func Some(name string, p stats.Proportion) Check {
+	return Check{Name: name, Got: p.String(), Want: fmt.Sprintf("at least 1/%d", p.N), Pass: p.K >= 1}
+}
+
+// Exactly checks a count that has one right value: "pool threads = 1024; want exactly 1024".
+func Exactly(name string, got, want int, note string) Check {
+	return Check{Name: name, Got: fmt.Sprint(got), Want: fmt.Sprintf("exactly %d", want), Pass: got == want, Note: note}
+}
+
+// Within checks that got/ref lies in [lo, hi]; the note gives both figures and refWhat, which
+// says what ref is ("spin - 15 ms").
+func Within(name string, got, ref, lo, hi float64, refWhat string) Check {
+	ratio := got / ref
+	return Check{
+		Name: name,
+		Got:  fmt.Sprintf("%.2f", ratio),
+		Want: fmt.Sprintf("within [%.2f, %.2f]", lo, hi),
+		Pass: ref > 0 && ratio >= lo && ratio <= hi,
+		Note: fmt.Sprintf("%.1f ms / %.1f ms, %s", got, ref, refWhat),
+	}
+}
+
+// InBand checks lo <= got <= hi, all in unit ("" for a ratio or a count). NaN fails.
+func InBand(name string, got, lo, hi float64, unit, note string) Check {
+	return Check{
+		Name: name,
+		Got:  withUnit(got, unit),
+		Want: fmt.Sprintf("within [%s, %s]", withUnit(lo, unit), withUnit(hi, unit)),
+		Pass: got >= lo && got <= hi,
+		Note: note,
+	}
+}
+
+// AtMost checks got <= limit, both in unit ("" for a ratio or a count).
+func AtMost(name string, got, limit float64, unit, note string) Check {
+	return Check{
+		Name: name,
+		Got:  withUnit(got, unit),
+		Want: "at most " + withUnit(limit, unit),
+		Pass: got <= limit,
+		Note: note,
+	}
+}
+
+// AtLeast checks got >= limit, both in unit ("" for a ratio or a count). NaN fails.
+func AtLeast(name string, got, limit float64, unit, note string) Check {
+	return Check{
+		Name: name,
+		Got:  withUnit(got, unit),
+		Want: "at least " + withUnit(limit, unit),
+		Pass: got >= limit,
+		Note: note,
+	}
+}
+
+// RatioAtLeast checks got/ref >= lo, two figures in ms of the same run; the note gives both and
+// refWhat, which says what ref is. A ref that is not positive fails: there is nothing to compare.
+func RatioAtLeast(name string, got, ref, lo float64, refWhat string) Check {
+	c := AtLeast(name, got/ref, lo, "", ratioNote(got, ref, refWhat))
+	c.Pass = c.Pass && ref > 0
+	return c
+}
+
+// RatioAtMost checks got/ref <= hi, as RatioAtLeast.
+func RatioAtMost(name string, got, ref, hi float64, refWhat string) Check {
+	c := AtMost(name, got/ref, hi, "", ratioNote(got, ref, refWhat))
+	c.Pass = c.Pass && ref > 0
+	return c
+}
+
+// EstimateAtLeast checks that e (a figure from means with its bootstrap interval,
+// stats.MeansCI) is at least k: it holds when the whole interval is at least k, fails when the
+// whole interval is below, and is left open between, or when the interval is open. what says
+// how e was made from which figures.
+func EstimateAtLeast(name string, e stats.Estimate, k float64, what string) Check {
+	c := Check{Name: name, Got: e.String(), Want: fmt.Sprintf("at least %.2f", k), Note: estimateNote(e, what)}
+	c.Pass = e.Finite && e.Lo >= k
+	c.Undecided = !c.Pass && !(e.Finite && e.Hi < k)
+	return c
+}
+
+// EstimateAtMost checks that e is at most k, as EstimateAtLeast.
+func EstimateAtMost(name string, e stats.Estimate, k float64, what string) Check {
+	c := Check{Name: name, Got: e.String(), Want: fmt.Sprintf("at most %.2f", k), Note: estimateNote(e, what)}
+	c.Pass = e.Finite && e.Hi <= k
+	c.Undecided = !c.Pass && !(e.Finite && e.Lo > k)
+	return c
+}
+
+func estimateNote(e stats.Estimate, what string) string {
+	return fmt.Sprintf("%s; %s, %.0f%% interval, %d trials", what, e.Method, 100*e.Confidence, e.N)
+}
+
+func ratioNote(got, ref float64, refWhat string) string {
+	return fmt.Sprintf("%.2f ms / %.2f ms, %s", got, ref, refWhat)
+}
+
+func withUnit(v float64, unit string) string {
+	if unit == "" {
+		return fmt.Sprintf("%.2f", v)
+	}
+	return fmt.Sprintf("%.2f %s", v, unit)
+}

@@ -1,0 +1,300 @@
+package webrouter_test
+
+import (
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/serverless-claims/claims/harness/standin/sigv4check"
+	"github.com/serverless-claims/claims/harness/standin/webrouter"
+	"github.com/serverless-claims/claims/harness/workload/pattern"
+	"github.com/serverless-claims/claims/harness/workload/target"
+)
+
+const (
+	keyID  = "AKIDWEBROUTERTEST000"
+	secret = "webrouter-test-secret"
+	region = "us-east-1"
+)
+
+// environment is a minimal environment for the router's tests: it answers /ping at once and
+// /cpu?ms=N after N ms, in the probe protocol's shape, with its own envId.
+func environment(t *testing.T, envID string) webrouter.Environment {
+	t.Helper()
+	start := time.Now()
+	now := func() float64 { return float64(time.Since(start).Microseconds()) / 1000 }
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		received := now()
+		if ms, err := strconv.Atoi(r.URL.Query().Get("ms")); err == nil {
+			time.Sleep(time.Duration(ms) * time.Millisecond)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]any{"envId": envID, "pid": 1, "receivedAt": received, "finishedAt": now(), "path": r.URL.Path})
+	}))
+	t.Cleanup(srv.Close)
+	return webrouter.Environment{Addr: strings.TrimPrefix(srv.URL, "http://"), Logstream: "2026/12/01/" + envID}
+}
+
+// start starts a router over two environments, a and b, with cfg's policy and limits.
+func start(t *testing.T, cfg webrouter.Config) *webrouter.Router {
+	t.Helper()
+	cfg.Environments = []webrouter.Environment{environment(t, "a"), environment(t, "b")}
+	cfg.Keys, cfg.Region = sigv4check.Keys{keyID: secret}, region
+	r, err := webrouter.Start(cfg)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = r.Close() })
+	return r
+}
+
+// client is a signing Web target for r, with the secret given.
+func client(t *testing.T, r *webrouter.Router, sec string) *target.Web {
+	t.Helper()
+	w, err := target.NewWeb(r.URL(), target.WebOptions{
+		Credentials: credentials.NewStaticCredentialsProvider(keyID, sec, ""), Region: region, RootCAs: r.RootCAs(),
+	})
+	require.NoError(t, err)
+	t.Cleanup(w.Close)
+	return w
+}
+
+// concurrently sends paths at once and returns their replies in order.
+func concurrently(w *target.Web, paths ...string) []target.Reply {
+	out := make([]target.Reply, len(paths))
+	var wg sync.WaitGroup
+	for i, p := range paths {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			time.Sleep(time.Duration(i) * 20 * time.Millisecond) // in order of arrival
+			out[i] = w.Get(context.Background(), p)
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+func TestSignedRequestGetsBothHeaders(t *testing.T) {
+	r := start(t, webrouter.Config{Policy: webrouter.LeastBusy})
+	rep := client(t, r, secret).Get(t.Context(), "/ping")
+	require.NoError(t, rep.Err)
+	assert.Equal(t, http.StatusOK, rep.Status)
+	assert.Regexp(t, `^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`, rep.RequestID, "lambda-web-request-id")
+	assert.Equal(t, "2026/12/01/"+rep.Answer.EnvID, rep.EnvHint, "lambda-web-logstream = %q; want the environment's own (envId %s)", rep.EnvHint, rep.Answer.EnvID)
+}
+
+func TestBadSignatureIsACredentialsError(t *testing.T) {
+	r := start(t, webrouter.Config{Policy: webrouter.LeastBusy})
+	rep := client(t, r, "not-the-secret").Get(t.Context(), "/ping")
+	assert.Equal(t, http.StatusForbidden, rep.Status)
+	assert.True(t, errors.Is(rep.Err, target.ErrCredentials), "error = %v; want target.ErrCredentials", rep.Err)
+	assert.NotEmpty(t, rep.RequestID, "a refused request still carries lambda-web-request-id")
+
+	unsigned, err := target.NewWeb(r.URL(), target.WebOptions{RootCAs: r.RootCAs()})
+	require.NoError(t, err)
+	rep = unsigned.Get(t.Context(), "/ping")
+	assert.Equal(t, http.StatusForbidden, rep.Status, "an unsigned request's status")
+	assert.True(t, errors.Is(rep.Err, target.ErrCredentials), "error = %v; want target.ErrCredentials", rep.Err)
+	assert.Equal(t, []int{0, 0}, r.Stats().Served, "refused requests reached an environment")
+
+	// A pattern run stops at the first refusal and says it is the credentials, so that an
+	// experiment reports it as such and writes no result.
+	_, err = pattern.Run(t.Context(), client(t, r, "not-the-secret"), pattern.OneCPU(pattern.CPU{Ms: 100}), pattern.Schedule{Trials: 1})
+	assert.True(t, errors.Is(err, target.ErrCredentials), "pattern.Run error = %v; want target.ErrCredentials", err)
+}
+
+func TestPolicies(t *testing.T) {
+	cases := []struct {
+		policy   webrouter.Policy
+		together bool // the /ping joins the busy /cpu's environment
+	}{
+		{webrouter.LeastBusy, false},
+		{webrouter.CoLocate, true},
+	}
+	for _, c := range cases {
+		t.Run(string(c.policy), func(t *testing.T) {
+			r := start(t, webrouter.Config{Policy: c.policy})
+			reps := concurrently(client(t, r, secret), "/cpu?ms=300", "/ping")
+			require.NoError(t, errors.Join(reps[0].Err, reps[1].Err))
+			assert.Equal(t, c.together, reps[0].EnvHint == reps[1].EnvHint,
+				"/ping beside the busy /cpu = %v; want %v (logstreams %s, %s)", reps[0].EnvHint == reps[1].EnvHint, c.together, reps[0].EnvHint, reps[1].EnvHint)
+		})
+	}
+}
+
+// TestFullEndpointThrottles: a request that finds every environment fully used is throttled at
+// once, as the Web Functions scaling documentation says, never queued until a slot frees.
+func TestFullEndpointThrottles(t *testing.T) {
+	r := start(t, webrouter.Config{Policy: webrouter.LeastBusy, MaxConcurrencyPerEnvironment: 1})
+	w := client(t, r, secret)
+	reps := concurrently(w, "/cpu?ms=300", "/cpu?ms=300", "/ping")
+	require.NoError(t, errors.Join(reps[0].Err, reps[1].Err))
+	assert.NotEqual(t, reps[0].EnvHint, reps[1].EnvHint, "the two /cpu share an environment with one slot each")
+	ping := reps[2]
+	assert.Equal(t, http.StatusTooManyRequests, ping.Status, "/ping status with both slots held; want 429 (err %v)", ping.Err)
+	assert.True(t, errors.Is(ping.Err, target.ErrThrottled), "/ping error = %v; want target.ErrThrottled", ping.Err)
+	assert.True(t, ping.DoneAt.Before(reps[0].DoneAt) && ping.DoneAt.Before(reps[1].DoneAt),
+		"the throttled /ping was answered after a /cpu ended: it waited for a slot (/ping done %v, /cpu done %v, %v)",
+		ping.DoneAt, reps[0].DoneAt, reps[1].DoneAt)
+	assert.Empty(t, ping.EnvHint, "a throttled answer names a logstream, but no environment served it")
+	assert.NotEmpty(t, ping.RequestID, "a throttled answer still carries lambda-web-request-id")
+	st := r.Stats()
+	assert.Equal(t, 1, st.Throttled, "throttled requests = %d; want the /ping (%+v)", st.Throttled, st)
+	assert.Equal(t, 2, st.Served[0]+st.Served[1], "served = %v; want the two /cpu only", st.Served)
+}
+
+// TestThrottledAnswerShape: the throttled answer is the Lambda Web service's ThrottlingException
+// (429, JSON with a message) with a platform error type, and no logstream.
+func TestThrottledAnswerShape(t *testing.T) {
+	r := start(t, webrouter.Config{Policy: webrouter.LeastBusy, MaxConcurrencyPerEnvironment: 1})
+	busy := client(t, r, secret)
+	done := make(chan struct{})
+	go func() { defer close(done); concurrently(busy, "/cpu?ms=1000", "/cpu?ms=1000") }()
+	t.Cleanup(func() { <-done })
+	require.Eventually(t, func() bool { in := r.Stats().InFlight; return in[0]+in[1] == 2 }, 900*time.Millisecond, 5*time.Millisecond,
+		"both /cpu hold both slots (in flight %v)", r.Stats().InFlight)
+
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, r.URL()+"/ping", nil)
+	require.NoError(t, err)
+	require.NoError(t, signRequest(t, req))
+	hc := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: r.RootCAs()}}}
+	t.Cleanup(hc.CloseIdleConnections)
+	resp, err := hc.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	var body map[string]any
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&body))
+	assert.Equal(t, http.StatusTooManyRequests, resp.StatusCode)
+	assert.Equal(t, "application/json", resp.Header.Get("Content-Type"))
+	assert.NotEmpty(t, body["message"], "body = %v; want the ThrottlingException shape's message", body)
+	assert.Equal(t, webrouter.ThrottlingException, resp.Header.Get("X-Amzn-Errortype"), "x-amzn-ErrorType")
+	assert.Equal(t, webrouter.ThrottledErrorType, resp.Header.Get(webrouter.HeaderErrorType), "lambda-web-error-type")
+	assert.Empty(t, resp.Header.Get(webrouter.HeaderLogstream), "lambda-web-logstream on a throttled answer")
+	assert.NotEmpty(t, resp.Header.Get(webrouter.HeaderRequestID), "lambda-web-request-id on a throttled answer")
+}
+
+// signRequest signs req with the test keys, as target.Web does.
+func signRequest(t *testing.T, req *http.Request) error {
+	t.Helper()
+	const emptySHA = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+	req.Header.Set("X-Amz-Content-Sha256", emptySHA)
+	creds, err := credentials.NewStaticCredentialsProvider(keyID, secret, "").Retrieve(t.Context())
+	if err != nil {
+		return err
+	}
+	return v4.NewSigner().SignHTTP(t.Context(), creds, req, emptySHA, webrouter.SigningService, region, time.Now())
+}
+
+// TestCPUBusyLimitKeepsRequestsOffABusyEnvironment: with CPUBusyLimit 1, an environment running
+// a /cpu takes nothing more, as Lambda may not route to one under high sustained CPU; the same
+// router without it puts a second /cpu beside the first.
+func TestCPUBusyLimitKeepsRequestsOffABusyEnvironment(t *testing.T) {
+	for _, c := range []struct {
+		name       string
+		busyLimit  int
+		wantStatus []int // of /cpu, /cpu, /ping
+	}{
+		{"off", 0, []int{200, 200, 200}},
+		{"busy-limit-1", 1, []int{200, 200, 429}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			// CoLocate would put every request beside the busy /cpu: only the limit keeps it off.
+			r := start(t, webrouter.Config{Policy: webrouter.CoLocate, CPUBusyLimit: c.busyLimit})
+			reps := concurrently(client(t, r, secret), "/cpu?ms=300", "/cpu?ms=300", "/ping")
+			got := []int{reps[0].Status, reps[1].Status, reps[2].Status}
+			assert.Equal(t, c.wantStatus, got, "statuses of /cpu, /cpu, /ping (errors %v, %v, %v)", reps[0].Err, reps[1].Err, reps[2].Err)
+			assert.Equal(t, c.busyLimit == 0, reps[0].EnvHint == reps[1].EnvHint,
+				"second /cpu beside the first = %v; want %v (logstreams %s, %s)", reps[0].EnvHint == reps[1].EnvHint, c.busyLimit == 0, reps[0].EnvHint, reps[1].EnvHint)
+		})
+	}
+}
+
+// TestOmitLogstreamEvery: every Nth answer carries no lambda-web-logstream, the others their own
+// environment's; the request id is on every one.
+func TestOmitLogstreamEvery(t *testing.T) {
+	r := start(t, webrouter.Config{Policy: webrouter.LeastBusy, OmitLogstreamEvery: 3})
+	w := client(t, r, secret)
+	var missing []int
+	for i := range 9 {
+		rep := w.Get(t.Context(), "/ping")
+		require.NoError(t, rep.Err)
+		assert.NotEmpty(t, rep.RequestID, "answer %d: lambda-web-request-id", i+1)
+		if rep.EnvHint == "" {
+			missing = append(missing, i+1)
+		} else {
+			assert.Equal(t, "2026/12/01/"+rep.Answer.EnvID, rep.EnvHint, "answer %d: logstream", i+1)
+		}
+	}
+	assert.Equal(t, []int{3, 6, 9}, missing, "answers without lambda-web-logstream; want every third")
+	assert.Equal(t, 3, r.Stats().LogstreamOmitted, "Stats().LogstreamOmitted")
+}
+
+func TestSwapLogstreamsMislabels(t *testing.T) {
+	r := start(t, webrouter.Config{Policy: webrouter.LeastBusy, SwapLogstreams: true})
+	w := client(t, r, secret)
+	mislabeled := 0
+	for range 4 {
+		rep := w.Get(t.Context(), "/ping")
+		require.NoError(t, rep.Err)
+		if rep.EnvHint != "2026/12/01/"+rep.Answer.EnvID {
+			mislabeled++
+		}
+	}
+	assert.Equal(t, 2, mislabeled, "answers naming another environment's logstream = %d of 4; want every other one", mislabeled)
+}
+
+func TestOnlyHTTP1(t *testing.T) {
+	r := start(t, webrouter.Config{Policy: webrouter.LeastBusy})
+	conn, err := tls.Dial("tcp", strings.TrimPrefix(r.URL(), "https://"), &tls.Config{RootCAs: r.RootCAs(), NextProtos: []string{"h2", "http/1.1"}})
+	require.NoError(t, err)
+	defer conn.Close()
+	assert.Equal(t, "http/1.1", conn.ConnectionState().NegotiatedProtocol, "ALPN offered h2 and http/1.1")
+}
+
+func TestConfigRefusesNonsense(t *testing.T) {
+	env := webrouter.Environment{Addr: "127.0.0.1:1", Logstream: "x"}
+	cases := map[string]struct {
+		cfg  webrouter.Config
+		want string
+	}{
+		"no environments":  {webrouter.Config{Policy: webrouter.LeastBusy}, "Environments"},
+		"unknown policy":   {webrouter.Config{Environments: []webrouter.Environment{env}, Policy: "fastest"}, "Policy"},
+		"concurrency 129":  {webrouter.Config{Environments: []webrouter.Environment{env}, Policy: webrouter.Random, MaxConcurrencyPerEnvironment: 129}, "MaxConcurrencyPerEnvironment"},
+		"same logstream":   {webrouter.Config{Environments: []webrouter.Environment{env, {Addr: "127.0.0.1:2", Logstream: "x"}}, Policy: webrouter.Sticky}, "Logstream"},
+		"keys, no region":  {webrouter.Config{Environments: []webrouter.Environment{env}, Policy: webrouter.Sticky, Keys: sigv4check.Keys{"a": "b"}}, "Region"},
+		"not host:port":    {webrouter.Config{Environments: []webrouter.Environment{{Addr: "nowhere", Logstream: "y"}}, Policy: webrouter.Sticky}, "Addr"},
+		"busy limit > max": {webrouter.Config{Environments: []webrouter.Environment{env}, Policy: webrouter.LeastBusy, MaxConcurrencyPerEnvironment: 4, CPUBusyLimit: 5}, "CPUBusyLimit"},
+		"busy limit < 0":   {webrouter.Config{Environments: []webrouter.Environment{env}, Policy: webrouter.LeastBusy, CPUBusyLimit: -1}, "CPUBusyLimit"},
+		"omit every -1":    {webrouter.Config{Environments: []webrouter.Environment{env}, Policy: webrouter.LeastBusy, OmitLogstreamEvery: -1}, "OmitLogstreamEvery"},
+	}
+	for name, c := range cases {
+		_, err := webrouter.Start(c.cfg)
+		if assert.Error(t, err, name) {
+			assert.Contains(t, err.Error(), c.want, "%s: the error must name the setting", name)
+		}
+	}
+}
+
+func TestStickyKeepsAConnectionsEnvironment(t *testing.T) {
+	r := start(t, webrouter.Config{Policy: webrouter.Sticky})
+	w := client(t, r, secret) // one keep-alive connection for requests one after another
+	seen := map[string]int{}
+	for range 8 {
+		rep := w.Get(t.Context(), "/ping")
+		require.NoError(t, rep.Err)
+		seen[rep.EnvHint]++
+	}
+	assert.Len(t, seen, 1, "environments one connection reached = %v; want one", seen)
+}

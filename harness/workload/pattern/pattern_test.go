@@ -1,0 +1,112 @@
+package pattern
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/serverless-claims/claims/harness/workload/protocol"
+	"github.com/serverless-claims/claims/harness/workload/target"
+)
+
+// fakeTarget answers at once and remembers when each path was asked for.
+type fakeTarget struct {
+	mu       sync.Mutex
+	start    time.Time
+	seen     []string
+	at       map[string][]time.Duration
+	fail     string // a path that errs
+	throttle string // a path the endpoint throttles, as a Web target reports it
+}
+
+func (f *fakeTarget) Get(_ context.Context, path string) target.Reply {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	now := time.Now()
+	f.seen = append(f.seen, path)
+	f.at[path] = append(f.at[path], now.Sub(f.start))
+	r := target.Reply{Path: path, SentAt: now, DoneAt: now, Status: 200,
+		Answer: protocol.Answer{EnvID: "e", PID: 1}}
+	switch path {
+	case f.fail:
+		r.Err = errors.New("connection refused")
+	case f.throttle:
+		r.Status, r.Answer = http.StatusTooManyRequests, protocol.Answer{}
+		r.Err = fmt.Errorf("GET %s: %w", path, target.ErrThrottled)
+	}
+	return r
+}
+
+func TestTwoCPUSendsAtTheArticlesOffsets(t *testing.T) {
+	f := &fakeTarget{start: time.Now(), at: map[string][]time.Duration{}}
+	p := TwoCPU(CPU{Ms: 500})
+	trials, err := Run(context.Background(), f, p, Schedule{Trials: 1, Warmup: 2})
+	require.NoError(t, err)
+	require.Len(t, trials, 1)
+
+	assert.Equal(t, []string{"/ping", "/ping"}, f.seen[:2], "warm-up pings come first")
+	byName := map[string]Request{}
+	for _, r := range trials[0].Requests {
+		byName[r.Name] = r
+	}
+	assert.Equal(t, "/cpu?ms=500", byName["cpu"].Path)
+	assert.Equal(t, 50.0, byName["cpu2"].OffsetMs)
+	assert.Equal(t, 65.0, byName["ping"].OffsetMs)
+	// Sleeping never wakes early, so each request goes at or after its offset; the upper margin
+	// only has to tell 15 ms apart from 50 ms on a busy machine.
+	for _, name := range []string{"cpu", "cpu2", "ping"} {
+		r := byName[name]
+		assert.GreaterOrEqual(t, r.SentMs, r.OffsetMs, "%s sent at %.2f ms; want at or after %.0f ms", name, r.SentMs, r.OffsetMs)
+		assert.Less(t, r.SentMs, r.OffsetMs+10, "%s sent at %.2f ms; want near %.0f ms", name, r.SentMs, r.OffsetMs)
+	}
+	assert.Len(t, trials[0].Of(KindCPU), 2)
+	assert.Len(t, trials[0].Of(KindPing), 1)
+}
+
+func TestRunPausesBetweenTrials(t *testing.T) {
+	f := &fakeTarget{start: time.Now(), at: map[string][]time.Duration{}}
+	trials, err := Run(context.Background(), f, PingOnly(), Schedule{Trials: 3, Pause: 30 * time.Millisecond})
+	require.NoError(t, err)
+	assert.Len(t, trials, 3)
+	pings := f.at["/ping"]
+	for i := 1; i < len(pings); i++ {
+		assert.GreaterOrEqual(t, pings[i]-pings[i-1], 30*time.Millisecond, "gap before trial %d", i)
+	}
+}
+
+func TestRunStopsAtAFailingRequest(t *testing.T) {
+	f := &fakeTarget{start: time.Now(), at: map[string][]time.Duration{}, fail: CPU{Ms: 100, Mode: "worker"}.Path()}
+	trials, err := Run(context.Background(), f, OneCPU(CPU{Ms: 100, Mode: "worker"}), Schedule{Trials: 5})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "connection refused")
+	assert.Len(t, trials, 1, "the failing trial is returned, and no more are run")
+}
+
+func TestRunRefusesNoTrials(t *testing.T) {
+	_, err := Run(context.Background(), &fakeTarget{at: map[string][]time.Duration{}}, PingOnly(), Schedule{})
+	assert.ErrorContains(t, err, "trials = 0")
+}
+
+func TestThrottledRequestIsAnOutcome(t *testing.T) {
+	f := &fakeTarget{start: time.Now(), at: map[string][]time.Duration{}, throttle: "/ping"}
+	trials, err := Run(context.Background(), f, OneCPU(CPU{Ms: 100}), Schedule{Trials: 3, Warmup: 2})
+	require.NoError(t, err, "a throttled /ping (and warm-up /ping) must not end the run")
+	require.Len(t, trials, 3, "every trial runs")
+	for _, tr := range trials {
+		ping := tr.Of(KindPing)[0]
+		assert.True(t, ping.Throttled, "trial %d: /ping throttled = false; want true (%+v)", tr.Index, ping)
+		assert.Equal(t, http.StatusTooManyRequests, ping.Status, "trial %d: /ping status", tr.Index)
+		assert.Empty(t, ping.Error, "trial %d: a throttled /ping is an outcome, not an error", tr.Index)
+		assert.False(t, ping.Served(), "trial %d: a throttled /ping was served by no environment", tr.Index)
+		assert.GreaterOrEqual(t, ping.DoneMs, ping.SentMs, "trial %d: the throttled /ping keeps its times", tr.Index)
+		assert.Equal(t, 1, tr.Throttled(""), "trial %d: throttled requests", tr.Index)
+		assert.True(t, tr.Of(KindCPU)[0].Served(), "trial %d: the /cpu was served", tr.Index)
+	}
+}
