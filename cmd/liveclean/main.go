@@ -20,7 +20,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/config"
 
 	"github.com/serverless-claims/claims/harness/aws/live"
-	"github.com/serverless-claims/claims/harness/aws/webdeploy"
+	"github.com/serverless-claims/claims/harness/aws/webendpoints"
 )
 
 func main() {
@@ -53,7 +53,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, opts ...f
 		return fail(err)
 	}
 	if *endpoints == "" {
-		path, err := webdeploy.File()
+		path, err := webendpoints.File()
 		if err != nil {
 			return fail(err)
 		}

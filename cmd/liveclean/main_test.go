@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/serverless-claims/claims/harness/aws/live"
-	"github.com/serverless-claims/claims/harness/aws/webdeploy"
+	"github.com/serverless-claims/claims/harness/aws/webendpoints"
 	"github.com/serverless-claims/claims/harness/lambda/lambdazip"
 	"github.com/serverless-claims/claims/harness/standin/dynalite"
 	"github.com/serverless-claims/claims/harness/standin/iamstub"
@@ -189,9 +189,9 @@ func TestSparesTheRunOfTheWebEndpointsFile(t *testing.T) {
 	dead := abandon(t, cl)
 	// The Web deployment of inUse's run, as `make live-web-deploy` writes it.
 	path := filepath.Join(t.TempDir(), "endpoints.json")
-	require.NoError(t, webdeploy.Write(path, webdeploy.Deployment{
+	require.NoError(t, webendpoints.Write(path, webendpoints.Deployment{
 		RunID: inUse.RunID, Region: "us-east-1", CreatedAt: time.Now().UTC(), Role: "claims-" + inUse.RunID + "-web-exec",
-		Endpoints: []webdeploy.Endpoint{{Name: webdeploy.Go, URL: "https://abc.lambda-web.us-east-1.on.aws", Auth: webdeploy.AuthIAM}},
+		Endpoints: []webendpoints.Endpoint{{Name: webendpoints.Go, URL: "https://abc.lambda-web.us-east-1.on.aws", Auth: webendpoints.AuthIAM}},
 	}))
 
 	var out, errs strings.Builder

@@ -11,7 +11,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/serverless-claims/claims/harness/aws/live"
-	"github.com/serverless-claims/claims/harness/aws/webdeploy"
+	"github.com/serverless-claims/claims/harness/aws/webendpoints"
 )
 
 // The kinds of Web leftover, in the order clean deletes them: functions first (Lambda may write
@@ -41,7 +41,7 @@ type inUse struct {
 	names map[string]bool
 }
 
-func newInUse(d webdeploy.Deployment) inUse {
+func newInUse(d webendpoints.Deployment) inUse {
 	u := inUse{runID: d.RunID, names: map[string]bool{}}
 	for _, n := range []string{d.Bucket, d.Role} {
 		if n != "" {

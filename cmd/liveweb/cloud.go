@@ -20,7 +20,7 @@ import (
 	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 
 	"github.com/serverless-claims/claims/harness/aws/live"
-	"github.com/serverless-claims/claims/harness/aws/webdeploy"
+	"github.com/serverless-claims/claims/harness/aws/webendpoints"
 	"github.com/serverless-claims/claims/harness/workload/target"
 )
 
@@ -40,7 +40,7 @@ type cloud interface {
 	CreateWebFunction(ctx context.Context, s functionSpec) error
 	WaitEndpoint(ctx context.Context, function, endpoint string) (domain string, err error)
 	// CheckServes returns once the endpoint answers /ping with 200, signed as the claims sign.
-	CheckServes(ctx context.Context, e webdeploy.Endpoint) error
+	CheckServes(ctx context.Context, e webendpoints.Endpoint) error
 	DeleteWebFunction(ctx context.Context, name string) error
 	ListWebFunctions(ctx context.Context, prefix string) ([]found, error)
 	ListLogGroups(ctx context.Context, prefix string) ([]string, error)
@@ -111,11 +111,11 @@ func createArgs(s functionSpec) ([]string, error) {
 	rc.BuildConfig.CodeConfig.S3Object.Bucket = s.Bucket
 	rc.BuildConfig.CodeConfig.S3Object.Key = s.Key
 	rc.BuildConfig.CodeConfig.S3Object.VersionID = s.VersionID
-	rc.BuildConfig.RuntimeConfig.Runtime = webdeploy.Runtime
+	rc.BuildConfig.RuntimeConfig.Runtime = webendpoints.Runtime
 	rc.Description = "claims: " + s.Bundle
 	rc.ServiceConfig = serviceConfig{ExecutionRoleARN: s.RoleARN, MaxConcurrencyPerEnvironment: s.Concurrency}
-	ec := endpointConfig{EndpointName: endpointName, EndpointType: "HomeRegion", AuthType: webdeploy.AuthIAM, AutoDeploymentMode: "LatestRevision"}
-	ec.ScalingConfig.MaxEnvironments = webdeploy.MaxEnvironments
+	ec := endpointConfig{EndpointName: endpointName, EndpointType: "HomeRegion", AuthType: webendpoints.AuthIAM, AutoDeploymentMode: "LatestRevision"}
+	ec.ScalingConfig.MaxEnvironments = webendpoints.MaxEnvironments
 	var args []string
 	for _, v := range []any{rc, ec, s.Tags} {
 		b, err := json.Marshal(v)
@@ -511,16 +511,16 @@ func (c *awsCloud) WaitEndpoint(ctx context.Context, function, endpoint string) 
 // Lambda shifts a LatestRevision endpoint to a new revision with no health gate, and a revision
 // whose code does not start still reads Active (agent-toolkit-for-aws,
 // aws-lambda-web-functions/references/deployment.md), so Active alone proves nothing.
-func (c *awsCloud) CheckServes(ctx context.Context, e webdeploy.Endpoint) error {
+func (c *awsCloud) CheckServes(ctx context.Context, e webendpoints.Endpoint) error {
 	o := target.WebOptions{RootCAs: c.rootCAs}
-	if e.Auth != webdeploy.AuthPublic {
+	if e.Auth != webendpoints.AuthPublic {
 		o.Credentials, o.Region = c.cfg.Credentials, cmp.Or(e.Region, c.region)
 	}
 	return checkServes(ctx, e, o, c.serveWait, c.serveEvery)
 }
 
 // checkServes is CheckServes with its options and bounds as parameters.
-func checkServes(ctx context.Context, e webdeploy.Endpoint, o target.WebOptions, wait, every time.Duration) error {
+func checkServes(ctx context.Context, e webendpoints.Endpoint, o target.WebOptions, wait, every time.Duration) error {
 	w, err := target.NewWeb(e.URL, o)
 	if err != nil {
 		return err

@@ -20,7 +20,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/serverless-claims/claims/harness/aws/webdeploy"
+	"github.com/serverless-claims/claims/harness/aws/webendpoints"
 	"github.com/serverless-claims/claims/harness/standin/sigv4check"
 	"github.com/serverless-claims/claims/harness/standin/webrouter"
 	"github.com/serverless-claims/claims/harness/sys/loopback"
@@ -163,8 +163,8 @@ func TestTheRevisionMustAnswerPing(t *testing.T) {
 	opts := func(r *webrouter.Router, sec string) target.WebOptions {
 		return target.WebOptions{Credentials: credentials.NewStaticCredentialsProvider(keyID, sec, ""), Region: region, RootCAs: r.RootCAs()}
 	}
-	endpoint := func(r *webrouter.Router) webdeploy.Endpoint {
-		return webdeploy.Endpoint{Name: webdeploy.Go, Function: "claims-0123abcd-go", URL: r.URL(), Auth: webdeploy.AuthIAM, Region: region}
+	endpoint := func(r *webrouter.Router) webendpoints.Endpoint {
+		return webendpoints.Endpoint{Name: webendpoints.Go, Function: "claims-0123abcd-go", URL: r.URL(), Auth: webendpoints.AuthIAM, Region: region}
 	}
 
 	t.Run("serves after a slow start", func(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/serverless-claims/claims/harness/aws/live"
-	"github.com/serverless-claims/claims/harness/aws/webdeploy"
+	"github.com/serverless-claims/claims/harness/aws/webendpoints"
 )
 
 // cleanupTimeout bounds the deletions after a failed or interrupted deploy.
@@ -27,7 +27,7 @@ type undo struct {
 // endpoint is Active and writes the deployment with write. On any failure, or when ctx ends
 // (Ctrl-C), it deletes what it made in reverse order, each deletion registered before its create
 // so that a create cut short is deleted too. bundles maps a bundle name to its zip.
-func deploy(ctx context.Context, c cloud, p plan, bundles map[string]string, write func(webdeploy.Deployment) error, out io.Writer) (err error) {
+func deploy(ctx context.Context, c cloud, p plan, bundles map[string]string, write func(webendpoints.Deployment) error, out io.Writer) (err error) {
 	var made []undo
 	defer func() {
 		if err == nil {
@@ -87,17 +87,17 @@ func deploy(ctx context.Context, c cloud, p plan, bundles map[string]string, wri
 			return err
 		}
 	}
-	d := webdeploy.Deployment{RunID: p.RunID, Region: p.Region, CreatedAt: p.Created, Bucket: p.Bucket, Role: p.Role}
+	d := webendpoints.Deployment{RunID: p.RunID, Region: p.Region, CreatedAt: p.Created, Bucket: p.Bucket, Role: p.Role}
 	for _, f := range p.Functions {
 		fmt.Fprintf(out, "waiting for the endpoint of %s to be Active\n", f.Name)
 		domain, err := c.WaitEndpoint(ctx, f.Name, endpointName)
 		if err != nil {
 			return err
 		}
-		d.Endpoints = append(d.Endpoints, webdeploy.Endpoint{
-			Name: f.Endpoint, URL: "https://" + strings.TrimPrefix(domain, "https://"), Auth: webdeploy.AuthIAM,
-			Region: p.Region, Runtime: webdeploy.Runtime, Arch: webdeploy.Arch,
-			MaxEnvironments: webdeploy.MaxEnvironments, MaxConcurrencyPerEnvironment: f.Concurrency, Function: f.Name,
+		d.Endpoints = append(d.Endpoints, webendpoints.Endpoint{
+			Name: f.Endpoint, URL: "https://" + strings.TrimPrefix(domain, "https://"), Auth: webendpoints.AuthIAM,
+			Region: p.Region, Runtime: webendpoints.Runtime, Arch: webendpoints.Arch,
+			MaxEnvironments: webendpoints.MaxEnvironments, MaxConcurrencyPerEnvironment: f.Concurrency, Function: f.Name,
 		})
 	}
 	// An Active endpoint may serve a revision whose code never started: each must answer /ping
@@ -118,7 +118,7 @@ func deploy(ctx context.Context, c cloud, p plan, bundles map[string]string, wri
 // (functions, buckets and log groups of claims-<run>-...), functions first, then their log
 // groups, then buckets (objects first), then the role, printing each. Something already gone is
 // no failure, so a second destroy is one.
-func destroy(ctx context.Context, c cloud, d webdeploy.Deployment, out io.Writer) error {
+func destroy(ctx context.Context, c cloud, d webendpoints.Deployment, out io.Writer) error {
 	var errs []error
 	fail := func(err error) { errs = append(errs, err) }
 	prefix := ""

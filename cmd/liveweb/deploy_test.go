@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/serverless-claims/claims/harness/aws/live"
-	"github.com/serverless-claims/claims/harness/aws/webdeploy"
+	"github.com/serverless-claims/claims/harness/aws/webendpoints"
 	"github.com/serverless-claims/claims/harness/sys/settings"
 )
 
@@ -75,7 +75,7 @@ func (f *fakeCloud) CreateWebFunction(_ context.Context, s functionSpec) error {
 func (f *fakeCloud) WaitEndpoint(_ context.Context, fn, _ string) (string, error) {
 	return "id-" + fn + ".x.lambda-web.us-east-1.on.aws", f.call("WaitEndpoint " + fn)
 }
-func (f *fakeCloud) CheckServes(_ context.Context, e webdeploy.Endpoint) error {
+func (f *fakeCloud) CheckServes(_ context.Context, e webendpoints.Endpoint) error {
 	return f.call("CheckServes " + e.Function)
 }
 func (f *fakeCloud) DeleteWebFunction(_ context.Context, name string) error {
@@ -105,8 +105,8 @@ var testBundles = map[string]string{"node-probe": "/n.zip", "go-probe": "/g.zip"
 
 func TestDeployMakesInOrderAndWritesTheEndpoints(t *testing.T) {
 	f := &fakeCloud{}
-	var written webdeploy.Deployment
-	err := deploy(t.Context(), f, testPlan(), testBundles, func(d webdeploy.Deployment) error { written = d; return nil }, io.Discard)
+	var written webendpoints.Deployment
+	err := deploy(t.Context(), f, testPlan(), testBundles, func(d webendpoints.Deployment) error { written = d; return nil }, io.Discard)
 	require.NoError(t, err)
 	assert.Equal(t, []string{
 		"CreateRole claims-0123abcd-web-exec", "CreateBucket claims-0123abcd-web-code",
@@ -118,12 +118,12 @@ func TestDeployMakesInOrderAndWritesTheEndpoints(t *testing.T) {
 	assert.Equal(t, "0123abcd", written.RunID)
 	assert.Equal(t, "claims-0123abcd-web-code", written.Bucket)
 	require.Len(t, written.Endpoints, 3)
-	c1, ok := written.Endpoint(webdeploy.GoConc1)
+	c1, ok := written.Endpoint(webendpoints.GoConc1)
 	require.True(t, ok)
 	assert.Equal(t, "https://id-claims-0123abcd-go-c1.x.lambda-web.us-east-1.on.aws", c1.URL)
 	assert.Equal(t, 1, c1.MaxConcurrencyPerEnvironment)
 	assert.Equal(t, 2, c1.MaxEnvironments)
-	assert.Equal(t, webdeploy.AuthIAM, c1.Auth)
+	assert.Equal(t, webendpoints.AuthIAM, c1.Auth)
 }
 
 // TestAFailedDeployDeletesWhatItMadeNewestFirst fails each step in turn and wants the deletions
@@ -150,7 +150,7 @@ func TestAFailedDeployDeletesWhatItMadeNewestFirst(t *testing.T) {
 			f := &fakeCloud{failAt: tc.failAt}
 			wrote := false
 			var out strings.Builder
-			err := deploy(t.Context(), f, testPlan(), testBundles, func(webdeploy.Deployment) error { wrote = true; return nil }, &out)
+			err := deploy(t.Context(), f, testPlan(), testBundles, func(webendpoints.Deployment) error { wrote = true; return nil }, &out)
 			require.ErrorIs(t, err, errFake)
 			i := indexOf(f.calls, tc.failAt)
 			require.GreaterOrEqual(t, i, 0, "calls = %v", f.calls)
@@ -164,7 +164,7 @@ func TestAFailedDeployDeletesWhatItMadeNewestFirst(t *testing.T) {
 func TestAnInterruptedDeployDeletesWhatItMade(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	f := &cancelAt{fakeCloud: fakeCloud{}, at: "WaitEndpoint claims-0123abcd-node", cancel: cancel}
-	err := deploy(ctx, f, testPlan(), testBundles, func(webdeploy.Deployment) error { return nil }, io.Discard)
+	err := deploy(ctx, f, testPlan(), testBundles, func(webendpoints.Deployment) error { return nil }, io.Discard)
 	require.ErrorIs(t, err, context.Canceled)
 	assert.Contains(t, f.calls, "DeleteRole claims-0123abcd-web-exec", "calls = %v", f.calls)
 	assert.Equal(t, "DeleteRole claims-0123abcd-web-exec", f.calls[len(f.calls)-1])
@@ -197,9 +197,9 @@ func indexOf(s []string, v string) int {
 
 func TestDestroyDeletesFunctionsThenBucketThenRoleAndTakesNothingGoneAsAFailure(t *testing.T) {
 	p := testPlan()
-	d := webdeploy.Deployment{RunID: p.RunID, Region: p.Region, Bucket: p.Bucket, Role: p.Role}
+	d := webendpoints.Deployment{RunID: p.RunID, Region: p.Region, Bucket: p.Bucket, Role: p.Role}
 	for _, f := range p.Functions {
-		d.Endpoints = append(d.Endpoints, webdeploy.Endpoint{Name: f.Endpoint, Function: f.Name})
+		d.Endpoints = append(d.Endpoints, webendpoints.Endpoint{Name: f.Endpoint, Function: f.Name})
 	}
 	f := &fakeCloud{}
 	var out strings.Builder
@@ -271,7 +271,7 @@ func TestEstimateGrowsWithTheTrialsAndIsRefusedAboveTheCap(t *testing.T) {
 // caller's, and every ARN of the bucket policy is in it.
 func TestTheBucketPolicyIsInTheCallersPartition(t *testing.T) {
 	f := &fakeCloud{roleARN: "arn:aws-us-gov:iam::123456789012:role/claims-0123abcd-web-exec"}
-	require.NoError(t, deploy(t.Context(), f, testPlan(), testBundles, func(webdeploy.Deployment) error { return nil }, io.Discard))
+	require.NoError(t, deploy(t.Context(), f, testPlan(), testBundles, func(webendpoints.Deployment) error { return nil }, io.Discard))
 	assert.Equal(t, "aws-us-gov", f.partition, "CreateBucket's partition = %q; want the role ARN's aws-us-gov", f.partition)
 
 	policy := bucketPolicy("claims-0123abcd-web-code", "aws-cn", "cn-north-1", "123456789012")
@@ -294,7 +294,7 @@ func TestAnEmptyVersionIDIsNeverDeployed(t *testing.T) {
 	empty := ""
 	f := &fakeCloud{versionID: &empty}
 	wrote := false
-	err := deploy(t.Context(), f, testPlan(), testBundles, func(webdeploy.Deployment) error { wrote = true; return nil }, io.Discard)
+	err := deploy(t.Context(), f, testPlan(), testBundles, func(webendpoints.Deployment) error { wrote = true; return nil }, io.Discard)
 	assert.ErrorContains(t, err, "no object version")
 	assert.False(t, wrote, "an endpoints file was written")
 	for _, c := range f.calls {
@@ -325,11 +325,11 @@ func leftovers() *fakeCloud {
 	}
 }
 
-func inUseDeployment() webdeploy.Deployment {
+func inUseDeployment() webendpoints.Deployment {
 	p := testPlan()
-	d := webdeploy.Deployment{RunID: p.RunID, Bucket: p.Bucket, Role: p.Role}
+	d := webendpoints.Deployment{RunID: p.RunID, Bucket: p.Bucket, Role: p.Role}
 	for _, f := range p.Functions {
-		d.Endpoints = append(d.Endpoints, webdeploy.Endpoint{Name: f.Endpoint, Function: f.Name, URL: "https://x.lambda-web.us-east-1.on.aws"})
+		d.Endpoints = append(d.Endpoints, webendpoints.Endpoint{Name: f.Endpoint, Function: f.Name, URL: "https://x.lambda-web.us-east-1.on.aws"})
 	}
 	return d
 }
@@ -360,7 +360,7 @@ func TestCleanDeletesEarlierRunsAndNeverTheDeploymentInUse(t *testing.T) {
 
 	// Without an endpoints file, run 0123abcd is a leftover too.
 	f = leftovers()
-	require.NoError(t, clean(t.Context(), f, newInUse(webdeploy.Deployment{}), false, io.Discard))
+	require.NoError(t, clean(t.Context(), f, newInUse(webendpoints.Deployment{}), false, io.Discard))
 	assert.Contains(t, f.calls, "DeleteWebFunction claims-0123abcd-node")
 	assert.Contains(t, f.calls, "DeleteRole claims-0123abcd-web-exec")
 	assert.NotContains(t, f.calls, "DeleteWebFunction claims-someones-own")
@@ -418,7 +418,7 @@ func TestTheEstimateListsWebFunctionsBillingDimensions(t *testing.T) {
 
 	// More than maxEnvironments for a while costs more than maxEnvironments alone would.
 	gbs, _, _ := live.LambdaPrices("us-east-1", live.ArchARM64)
-	assert.Greater(t, e.GBSeconds, float64(len(testPlan().Functions)*webdeploy.MaxEnvironments)*idleTail.Seconds()*environmentVCPUs*eventMBPerVCPU/1024,
+	assert.Greater(t, e.GBSeconds, float64(len(testPlan().Functions)*webendpoints.MaxEnvironments)*idleTail.Seconds()*environmentVCPUs*eventMBPerVCPU/1024,
 		"GB-s = %.1f; want more than the idle tail of maxEnvironments alone", e.GBSeconds)
 	assert.Greater(t, e.USD, e.GBSeconds*gbs, "the estimate must add requests, transfer, logs and S3 to CPU and memory")
 }

@@ -29,7 +29,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/config"
 
 	"github.com/serverless-claims/claims/harness/aws/live"
-	"github.com/serverless-claims/claims/harness/aws/webdeploy"
+	"github.com/serverless-claims/claims/harness/aws/webendpoints"
 	"github.com/serverless-claims/claims/harness/lambda/lambdazip"
 	"github.com/serverless-claims/claims/harness/sys/settings"
 )
@@ -53,7 +53,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, usage)
 		return 2
 	}
-	file, err := webdeploy.File()
+	file, err := webendpoints.File()
 	if err != nil {
 		return fail(err)
 	}
@@ -106,7 +106,7 @@ func runDeploy(ctx context.Context, file string, dry bool, out io.Writer) error 
 	if err != nil {
 		return err
 	}
-	if d, err := webdeploy.Read(file); err == nil {
+	if d, err := webendpoints.Read(file); err == nil {
 		return fmt.Errorf("%s already holds run %s: `make live-web-destroy` first", file, d.RunID)
 	}
 	r, preErr := preflight(ctx, c)
@@ -144,7 +144,7 @@ func runDeploy(ctx context.Context, file string, dry bool, out io.Writer) error 
 		bundles[name] = b.Path
 		fmt.Fprintf(out, "bundle %s: %d bytes, sha256 %s\n", name, b.Size, b.SHA256)
 	}
-	write := func(d webdeploy.Deployment) error { return webdeploy.Write(file, d) }
+	write := func(d webendpoints.Deployment) error { return webendpoints.Write(file, d) }
 	if err := deploy(ctx, newAWSCloud(r, c), p, bundles, write, out); err != nil {
 		return err
 	}
@@ -155,7 +155,7 @@ func runDeploy(ctx context.Context, file string, dry bool, out io.Writer) error 
 // runDestroy deletes the run the endpoints file names, then the file; without a file it has
 // nothing to do.
 func runDestroy(ctx context.Context, file string, out io.Writer) error {
-	d, err := webdeploy.Read(file)
+	d, err := webendpoints.Read(file)
 	if errors.Is(err, os.ErrNotExist) {
 		fmt.Fprintf(out, "nothing to destroy: %s does not exist\n", rel(file))
 		return nil
@@ -190,8 +190,8 @@ func runDestroy(ctx context.Context, file string, out io.Writer) error {
 // whatever the endpoints file names. An endpoints file that cannot be read stops it: what is in
 // use would be unknown.
 func runClean(ctx context.Context, file string, listOnly bool, out io.Writer) error {
-	var d webdeploy.Deployment
-	if got, err := webdeploy.Read(file); err == nil {
+	var d webendpoints.Deployment
+	if got, err := webendpoints.Read(file); err == nil {
 		d = got
 		fmt.Fprintf(out, "keeping run %s: %s names it\n", d.RunID, rel(file))
 	} else if !errors.Is(err, os.ErrNotExist) {

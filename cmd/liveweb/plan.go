@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/serverless-claims/claims/harness/aws/live"
-	"github.com/serverless-claims/claims/harness/aws/webdeploy"
+	"github.com/serverless-claims/claims/harness/aws/webendpoints"
 	"github.com/serverless-claims/claims/harness/lambda/lambdazip"
 	"github.com/serverless-claims/claims/harness/sys/settings"
 )
@@ -36,7 +36,7 @@ func logGroups(function string) []string {
 
 // webFunction is one Web Function the deploy makes.
 type webFunction struct {
-	Endpoint    string // webdeploy.Node, Go or GoConc1
+	Endpoint    string // webendpoints.Node, Go or GoConc1
 	Name        string // claims-<run>-<endpoint>
 	Bundle      string // lambdazip.NodeProbeBundle or GoProbeBundle
 	Concurrency int    // maxConcurrencyPerEnvironment
@@ -65,10 +65,10 @@ func newPlan(runID, region string, created time.Time, s settings.Settings, maxUS
 		RunID: runID, Region: region, Created: created.UTC().Truncate(time.Second),
 		Role: base + webRoleSuffix, Bucket: base + webBucketSuffix,
 		Functions: []webFunction{
-			fn(webdeploy.Node, lambdazip.NodeProbeBundle, webdeploy.DefaultConcurrency),
-			fn(webdeploy.Go, lambdazip.GoProbeBundle, webdeploy.DefaultConcurrency),
+			fn(webendpoints.Node, lambdazip.NodeProbeBundle, webendpoints.DefaultConcurrency),
+			fn(webendpoints.Go, lambdazip.GoProbeBundle, webendpoints.DefaultConcurrency),
 			// W12: the same Go probe with one request per environment at a time.
-			fn(webdeploy.GoConc1, lambdazip.GoProbeBundle, 1),
+			fn(webendpoints.GoConc1, lambdazip.GoProbeBundle, 1),
 		},
 		Settings: s, MaxUSD: maxUSD,
 	}
@@ -89,10 +89,10 @@ var plannedClaims = []struct {
 	ID        string
 	Endpoints []string
 }{
-	{"W6", []string{webdeploy.Node, webdeploy.Go}},
-	{"W7", []string{webdeploy.Node, webdeploy.Go}},
-	{"W8", []string{webdeploy.Node, webdeploy.Go}},
-	{"W12", []string{webdeploy.Go, webdeploy.GoConc1}},
+	{"W6", []string{webendpoints.Node, webendpoints.Go}},
+	{"W7", []string{webendpoints.Node, webendpoints.Go}},
+	{"W8", []string{webendpoints.Node, webendpoints.Go}},
+	{"W12", []string{webendpoints.Go, webendpoints.GoConc1}},
 }
 
 // The estimate's assumptions, each an upper bound of what a trial or an environment takes.
@@ -167,7 +167,7 @@ func estimate(p plan) live.Estimate {
 		e.Lines = append(e.Lines, fmt.Sprintf("%s: %d trials on %v, at most %d requests and %.1f s each", c.ID, s.Trials, c.Endpoints, requestsPerTrial, trial.Seconds()))
 	}
 	fns := float64(len(p.Functions))
-	envSeconds := fns*webdeploy.MaxEnvironments*(run+idleTail).Seconds() + fns*extraEnvironments*run.Seconds()
+	envSeconds := fns*webendpoints.MaxEnvironments*(run+idleTail).Seconds() + fns*extraEnvironments*run.Seconds()
 	eventMB := environmentVCPUs * eventMBPerVCPU
 	e.GBSeconds = envSeconds * float64(eventMB) / 1024
 	computeUSD := e.GBSeconds * gbs
@@ -179,7 +179,7 @@ func estimate(p plan) live.Estimate {
 	notPublished := "rate not published (looked for " + webRatesRead + ")"
 	e.Lines = append(e.Lines,
 		fmt.Sprintf("environments: %d vCPU / %d GB each, no memory setting; %d functions × (%d environments × (run %.0f s + %.0f s idle) + %d beyond maxEnvironments × run %.0f s) = %.0f environment-s",
-			environmentVCPUs, environmentGB, len(p.Functions), webdeploy.MaxEnvironments, run.Seconds(), idleTail.Seconds(), extraEnvironments, run.Seconds(), envSeconds),
+			environmentVCPUs, environmentGB, len(p.Functions), webendpoints.MaxEnvironments, run.Seconds(), idleTail.Seconds(), extraEnvironments, run.Seconds(), envSeconds),
 		fmt.Sprintf("active CPU and memory: %s; bound used: every environment-s with both vCPUs active and its memory all used, at Lambda arm64 Event Functions duration of a %d MB (%d vCPU) size, %.1f GB-s at $%.10f (read %s), $%.6f",
 			notPublished, eventMB, environmentVCPUs, e.GBSeconds, gbs, live.PricesRead, computeUSD),
 		fmt.Sprintf("requests: %s; bound used: %d at Lambda Event Functions' $%.8f each (read %s), $%.6f", notPublished, e.Requests, req, live.PricesRead, requestUSD),
@@ -205,7 +205,7 @@ func admit(p plan, e live.Estimate, out io.Writer) error {
 		p.Bucket, key(lambdazip.NodeProbeBundle), key(lambdazip.GoProbeBundle))
 	for _, f := range p.Functions {
 		fmt.Fprintf(out, "  Web Function %s (%s, %s, %s): endpoint %s, %s, maxEnvironments %d, maxConcurrencyPerEnvironment %d\n",
-			f.Name, key(f.Bundle), webdeploy.Runtime, webdeploy.Arch, endpointName, webdeploy.AuthIAM, webdeploy.MaxEnvironments, f.Concurrency)
+			f.Name, key(f.Bundle), webendpoints.Runtime, webendpoints.Arch, endpointName, webendpoints.AuthIAM, webendpoints.MaxEnvironments, f.Concurrency)
 	}
 	fmt.Fprintf(out, "for the planned run of W6-W9 and W12 (%s=%d, %s=%d, %s=%d):\n",
 		settings.TrialsEnv, p.Settings.Trials, settings.SpinEnv, p.Settings.SpinMs, settings.PauseEnv, p.Settings.Pause.Milliseconds())

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/serverless-claims/claims/harness/aws/webdeploy"
+	"github.com/serverless-claims/claims/harness/aws/webendpoints"
 	"github.com/serverless-claims/claims/harness/claim/claimtest"
 	"github.com/serverless-claims/claims/harness/claim/stats"
 	"github.com/serverless-claims/claims/harness/claim/verdict"
@@ -23,7 +23,7 @@ import (
 // (routing_test.go says which) and decides from where each request ran.
 
 // runtimes are the probes the article deployed as Web Functions.
-var runtimes = []string{webdeploy.Node, webdeploy.Go}
+var runtimes = []string{webendpoints.Node, webendpoints.Go}
 
 func TestWebPingAvoidsBusyEnvironment(t *testing.T) { // W6
 	p := platform(t)
@@ -49,12 +49,12 @@ func TestWebTwoCPUOnOneSide(t *testing.T) { // W8
 		lr.policy = webrouter.Random
 		p = lr
 	}
-	experiment(twoOnOneSide).check(t, p.endpoint(t, webdeploy.Node, 0))
+	experiment(twoOnOneSide).check(t, p.endpoint(t, webendpoints.Node, 0))
 }
 
 func TestWebEnvIDMatchesLogstream(t *testing.T) { // W9
 	p := platform(t)
-	c, m := idsAgree(t, p.endpoint(t, webdeploy.Node, 0), cfg)
+	c, m := idsAgree(t, p.endpoint(t, webendpoints.Node, 0), cfg)
 	res := c.Check(t, m)
 	if lr, ok := p.(localRouter); ok && lr.omitLogstreamEvery > 0 {
 		// The local router leaves the header off every third answer: the claim must still pass
@@ -108,7 +108,7 @@ func coLocatedPing(runtime string) experiment {
 		waited := r.share(func(p placement) bool { return everyEnvBusy(p) && p.PingCoLocated == 1 && p.PingAfterCPU },
 			func(p placement) bool { return p.PingWaited })
 		check := verdict.None("co-located /ping that waited for the /cpu beside it", waited)
-		if runtime == webdeploy.Node {
+		if runtime == webendpoints.Node {
 			check = verdict.All("co-located /ping that waited for the /cpu beside it", waited)
 		}
 		return c, r.measurement(withNotEvidence(fmt.Sprintf("%s: the /ping beside a /cpu waited in %s trials with every environment busy; /ping %s", runtime, waited, r.ping()), r),
@@ -168,8 +168,8 @@ func idsAgree(t *testing.T, w *web, s settings.Settings) (claimtest.Claim, claim
 func concurrencyLowered(t *testing.T, p webPlatform, s settings.Settings) (claimtest.Claim, claimtest.Measurement) {
 	t.Helper()
 	c := claimtest.Claim{IDs: []string{"W12"}, Group: "eventloop", Family: "eventloop.concurrency"}
-	def := measureRouting(t, p.endpoint(t, webdeploy.Go, 0), cpuPattern(2, "", s), s)
-	low := measureRouting(t, p.endpoint(t, webdeploy.Go, 1), cpuPattern(2, "", s), s)
+	def := measureRouting(t, p.endpoint(t, webendpoints.Go, 0), cpuPattern(2, "", s), s)
+	low := measureRouting(t, p.endpoint(t, webendpoints.Go, 1), cpuPattern(2, "", s), s)
 	// The claim is about where a /ping lands: in an environment busy with a /cpu is beside one
 	// that had not finished, whether its handler had started yet or not (a loaded machine can
 	// start the /cpu's handler after the /ping's), since the endpoint's limit counts requests in

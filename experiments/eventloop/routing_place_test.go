@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/serverless-claims/claims/harness/aws/webdeploy"
+	"github.com/serverless-claims/claims/harness/aws/webendpoints"
 	"github.com/serverless-claims/claims/harness/workload/pattern"
 	"github.com/serverless-claims/claims/harness/workload/protocol"
 )
@@ -121,18 +121,18 @@ func withoutAWS(t *testing.T) {
 
 func TestWebPublicEndpointsNeedNoAWSConfiguration(t *testing.T) {
 	withoutAWS(t)
-	for _, name := range []string{webdeploy.Node, webdeploy.Go, webdeploy.GoConc1} {
-		t.Setenv(webdeploy.URLEnv[name], "https://127.0.0.1:9")
+	for _, name := range []string{webendpoints.Node, webendpoints.Go, webendpoints.GoConc1} {
+		t.Setenv(webendpoints.URLEnv[name], "https://127.0.0.1:9")
 	}
 
-	t.Setenv(webdeploy.AuthEnv, webdeploy.AuthPublic)
+	t.Setenv(webendpoints.AuthEnv, webendpoints.AuthPublic)
 	p, missing, err := deployed(t.Context())
 	require.NoError(t, err)
 	assert.Empty(t, missing, "ApplicationManaged endpoints without an AWS configuration: missing = %q; want none, they run unsigned", missing)
 	assert.Nil(t, p.creds, "credentials of an ApplicationManaged run = %v; want none", p.creds)
 	assert.Len(t, p.d.Endpoints, 3, "endpoints of the run")
 
-	t.Setenv(webdeploy.AuthEnv, webdeploy.AuthIAM)
+	t.Setenv(webendpoints.AuthEnv, webendpoints.AuthIAM)
 	_, missing, err = deployed(t.Context())
 	require.NoError(t, err)
 	assert.Contains(t, missing, "AWS configuration", "IamAuth endpoints without an AWS configuration: missing = %q; want the configuration named", missing)

@@ -9,7 +9,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"github.com/serverless-claims/claims/harness/aws/webdeploy"
+	"github.com/serverless-claims/claims/harness/aws/webendpoints"
 	"github.com/serverless-claims/claims/harness/claim/claimtest"
 	"github.com/serverless-claims/claims/harness/claim/verdict"
 	"github.com/serverless-claims/claims/harness/standin/webrouter"
@@ -39,16 +39,16 @@ func TestWebClaimsCatchBrokenRouters(t *testing.T) {
 	}{
 		{name: "W6/co-locate", platform: localRouter{policy: webrouter.CoLocate, omitLogstreamEvery: omit,
 			broken: "the router puts each request in the busiest environment with a free slot"},
-			claim: one(pingAvoidsBusy, webdeploy.Node)},
+			claim: one(pingAvoidsBusy, webendpoints.Node)},
 		{name: "W7/cpu-in-worker", platform: localRouter{policy: webrouter.LeastBusy, omitLogstreamEvery: omit, node: nodeCPUInWorker,
 			broken: "node-cpu-in-worker.js: every /cpu spins in a worker thread"},
-			claim: one(coLocatedPing(webdeploy.Node), webdeploy.Node)},
+			claim: one(coLocatedPing(webendpoints.Node), webendpoints.Node)},
 		{name: "W8/least-busy", platform: localRouter{policy: webrouter.LeastBusy, omitLogstreamEvery: omit, cpuBusyLimit: 1,
 			broken: "a strictly least-busy router never puts the second /cpu beside the first while the other environment is free"},
-			claim: one(twoOnOneSide, webdeploy.Node)},
+			claim: one(twoOnOneSide, webendpoints.Node)},
 		{name: "W9/swapped-logstreams", platform: localRouter{policy: webrouter.LeastBusy, omitLogstreamEvery: omit, swapLogstreams: true,
 			broken: "the router names another environment's logstream on every other answer"},
-			claim: one(idsAgree, webdeploy.Node)},
+			claim: one(idsAgree, webendpoints.Node)},
 		{name: "W12/no-concurrency-limit", platform: localRouter{policy: webrouter.LeastBusy, omitLogstreamEvery: omit, ignoreConcurrencyLimit: true,
 			broken: "the router ignores maxConcurrencyPerEnvironment"},
 			claim: func(t *testing.T, p webPlatform) (claimtest.Claim, claimtest.Measurement) {
@@ -74,7 +74,7 @@ func TestWebThrottledTrialsAreNotEvidence(t *testing.T) {
 		t.Skipf("throttles on purpose through the local router: needs %s=1", standInEnv)
 	}
 	lr := localRouter{policy: webrouter.LeastBusy, cpuBusyLimit: 1, omitLogstreamEvery: standInOmitLogstreamEvery}
-	c, m := one(coLocatedPing(webdeploy.Node), webdeploy.Node)(t, lr)
+	c, m := one(coLocatedPing(webendpoints.Node), webendpoints.Node)(t, lr)
 	m.Broken = "not broken: the router keeps every request off an environment running a /cpu, so a /ping with both busy is throttled"
 	res := c.Decide(t, m)
 	sum := m.Summary.(routingSummary)

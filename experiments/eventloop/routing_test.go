@@ -5,7 +5,7 @@ package eventloop
 // The Web Functions claims (W6-W9, W12): how a Lambda Web Function's endpoint routes requests
 // across its execution environments, and what that does to a /ping sent while a /cpu spins. They
 // need more than one environment, so they run only with the lambda build tag: against deployed
-// Web Functions (webdeploy: `make live-web-deploy`, or CLAIMS_WEB_*_URL), or, with
+// Web Functions (webendpoints: `make live-web-deploy`, or CLAIMS_WEB_*_URL), or, with
 // CLAIMS_LIVE_STANDIN=1 (what `make test` does), against harness/standin/webrouter, a stand-in endpoint
 // with probe processes as its environments. Its results say mode local-router and go under
 // results/local-router: they prove the measuring and deciding, never Lambda's routing.
@@ -28,7 +28,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/serverless-claims/claims/harness/aws/live"
-	"github.com/serverless-claims/claims/harness/aws/webdeploy"
+	"github.com/serverless-claims/claims/harness/aws/webendpoints"
 	"github.com/serverless-claims/claims/harness/claim/results"
 	"github.com/serverless-claims/claims/harness/standin/sigv4check"
 	"github.com/serverless-claims/claims/harness/standin/webrouter"
@@ -77,8 +77,8 @@ func platform(t *testing.T) webPlatform {
 // deployed is the platform of the deployed endpoints, or what is missing to reach them (no
 // endpoints; no AWS configuration to sign with, where an endpoint takes only signed requests).
 func deployed(ctx context.Context) (p liveWeb, missing string, err error) {
-	d, err := webdeploy.Load()
-	if errors.Is(err, webdeploy.ErrNoEndpoints) {
+	d, err := webendpoints.Load()
+	if errors.Is(err, webendpoints.ErrNoEndpoints) {
 		return liveWeb{}, fmt.Sprintf("the Web Functions claims need deployed endpoints: %v (or CLAIMS_LIVE_STANDIN=1 for the local router)", err), nil
 	}
 	if err != nil {
@@ -100,8 +100,8 @@ func deployed(ctx context.Context) (p liveWeb, missing string, err error) {
 }
 
 // signsAny reports whether any endpoint of d takes only SigV4-signed requests (IamAuth).
-func signsAny(d webdeploy.Deployment) bool {
-	return slices.ContainsFunc(d.Endpoints, func(e webdeploy.Endpoint) bool { return e.Auth != webdeploy.AuthPublic })
+func signsAny(d webendpoints.Deployment) bool {
+	return slices.ContainsFunc(d.Endpoints, func(e webendpoints.Endpoint) bool { return e.Auth != webendpoints.AuthPublic })
 }
 
 // webAbout is what a routing result records as its target.
@@ -142,7 +142,7 @@ type localRouter struct {
 }
 
 // environments is the article's maxEnvironments, the minimum Lambda allows.
-const environments = webdeploy.MaxEnvironments
+const environments = webendpoints.MaxEnvironments
 
 func (l localRouter) endpoint(t *testing.T, runtime string, conc int) *web {
 	t.Helper()
@@ -152,7 +152,7 @@ func (l localRouter) endpoint(t *testing.T, runtime string, conc int) *web {
 		Keys: sigv4check.Keys{standInKeyID: standInSecret}, Region: standInRegion,
 	}
 	about := webAbout{
-		Runtime: runtime, Endpoint: "local router", Auth: webdeploy.AuthIAM, MaxEnvironments: environments,
+		Runtime: runtime, Endpoint: "local router", Auth: webendpoints.AuthIAM, MaxEnvironments: environments,
 		MaxConcurrencyPerEnvironment: cmp.Or(conc, webrouter.DefaultMaxConcurrency),
 		Router: &routerAbout{
 			Policy: l.policy, CPUBusyLimit: l.busyLimit(conc), OmitLogstreamEvery: l.omitLogstreamEvery,
@@ -190,7 +190,7 @@ func (l localRouter) busyLimit(conc int) int {
 func (l localRouter) start(t *testing.T, runtime string) *probe.Probe {
 	t.Helper()
 	switch {
-	case runtime == webdeploy.Go:
+	case runtime == webendpoints.Go:
 		return startGo(t, goPreemptive)
 	case l.node != nil:
 		return l.node(t)
@@ -201,7 +201,7 @@ func (l localRouter) start(t *testing.T, runtime string) *probe.Probe {
 
 // liveWeb is the deployed platform.
 type liveWeb struct {
-	d      webdeploy.Deployment
+	d      webendpoints.Deployment
 	creds  aws.CredentialsProvider
 	region string
 }
@@ -209,17 +209,17 @@ type liveWeb struct {
 func (l liveWeb) endpoint(t *testing.T, runtime string, conc int) *web {
 	t.Helper()
 	name := runtime
-	if conc == 1 && runtime == webdeploy.Go {
-		name = webdeploy.GoConc1
+	if conc == 1 && runtime == webendpoints.Go {
+		name = webendpoints.GoConc1
 	} else if conc != 0 {
 		t.Fatalf("no deployed %s endpoint with maxConcurrencyPerEnvironment %d (the deploy makes 1 for Go, and the default)", runtime, conc)
 	}
 	e, ok := l.d.Endpoint(name)
 	if !ok {
-		t.Skipf("no %q endpoint in %s: set %s or deploy with `make live-web-deploy`", name, l.d.Source, webdeploy.URLEnv[name])
+		t.Skipf("no %q endpoint in %s: set %s or deploy with `make live-web-deploy`", name, l.d.Source, webendpoints.URLEnv[name])
 	}
 	o := target.WebOptions{}
-	if e.Auth != webdeploy.AuthPublic {
+	if e.Auth != webendpoints.AuthPublic {
 		o.Credentials, o.Region = l.creds, cmp.Or(e.Region, l.region)
 	}
 	tgt, err := target.NewWeb(e.URL, o)

@@ -17,7 +17,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
 
-	"github.com/serverless-claims/claims/harness/aws/webdeploy"
+	"github.com/serverless-claims/claims/harness/aws/webendpoints"
 )
 
 // The kinds of Leftover.
@@ -55,14 +55,14 @@ func (u InUse) spares(run, name string) bool {
 	return slices.Contains(u.RunIDs, run) || slices.Contains(u.Names, name)
 }
 
-// InUseFromFile reads the Web deployment in the endpoints file at path (webdeploy.File): its run
+// InUseFromFile reads the Web deployment in the endpoints file at path (webendpoints.File): its run
 // and the names it made are in use. No file is nothing in use; a file that cannot be read is an
 // error, since what it names cannot be told apart from a leftover then.
 func InUseFromFile(path string) (InUse, error) {
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		return InUse{}, nil
 	}
-	d, err := webdeploy.Read(path)
+	d, err := webendpoints.Read(path)
 	if err != nil {
 		return InUse{}, fmt.Errorf("live: the Web endpoints file cannot be read, so its deployment cannot be spared: %w; "+
 			"run `make live-web-destroy`, or move the file away if that deployment is gone", err)

@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/serverless-claims/claims/harness/aws/webdeploy"
+	"github.com/serverless-claims/claims/harness/aws/webendpoints"
 )
 
 // abandoned is a run that made a role, a table and a function and was never closed, as when the
@@ -114,10 +114,10 @@ func TestLeftoversAreFoundByTagAndDeleted(t *testing.T) {
 func webDeployment(t *testing.T, run, role string) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "endpoints.json")
-	require.NoError(t, webdeploy.Write(path, webdeploy.Deployment{
+	require.NoError(t, webendpoints.Write(path, webendpoints.Deployment{
 		RunID: run, Region: testRegion, CreatedAt: time.Now().UTC(), Role: role, Bucket: "claims-" + run + "-web-code",
-		Endpoints: []webdeploy.Endpoint{{Name: webdeploy.Go, URL: "https://abc.lambda-web." + testRegion + ".on.aws",
-			Auth: webdeploy.AuthIAM, Function: "claims-" + run + "-go"}},
+		Endpoints: []webendpoints.Endpoint{{Name: webendpoints.Go, URL: "https://abc.lambda-web." + testRegion + ".on.aws",
+			Auth: webendpoints.AuthIAM, Function: "claims-" + run + "-go"}},
 	}))
 	return path
 }
@@ -200,7 +200,7 @@ func TestInUseFromFile(t *testing.T) {
 	})
 	t.Run("a file that cannot be read stops the cleaner", func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "endpoints.json")
-		require.NoError(t, webdeploy.Write(path, webdeploy.Deployment{RunID: "0123abcd"})) // no endpoints
+		require.NoError(t, webendpoints.Write(path, webendpoints.Deployment{RunID: "0123abcd"})) // no endpoints
 		_, err := InUseFromFile(path)
 		require.Error(t, err)
 		assert.Contains(t, err.Error(), "cannot be spared")

@@ -1,4 +1,4 @@
-package webdeploy
+package webendpoints
 
 import (
 	"os"

@@ -1,8 +1,8 @@
-// Package webdeploy is where the Web Functions claims (W6-W9, W12) find their endpoints: the file
+// Package webendpoints is where the Web Functions claims (W6-W9, W12) find their endpoints: the file
 // `make live-web-deploy` writes (.cache/live-web/endpoints.json, git-ignored), or the URLs of
 // functions deployed any other way, named by CLAIMS_WEB_NODE_URL, CLAIMS_WEB_GO_URL and
 // CLAIMS_WEB_GO_C1_URL. The variables win over the file.
-package webdeploy
+package webendpoints
 
 import (
 	"encoding/json"
