@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/serverless-claims/claims/harness/claim/claimtest"
 	"github.com/serverless-claims/claims/harness/claim/results"
 	"github.com/serverless-claims/claims/harness/claim/verdict"
 	"github.com/serverless-claims/claims/harness/sys/repo"
@@ -75,7 +76,7 @@ func (s *stream) buildFail(sec float64, pkg string) {
 
 func (s *stream) String() string { return strings.Join(s.lines, "\n") + "\n" }
 
-// logCapture is a test's TB whose Logf is kept: results.Record's line, as the claim tests log it.
+// logCapture is a test's TB whose Logf is kept: claimtest.Record's line, as the claim tests log it.
 type logCapture struct {
 	testing.TB
 	logged []string
@@ -85,7 +86,7 @@ func (c *logCapture) Logf(format string, args ...any) {
 	c.logged = append(c.logged, fmt.Sprintf(format, args...))
 }
 
-// record writes a result for test under root/results/threadpool with results.Record, as a claim
+// record writes a result for test under root/results/threadpool with claimtest.Record, as a claim
 // test does, and returns the output line its log makes in go test's verbose output. edit changes
 // the result before it is written.
 func record(t *testing.T, root, test, claim string, outcome verdict.Outcome, reason string, expected *results.Expected, edit ...func(*results.Result)) string {
@@ -106,8 +107,8 @@ func record(t *testing.T, root, test, claim string, outcome verdict.Outcome, rea
 		e(&res)
 	}
 	c := &logCapture{TB: t}
-	results.Record(c, "threadpool", res)
-	require.Len(t, c.logged, 1, "lines results.Record logged")
+	claimtest.Record(c, "threadpool", res)
+	require.Len(t, c.logged, 1, "lines claimtest.Record logged")
 	// testing indents a message's later lines under its first.
 	return "    claims_test.go:76: " + strings.ReplaceAll(c.logged[0], "\n", "\n        ") + "\n"
 }

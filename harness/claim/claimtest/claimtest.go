@@ -142,7 +142,7 @@ func (c Claim) Decide(t testing.TB, m Measurement) results.Result {
 		Environment: m.Environment,
 		Trials:      m.Trials,
 	}
-	results.Record(t, c.Group, res)
+	Record(t, c.Group, res)
 	return res
 }
 

@@ -1,0 +1,20 @@
+package claimtest
+
+import (
+	"testing"
+
+	"github.com/serverless-claims/claims/harness/claim/results"
+)
+
+// Record writes an experiment's result (results.Save) and logs the verdict and where it went.
+// A result that cannot be written, does not validate, or holds a secret fails the test, and
+// nothing is written: an experiment whose evidence is lost or malformed has not run.
+func Record(t testing.TB, group string, res results.Result) string {
+	t.Helper()
+	path, err := results.Save(group, res)
+	if err != nil {
+		t.Fatalf("%v", err)
+	}
+	t.Logf("%v %s: %s -> %s", res.Claims, res.Verdict.Outcome, res.Verdict.Reason, path)
+	return path
+}
