@@ -25,7 +25,7 @@ func cpuPattern(cpus int, mode string, s settings.Settings) pattern.Pattern {
 
 // baseline is W1: /ping alone answers within a millisecond on loopback.
 func baseline(t *testing.T, w *web, s settings.Settings) (claimtest.Claim, claimtest.Measurement) {
-	c := claimtest.Claim{IDs: []string{"W1"}, Group: "eventloop", Family: "eventloop"}
+	c := claimtest.Claim{IDs: []string{"W1"}, Family: "eventloop"}
 	r := measure(t, w, pattern.PingOnly(), s)
 	lat := r.ping()
 	// The baseline is the yardstick of W2-W5, where a /ping that waits takes most of a spin:
@@ -42,12 +42,12 @@ func baseline(t *testing.T, w *web, s settings.Settings) (claimtest.Claim, claim
 // has ended, and so its latency is what remains of the spins when it was sent.
 func nodeWaits(cpus int) experiment {
 	return func(t *testing.T, w *web, s settings.Settings) (claimtest.Claim, claimtest.Measurement) {
-		c := claimtest.Claim{IDs: []string{"W2"}, Group: "eventloop", Family: "eventloop"}
+		c := claimtest.Claim{IDs: []string{"W2"}, Family: "eventloop"}
 		// What waiting costs: the /ping goes 15 ms after the /cpu, so it waits spin - 15 ms; with
 		// two /cpu (the second 50 ms after the first) it waits for both spins, 2 x spin - 65 ms.
 		want, what := float64(s.SpinMs)-ms(pattern.PingAfterCPU), "spin - 15 ms"
 		if cpus == 2 {
-			c = claimtest.Claim{IDs: []string{"W3"}, Group: "eventloop", Family: "eventloop"}
+			c = claimtest.Claim{IDs: []string{"W3"}, Family: "eventloop"}
 			want, what = 2*float64(s.SpinMs)-ms(pattern.SecondCPUOffset+pattern.PingAfterCPU), "2 x spin - 65 ms"
 		}
 		r := measure(t, w, cpuPattern(cpus, "", s), s)
@@ -67,9 +67,9 @@ func nodeWaits(cpus int) experiment {
 // waits for /cpu, because the runtime runs it on another thread or preempts a spinning goroutine.
 func goDoesNotWait(cpus int) experiment {
 	return func(t *testing.T, w *web, s settings.Settings) (claimtest.Claim, claimtest.Measurement) {
-		c := claimtest.Claim{IDs: []string{"W4"}, Group: "eventloop", Family: "eventloop"}
+		c := claimtest.Claim{IDs: []string{"W4"}, Family: "eventloop"}
 		if cpus == 2 {
-			c = claimtest.Claim{IDs: []string{"W5"}, Group: "eventloop", Family: "eventloop"}
+			c = claimtest.Claim{IDs: []string{"W5"}, Family: "eventloop"}
 		}
 		r := measure(t, w, cpuPattern(cpus, "", s), s)
 		return c, r.measurement(r.headline(false), r.evidential(),
@@ -86,7 +86,7 @@ func goDoesNotWait(cpus int) experiment {
 // preemption off and one P, a spin loop with no function call cannot be interrupted, and the
 // /ping waits, as on Node.
 func goWaitsWithoutPreemption(t *testing.T, w *web, s settings.Settings) (claimtest.Claim, claimtest.Measurement) {
-	c := claimtest.Claim{IDs: []string{"W10"}, Group: "eventloop", Family: "eventloop"}
+	c := claimtest.Claim{IDs: []string{"W10"}, Family: "eventloop"}
 	r := measure(t, w, cpuPattern(1, "", s), s)
 	return c, r.measurement(r.headline(true), r.evidential(),
 		verdict.All("trials whose /ping waited for the /cpu", r.waited(true)),
@@ -97,7 +97,7 @@ func goWaitsWithoutPreemption(t *testing.T, w *web, s settings.Settings) (claimt
 // CPU work no longer stalls Node's /ping.
 func offloaded(mode string, cpus int) experiment {
 	return func(t *testing.T, w *web, s settings.Settings) (claimtest.Claim, claimtest.Measurement) {
-		c := claimtest.Claim{IDs: []string{"W11"}, Group: "eventloop", Family: "eventloop"}
+		c := claimtest.Claim{IDs: []string{"W11"}, Family: "eventloop"}
 		r := measure(t, w, cpuPattern(cpus, mode, s), s)
 		m := r.measurement(r.headline(false), r.evidential(),
 			verdict.None("trials whose /ping waited for a /cpu", r.waited(false)),

@@ -88,7 +88,7 @@ const routing = "eventloop.routing"
 // the other environment, in every trial where one existed. A trial whose /cpu or /ping was
 // throttled, or that neither id could place, is no evidence either way.
 func pingAvoidsBusy(t *testing.T, w *web, s settings.Settings) (claimtest.Claim, claimtest.Measurement) {
-	c := claimtest.Claim{IDs: []string{"W6"}, Group: "eventloop", Family: routing}
+	c := claimtest.Claim{IDs: []string{"W6"}, Family: routing}
 	r := measureRouting(t, w, cpuPattern(1, "", s), s)
 	away := r.share(func(p placement) bool { return otherExisted(p) && pingPlaced(p) }, func(p placement) bool { return p.PingEnv != p.CPUEnvs[0] })
 	return c, r.measurement(withNotEvidence(fmt.Sprintf("/ping in another environment than the busy one in %s trials where one existed; /ping %s", away, r.ping()), r),
@@ -99,7 +99,7 @@ func pingAvoidsBusy(t *testing.T, w *web, s settings.Settings) (claimtest.Claim,
 // one waits for it every time, and a Go /ping never does.
 func coLocatedPing(runtime string) experiment {
 	return func(t *testing.T, w *web, s settings.Settings) (claimtest.Claim, claimtest.Measurement) {
-		c := claimtest.Claim{IDs: []string{"W7"}, Group: "eventloop", Family: routing}
+		c := claimtest.Claim{IDs: []string{"W7"}, Family: routing}
 		r := measureRouting(t, w, cpuPattern(2, "", s), s)
 		// Evidence: both /cpu in different environments (every environment busy), the /ping in
 		// one of them after its /cpu had started, and envId agreeing with the logstream, so that
@@ -121,7 +121,7 @@ func coLocatedPing(runtime string) experiment {
 // in flight count: one that got there after the first had finished found that environment idle.
 // The /ping plays no part, so a throttled one takes nothing from the evidence.
 func twoOnOneSide(t *testing.T, w *web, s settings.Settings) (claimtest.Claim, claimtest.Measurement) {
-	c := claimtest.Claim{IDs: []string{"W8"}, Group: "eventloop", Family: routing}
+	c := claimtest.Claim{IDs: []string{"W8"}, Family: routing}
 	// At least w8Trials: a router that does this in half the trials shows it in one of 20 with
 	// probability 1 - 2^-20; fewer trials would make the verdict a coin toss for a rarer router.
 	s.Trials = max(s.Trials, w8Trials)
@@ -142,7 +142,7 @@ const w8Trials = 20
 // answer without lambda-web-logstream (Lambda sends it "when present") is not evidence; a trial
 // with no such pair left is none, and the result says how many.
 func idsAgree(t *testing.T, w *web, s settings.Settings) (claimtest.Claim, claimtest.Measurement) {
-	c := claimtest.Claim{IDs: []string{"W9"}, Group: "eventloop", Family: routing}
+	c := claimtest.Claim{IDs: []string{"W9"}, Family: routing}
 	r := measureRouting(t, w, cpuPattern(2, "", s), s)
 	agree := r.share(idsChecked, func(p placement) bool { return p.Agree })
 	pairs, partial := 0, 0
@@ -167,7 +167,7 @@ func idsAgree(t *testing.T, w *web, s settings.Settings) (claimtest.Claim, claim
 // placed elsewhere, queued or throttled, and reports the latency of the served ones.
 func concurrencyLowered(t *testing.T, p webPlatform, s settings.Settings) (claimtest.Claim, claimtest.Measurement) {
 	t.Helper()
-	c := claimtest.Claim{IDs: []string{"W12"}, Group: "eventloop", Family: "eventloop.concurrency"}
+	c := claimtest.Claim{IDs: []string{"W12"}, Family: "eventloop.concurrency"}
 	def := measureRouting(t, p.endpoint(t, webendpoints.Go, 0), cpuPattern(2, "", s), s)
 	low := measureRouting(t, p.endpoint(t, webendpoints.Go, 1), cpuPattern(2, "", s), s)
 	// The claim is about where a /ping lands: in an environment busy with a /cpu is beside one

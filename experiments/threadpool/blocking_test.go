@@ -22,9 +22,9 @@ const (
 
 // What blocks the loop, and what does not.
 var (
-	syncBlocksLoopClaim      = claimtest.Claim{IDs: []string{"P1"}, Group: "threadpool", Family: "threadpool.blocking"}
-	jsonParseBlocksLoopClaim = claimtest.Claim{IDs: []string{"P8"}, Group: "threadpool", Family: "threadpool.blocking"}
-	gzipSyncVsAsyncClaim     = claimtest.Claim{IDs: []string{"P9"}, Group: "threadpool", Family: "threadpool.blocking"}
+	syncBlocksLoopClaim      = claimtest.Claim{IDs: []string{"P1"}, Family: "threadpool.blocking"}
+	jsonParseBlocksLoopClaim = claimtest.Claim{IDs: []string{"P8"}, Family: "threadpool.blocking"}
+	gzipSyncVsAsyncClaim     = claimtest.Claim{IDs: []string{"P9"}, Family: "threadpool.blocking"}
 )
 
 // syncOffLoop is what LAB_BROKEN=sync-off-loop breaks, for the sensitivity test.

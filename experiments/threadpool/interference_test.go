@@ -34,8 +34,8 @@ const (
 
 // P6 and P7: unrelated work slowing file reads through the shared pool.
 var (
-	compressionSlowsReadsClaim = claimtest.Claim{IDs: []string{"P6"}, Group: "threadpool", Family: "threadpool.interference"}
-	lookupsSlowReadsClaim      = claimtest.Claim{IDs: []string{"P7"}, Group: "threadpool", Family: "threadpool.interference",
+	compressionSlowsReadsClaim = claimtest.Claim{IDs: []string{"P6"}, Family: "threadpool.interference"}
+	lookupsSlowReadsClaim      = claimtest.Claim{IDs: []string{"P7"}, Family: "threadpool.interference",
 		Expect: claimtest.Refuted("libuv runs getaddrinfo as slow I/O, on at most half the pool's threads (since libuv 1.21), so file reads keep the other half")}
 )
 

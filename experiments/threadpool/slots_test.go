@@ -34,8 +34,8 @@ const slotHold = 200 * time.Millisecond
 // The claims of TestPoolSlots: the slot count by ordering, and the threads of a pool asked for
 // more than libuv allows.
 var (
-	poolSlotsClaim = claimtest.Claim{IDs: []string{"P3", "P4", "P11"}, Group: "threadpool", Family: "threadpool.slots"}
-	poolCapClaim   = claimtest.Claim{IDs: []string{"P3", "P4", "P11"}, Group: "threadpool", Family: "threadpool.poolThreads"}
+	poolSlotsClaim = claimtest.Claim{IDs: []string{"P3", "P4", "P11"}, Family: "threadpool.slots"}
+	poolCapClaim   = claimtest.Claim{IDs: []string{"P3", "P4", "P11"}, Family: "threadpool.poolThreads"}
 )
 
 // threadList is the process's threads as /proc/self/task lists them.
@@ -180,7 +180,7 @@ func testPoolSlots(t *testing.T, l lab) {
 }
 
 // P5: setting the pool's size from inside the program.
-var setInsideClaim = claimtest.Claim{IDs: []string{"P5"}, Group: "threadpool", Family: "threadpool.entry"}
+var setInsideClaim = claimtest.Claim{IDs: []string{"P5"}, Family: "threadpool.entry"}
 
 // entryForm is one way to write a program's entry that sets the pool size on its first line.
 type entryForm struct {

@@ -70,7 +70,7 @@ const (
 )
 
 // P10: a Sync call on the request path against the same call at start-up.
-var syncOnRequestPathClaim = claimtest.Claim{IDs: []string{"P10"}, Group: "threadpool", Family: "threadpool.syncPath"}
+var syncOnRequestPathClaim = claimtest.Claim{IDs: []string{"P10"}, Family: "threadpool.syncPath"}
 
 func TestSyncOnRequestPath(t *testing.T) {
 	claimtest.RunEach(t, testSyncOnRequestPath, nodeModes(t)...)

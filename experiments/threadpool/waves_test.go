@@ -20,7 +20,7 @@ const waveJobMs = 150
 const waveSplit = 1.5
 
 // P3 and P4 in time: the waves of equal jobs.
-var poolWavesClaim = claimtest.Claim{IDs: []string{"P3", "P4"}, Group: "threadpool", Family: "threadpool.waves"}
+var poolWavesClaim = claimtest.Claim{IDs: []string{"P3", "P4"}, Family: "threadpool.waves"}
 
 // The configurations each trial runs.
 const (

@@ -20,9 +20,10 @@ import (
 
 // Claim is what one claim test decides.
 type Claim struct {
-	IDs    []string    // the catalog's IDs this test decides
-	Group  string      // the results folder: eventloop, threadpool, coldstart
-	Family string      // the result's family: which typed parameters, summary and trials it carries
+	IDs []string // the catalog's IDs this test decides
+	// Family is the result's family: which typed parameters, summary and trials it carries. Its
+	// first word is the results folder (results.Group): eventloop, threadpool, coldstart.
+	Family string
 	Expect Expectation // what the test asserts of the verdict; the zero value is Holds
 }
 
@@ -101,8 +102,8 @@ type Measurement struct {
 	Checks      []verdict.Check
 }
 
-// Decide gives m its verdict (verdict.Decide), writes its result under results/<Group> (or
-// results/sensitivity/<Group> when m.Broken says what was broken) and returns it. It does not
+// Decide gives m its verdict (verdict.Decide), writes its result under results/<group> (or
+// results/sensitivity/<group> when m.Broken says what was broken; Record) and returns it. It does not
 // assert: a sensitivity test reads a failing verdict from it.
 func (c Claim) Decide(t testing.TB, m Measurement) results.Result {
 	t.Helper()
@@ -142,7 +143,7 @@ func (c Claim) Decide(t testing.TB, m Measurement) results.Result {
 		Environment: m.Environment,
 		Trials:      m.Trials,
 	}
-	Record(t, c.Group, res)
+	Record(t, res)
 	return res
 }
 

@@ -9,9 +9,9 @@ import (
 // Record writes an experiment's result (results.Save) and logs the verdict and where it went.
 // A result that cannot be written, does not validate, or holds a secret fails the test, and
 // nothing is written: an experiment whose evidence is lost or malformed has not run.
-func Record(t testing.TB, group string, res results.Result) string {
+func Record(t testing.TB, res results.Result) string {
 	t.Helper()
-	path, err := results.Save(group, res)
+	path, err := results.Save(res)
 	if err != nil {
 		t.Fatalf("%v", err)
 	}

@@ -48,7 +48,7 @@ func record(t *testing.T, res results.Result) *fatalRecorder {
 	f := &fatalRecorder{TB: t}
 	func() {
 		defer func() { _ = recover() }()
-		Record(f, "eventloop", res)
+		Record(f, res)
 	}()
 	return f
 }

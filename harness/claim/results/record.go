@@ -18,12 +18,20 @@ var validator = sync.OnceValues(func() (*Validator, error) {
 	return NewValidator(root)
 })
 
-// Save writes an experiment's result under Dir/group (results/eventloop, results/threadpool),
-// or Dir/sensitivity/group when its target was broken on purpose, as FileName(res.Experiment),
+// Group is the results folder of a family: its first word (eventloop for eventloop.routing), which
+// is also the experiment package that writes it.
+func Group(family string) string {
+	group, _, _ := strings.Cut(family, ".")
+	return group
+}
+
+// Save writes an experiment's result under Dir/<its family's Group> (results/eventloop,
+// results/threadpool), beside it under Dir/<mode> when it is not local, or under
+// Dir/sensitivity/<group> when its target was broken on purpose, as FileName(res.Experiment),
 // and returns where it went. The result is checked against the schema first. A result that
 // cannot be written, does not validate, or holds a secret (ScanSecrets) is an error, and nothing
 // is written: an experiment whose evidence is lost or malformed has not run.
-func Save(group string, res Result) (string, error) {
+func Save(res Result) (string, error) {
 	root, err := repo.Root()
 	if err != nil {
 		return "", fmt.Errorf("writing the result: %v", err)
@@ -44,6 +52,7 @@ func Save(group string, res Result) (string, error) {
 	if err := v.Validate(data); err != nil {
 		return "", fmt.Errorf("result of %s does not validate, not written: %v", res.Experiment, err)
 	}
+	group := Group(res.Family)
 	dir := filepath.Join(Dir(root), group)
 	if res.Mode != ModeLocal {
 		// Live results sit beside the local ones, not over them, so both can be compared.

@@ -95,7 +95,7 @@ func TestSaveRefusesASecret(t *testing.T) {
 	t.Setenv(DirEnv, dir)
 	res := sample()
 	res.Target = map[string]any{"role": "arn:aws:iam::123456789012:role/x"}
-	_, err := Save("coldstart", res)
+	_, err := Save(res)
 	require.Error(t, err, "Save of a result holding an account id")
 	assert.Contains(t, err.Error(), "account id in an ARN", "error = %q; want it to name the finding", err)
 	var files []string
