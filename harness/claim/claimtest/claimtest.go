@@ -165,19 +165,16 @@ func (c Claim) Assert(t testing.TB, res results.Result) {
 	}
 }
 
-// Check decides m and asserts the claim: the last line of a claim test.
+// Check decides m and asserts the claim: the last line of a claim test. The run notes that the
+// claim was checked, for Main's end-of-run checks.
 func (c Claim) Check(t testing.TB, m Measurement) results.Result {
 	t.Helper()
 	res := c.Decide(t, m)
 	c.Assert(t, res)
+	thisRun.checked(t.Name(), c, res.Mode)
 	return res
 }
 
-// CatchesBroken asserts what a sensitivity test wants of a claim measured on a target broken on
-// purpose: the verdict fail, since a claim test that cannot fail proves nothing.
-func CatchesBroken(t testing.TB, res results.Result) {
-	t.Helper()
-	assert.NotEmpty(t, res.Broken, "%s: a sensitivity run must say what it broke", res.Experiment)
-	assert.Equal(t, verdict.Fail, res.Verdict.Outcome,
-		"verdict for %v against %s = %s; want fail (%s)", res.Claims, res.Broken, res.Verdict.Outcome, res.Verdict.Reason)
-}
+// key is what tells one claim test's claim from another's: its family and IDs (P11's slot count
+// and its thread count decide the same IDs from different measurements).
+func (c Claim) key() string { return c.Family + " " + strings.Join(c.IDs, " ") }
