@@ -23,16 +23,16 @@ type BrokenCase struct {
 	Measure func(t *testing.T, s settings.Settings) Measurement
 }
 
-// BrokenTrials is the most trials a case takes whose claim holds: against a target that breaks
+// brokenTrials is the most trials a case takes whose claim holds: against a target that breaks
 // the claim every trial misses it on its own, so four show it.
-const BrokenTrials = 4
+const brokenTrials = 4
 
 // BrokenSettings are the settings a case of claim c measures with: run's with at most
-// BrokenTrials trials where c holds, and run's own where c is asserted refuted, for there the
+// brokenTrials trials where c holds, and run's own where c is asserted refuted, for there the
 // claim must hold against the broken target, which takes the evidence a claim run takes.
 func BrokenSettings(run settings.Settings, c Claim) settings.Settings {
 	if c.Expect.outcome == "" {
-		run.Trials = min(run.Trials, BrokenTrials)
+		run.Trials = min(run.Trials, brokenTrials)
 	}
 	return run
 }
@@ -40,7 +40,7 @@ func BrokenSettings(run settings.Settings, c Claim) settings.Settings {
 // CatchBroken runs each case as a subtest of t, with BrokenSettings of the run's settings: it
 // measures the case, records what was broken, decides and writes the result (under
 // results/sensitivity: it describes the broken target, not the runtimes) and asserts that the
-// verdict turned (WantsBroken). Main's end-of-run check asks every claim checked in a full run
+// verdict turned (wantsBroken). Main's end-of-run check asks every claim checked in a full run
 // for a case here.
 func CatchBroken(t *testing.T, run settings.Settings, cases ...BrokenCase) {
 	t.Helper()
@@ -55,15 +55,15 @@ func CatchBroken(t *testing.T, run settings.Settings, cases ...BrokenCase) {
 				require.Equal(t, c.Broken, m.Broken, "case %s: what is broken, as its target says; want the case's", c.Name)
 			}
 			m.Broken = c.Broken
-			c.Claim.WantsBroken(t, c.Claim.Decide(t, m))
+			c.Claim.wantsBroken(t, c.Claim.Decide(t, m))
 		})
 	}
 }
 
-// WantsBroken asserts the verdict c must get against a broken target: fail where c holds, since
+// wantsBroken asserts the verdict c must get against a broken target: fail where c holds, since
 // a claim test that cannot fail proves nothing; pass where c is asserted refuted, since then the
 // test that asserts the refutation would fail.
-func (c Claim) WantsBroken(t testing.TB, res results.Result) {
+func (c Claim) wantsBroken(t testing.TB, res results.Result) {
 	t.Helper()
 	want, why := verdict.Fail, "a claim test that cannot fail proves nothing"
 	if c.Expect.outcome == verdict.Fail {

@@ -1,8 +1,13 @@
 // Package claimtest is what every claim test shares: the Claim it decides (IDs from the catalog,
 // the family of its result, what the test asserts), the targets it runs against (Run, Mode), and
-// the last step: give the measurement its verdict, write the result, and assert the claim, so
-// that a failing claim reads the same in every package: each check that did not hold as
-// `what = got; want want (evidence)`, then the verdict with its reason.
+// the last step: give the measurement its verdict, write the result (Record), and assert the
+// claim, so that a failing claim reads the same in every package: each check that did not hold
+// as `what = got; want want (evidence)`, then the verdict with its reason.
+//
+// It also holds the tests of the claim tests: a BrokenCase measures a claim against a target
+// broken on purpose, and CatchBroken wants its verdict turned. Main, each experiment package's
+// TestMain, reads the run's settings, and after the run fails it where a claim checked has no
+// broken case, or a test that checked a claim is not in catalog.Tests.
 package claimtest
 
 import (

@@ -53,20 +53,20 @@ func TestRefutedFailsWhenTheClaimHolds(t *testing.T) {
 func TestWantsBrokenWantsFailWhereTheClaimHolds(t *testing.T) {
 	c := Claim{IDs: []string{"W4"}}
 	fake := &recorder{TB: t}
-	c.WantsBroken(fake, outcome(false))
-	assert.True(t, fake.failed, "WantsBroken passed a result that does not say what was broken")
+	c.wantsBroken(fake, outcome(false))
+	assert.True(t, fake.failed, "wantsBroken passed a result that does not say what was broken")
 
 	broken := outcome(false)
 	broken.Broken = "a probe that spins in a worker"
 	ok := &recorder{TB: t}
-	c.WantsBroken(ok, broken)
-	assert.False(t, ok.failed, "WantsBroken failed a broken run that failed")
+	c.wantsBroken(ok, broken)
+	assert.False(t, ok.failed, "wantsBroken failed a broken run that failed")
 
 	stillHolds := outcome(true)
 	stillHolds.Broken = "a probe that spins in a worker"
 	fake = &recorder{TB: t}
-	c.WantsBroken(fake, stillHolds)
-	assert.True(t, fake.failed, "WantsBroken passed a claim that held against a broken target")
+	c.wantsBroken(fake, stillHolds)
+	assert.True(t, fake.failed, "wantsBroken passed a claim that held against a broken target")
 }
 
 func TestWantsBrokenWantsPassWhereTheClaimIsRefuted(t *testing.T) {
@@ -74,21 +74,21 @@ func TestWantsBrokenWantsPassWhereTheClaimIsRefuted(t *testing.T) {
 	holds := outcome(true)
 	holds.Broken = "a pool of one slot"
 	ok := &recorder{TB: t}
-	c.WantsBroken(ok, holds)
-	assert.False(t, ok.failed, "WantsBroken(Refuted) failed a claim that holds against its broken target")
+	c.wantsBroken(ok, holds)
+	assert.False(t, ok.failed, "wantsBroken(Refuted) failed a claim that holds against its broken target")
 
 	stillRefuted := outcome(false)
 	stillRefuted.Broken = "a pool of one slot"
 	fake := &recorder{TB: t}
-	c.WantsBroken(fake, stillRefuted)
-	assert.True(t, fake.failed, "WantsBroken(Refuted) passed a claim still refuted against its broken target")
+	c.wantsBroken(fake, stillRefuted)
+	assert.True(t, fake.failed, "wantsBroken(Refuted) passed a claim still refuted against its broken target")
 }
 
 func TestBrokenSettingsCutTheTrialsOfAClaimThatHolds(t *testing.T) {
 	run := settings.Settings{Trials: 20, SpinMs: 500}
 	got := BrokenSettings(run, Claim{IDs: []string{"W2"}})
-	assert.Equal(t, settings.Settings{Trials: BrokenTrials, SpinMs: 500}, got, "settings of a holding claim's case")
-	assert.Equal(t, 2, BrokenSettings(settings.Settings{Trials: 2}, Claim{}).Trials, "trials of a run with fewer than BrokenTrials")
+	assert.Equal(t, settings.Settings{Trials: brokenTrials, SpinMs: 500}, got, "settings of a holding claim's case")
+	assert.Equal(t, 2, BrokenSettings(settings.Settings{Trials: 2}, Claim{}).Trials, "trials of a run with fewer than brokenTrials")
 	assert.Equal(t, run, BrokenSettings(run, Claim{IDs: []string{"P7"}, Expect: Refuted("a reason")}), "settings of a refuted claim's case")
 	assert.Equal(t, 20, run.Trials, "the run's trials after BrokenSettings; want them untouched")
 }
