@@ -107,7 +107,7 @@ func TestEndOfRunWantsABrokenCaseForEveryClaimChecked(t *testing.T) {
 	var out strings.Builder
 	assert.False(t, checkedBoth().end(&out, true), "end of a full run with a claim that has no broken case = ok; want it to fail")
 	assert.Equal(t, 1, strings.Count(out.String(), "\n"), "lines = %q; want one, for the claim with no case", out.String())
-	assert.Contains(t, out.String(), "claim P3 P11 (family threadpool.poolThreads), checked by TestPoolSlots/UV_THREADPOOL_SIZE=2000, has no broken case")
+	assert.Contains(t, out.String(), "claimtest: broken cases of P3 P11 (family threadpool.poolThreads, checked by TestPoolSlots/UV_THREADPOOL_SIZE=2000) = none; want one")
 
 	out.Reset()
 	assert.True(t, checkedBoth().end(&out, false), "end of a run that -run selected tests in = failed; want it unchecked")
@@ -173,7 +173,7 @@ func TestEndOfRunWantsEveryTestThatCheckedAClaimListed(t *testing.T) {
 		r.checked("TestPoolSlots/node24/more", Claim{IDs: []string{"P1"}, Family: "threadpool.slots"}, results.ModeLive)
 		r.declared(Claim{IDs: []string{"P1"}, Family: "threadpool.slots"})
 		assert.False(t, r.end(&out, full), "end of a run (full %v) with a claim test catalog.Tests does not list = ok; want it to fail", full)
-		assert.Contains(t, out.String(), "claimtest: TestNewSlotCount (experiments/threadpool) checked P3 P11, which catalog.Tests does not list it as deciding")
-		assert.Contains(t, out.String(), "claimtest: TestPoolSlots (experiments/threadpool) checked P1, which")
+		assert.Contains(t, out.String(), "claimtest: claims of TestNewSlotCount (experiments/threadpool) in catalog.Tests = without P3 P11, which it checked; want")
+		assert.Contains(t, out.String(), "claimtest: claims of TestPoolSlots (experiments/threadpool) in catalog.Tests = without P1, which")
 	}
 }

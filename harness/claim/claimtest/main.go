@@ -127,7 +127,7 @@ func (r *run) end(w io.Writer, full bool) bool {
 			}
 		}
 		if len(unlisted) > 0 {
-			missing = append(missing, fmt.Sprintf("claimtest: %s (experiments/%s) checked %s, which catalog.Tests does not list it as deciding; want it listed (catalog/tests.go), from which the runtime matrix and the Makefile's selections are made or checked",
+			missing = append(missing, fmt.Sprintf("claimtest: claims of %s (experiments/%s) in catalog.Tests = without %s, which it checked; want it listed deciding them (catalog/tests.go), from which the runtime matrix and the Makefile's selections are made or checked",
 				ct.name, ct.pkg, strings.Join(unlisted, " ")))
 		}
 	}
@@ -146,7 +146,7 @@ func (r *run) withoutBrokenCase() []string {
 	var missing []string
 	for key, c := range r.claims {
 		if !r.broken[key] {
-			missing = append(missing, fmt.Sprintf("claimtest: claim %s (family %s), checked by %s, has no broken case; want one in the package's TestCatchesBroken test (claimtest.BrokenCase), which shows that its test can fail",
+			missing = append(missing, fmt.Sprintf("claimtest: broken cases of %s (family %s, checked by %s) = none; want one in the package's TestCatchesBroken test (claimtest.BrokenCase), to show that its test can fail",
 				strings.Join(c.claim.IDs, " "), c.claim.Family, c.test))
 		}
 	}
