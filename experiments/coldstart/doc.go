@@ -41,7 +41,7 @@
 //     ends on a grid within ±10% of the published 20 ms, never the configured period.
 //
 // T1, T2, T3 and T5 are decided on means with percentile-bootstrap 95% intervals (why means and
-// not medians: docs/cpu-model.md). A check holds or fails only when its whole interval is on one
+// not medians: results/README.md, "How a verdict is reached"). A check holds or fails only when its whole interval is on one
 // side of its bound; otherwise the verdict is inconclusive. A forced cold start is evidence only
 // when it was one (an Init Duration, the process's first invocation, one Invoke sent); the others
 // are counted by reason in the result (notEvidence), and where they are more than half the claim
