@@ -31,9 +31,20 @@
 //
 // # The Web Functions claims (-tags lambda)
 //
-// W6-W9 and W12 (routing_*_test.go) are about several execution environments behind one
+// The routing claims (routing_*_test.go) are about several execution environments behind one
 // endpoint: on deployed Web Functions, or against the local router (harness/standin/webrouter)
 // in `make test` and `make experiments`. Where each answer ran is read from the
-// lambda-web-logstream header and the probe's own envId; docs/web-functions.md gives each
-// claim's decision, and TestCatchesBrokenRouters runs each against a router that breaks it.
+// lambda-web-logstream header and the probe's own envId (docs/web-functions.md).
+//
+//   - W6, TestWebPingAvoidsBusyEnvironment: the /ping goes to another environment in every
+//     trial in which one existed.
+//   - W7, TestWebPingWaitsWhenEveryEnvironmentBusy: where both environments are busy, a Node
+//     /ping beside a started /cpu waited for it every time, a Go /ping never.
+//   - W8, TestWebTwoCPUOnOneSide: the frequency of trials with both /cpu in one environment while
+//     another existed, with its 95% interval; one such trial shows the claim.
+//   - W9, TestWebEnvIDMatchesLogstream: envId and the logstream agree on every pair of answers.
+//   - W12, TestWebLowerConcurrencyFewerCoLocated: the share of /ping beside an unfinished /cpu is
+//     lower at maxConcurrencyPerEnvironment 1 than at 64, the two 95% intervals apart.
+//
+// TestCatchesBrokenRouters runs each against a router or probe that breaks it and wants fail.
 package eventloop
