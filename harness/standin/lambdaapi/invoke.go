@@ -6,10 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/serverless-claims/claims/harness/lambda/lambdareport"
 )
 
 // tailLimit is how much of an invocation's log Invoke's LogType Tail returns, as Lambda does.
@@ -62,32 +63,31 @@ func (s *Server) invoke(w http.ResponseWriter, r *http.Request, name string, pay
 		return errf(http.StatusInternalServerError, "ServiceException", "invoking %s: %v", name, err)
 	}
 
-	rep := report{id: id, memoryMB: cfg.MemorySize, maxUsedMB: cfg.MemorySize}
-	if inv.Report.InitDuration != nil {
-		rep.initMs = inv.Report.InitDuration
-	}
+	var durationMs float64
+	var status string
+	maxUsedMB := cfg.MemorySize
 	if inv.Report.MaxMemoryUsedMB != nil {
-		rep.maxUsedMB = *inv.Report.MaxMemoryUsedMB
+		maxUsedMB = *inv.Report.MaxMemoryUsedMB
 	}
 	var body []byte
 	var functionError, logged string
 	switch {
 	case timedOut:
 		s.endRunning() // Lambda ends an environment whose invoke timed out
-		rep.durationMs, rep.status = float64(limit)/float64(time.Millisecond), "timeout"
+		durationMs, status = float64(limit)/float64(time.Millisecond), "timeout"
 		msg := fmt.Sprintf("%s %s Task timed out after %.2f seconds", time.Now().UTC().Format(time.RFC3339Nano), id, limit.Seconds())
 		body, _ = json.Marshal(map[string]string{"errorMessage": msg})
 		functionError, logged = "Unhandled", msg+"\n"
 	case inv.Failure != "":
 		s.endRunning() // the runtime is gone; the next invoke starts a fresh environment
-		rep.durationMs, rep.status = float64(time.Since(start))/float64(time.Millisecond), "error"
+		durationMs, status = float64(time.Since(start))/float64(time.Millisecond), "error"
 		body, _ = json.Marshal(map[string]string{"errorType": "Runtime.ExitError", "errorMessage": inv.Failure})
 		functionError = "Unhandled"
 	default:
 		if inv.Report.Duration != nil {
-			rep.durationMs = *inv.Report.Duration
+			durationMs = *inv.Report.Duration
 		} else {
-			rep.durationMs = inv.ClientMs
+			durationMs = inv.ClientMs
 		}
 		body = inv.Body
 		if handlerError(body) {
@@ -103,7 +103,7 @@ func (s *Server) invoke(w http.ResponseWriter, r *http.Request, name string, pay
 		return errf(http.StatusInternalServerError, "ServiceException", "The Lambda service encountered an internal error.")
 	}
 
-	line := rep.String()
+	line := lambdareport.Format(report(id, durationMs, inv.Report.InitDuration, cfg.MemorySize, maxUsedMB, status))
 	switch {
 	case missing:
 		line = ""
@@ -124,18 +124,6 @@ func (s *Server) invoke(w http.ResponseWriter, r *http.Request, name string, pay
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(body)
 	return nil
-}
-
-// billedMs is the REPORT's Billed Duration: Lambda bills a custom runtime's (provided.*, the
-// only runtimes this stand-in runs) Init with its first invoke, so a cold start bills
-// ceil(Init Duration + Duration) and a warm invoke ceil(Duration), in whole milliseconds.
-func (r report) billedMs() int64 {
-	// From the figures as printed, so that a reader can add them up to the same bill.
-	hundredths := math.Round(r.durationMs * 100)
-	if r.initMs != nil {
-		hundredths += math.Round(*r.initMs * 100)
-	}
-	return int64(math.Ceil(hundredths / 100))
 }
 
 // logTail is the invocation's execution log as Invoke's LogType Tail returns it: START, what
@@ -161,25 +149,13 @@ func handlerError(body []byte) bool {
 	return msg && typ && len(m) <= 3
 }
 
-// report is one invoke's REPORT line in Lambda's classic form.
-type report struct {
-	id                  string
-	durationMs          float64
-	initMs              *float64
-	memoryMB, maxUsedMB int
-	status              string
-}
-
-// String prints the REPORT as Lambda does, its fields in Lambda's order, each ending in a tab.
-func (r report) String() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "REPORT RequestId: %s\tDuration: %.2f ms\tBilled Duration: %d ms\tMemory Size: %d MB\tMax Memory Used: %d MB\t",
-		r.id, r.durationMs, r.billedMs(), r.memoryMB, r.maxUsedMB)
-	if r.initMs != nil {
-		fmt.Fprintf(&b, "Init Duration: %.2f ms\t", *r.initMs)
-	}
-	if r.status != "" {
-		fmt.Fprintf(&b, "Status: %s\t", r.status)
-	}
-	return b.String()
+// report is one invoke's REPORT as Lambda prints it for a custom runtime (provided.*, the only
+// runtimes this stand-in runs): Lambda bills its Init with its first invoke, so a cold start
+// bills ceil(Init Duration + Duration) and a warm invoke ceil(Duration), in whole milliseconds
+// (lambdareport.Report.BilledAsLambda).
+func report(id string, durationMs float64, initMs *float64, memoryMB, maxUsedMB int, status string) lambdareport.Report {
+	r := lambdareport.Report{RequestID: id, Duration: &durationMs, InitDuration: initMs, MemorySizeMB: &memoryMB, MaxMemoryUsedMB: &maxUsedMB, Status: status}
+	billed, _ := r.BilledAsLambda()
+	r.BilledDuration = &billed
+	return r
 }
