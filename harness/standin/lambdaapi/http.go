@@ -4,7 +4,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -68,18 +67,15 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// authorize checks the signature and its scope.
+// signatureCodes are Lambda's codes for a refused signature, each answered 403.
+var signatureCodes = sigv4check.Codes{
+	Unsigned: "MissingAuthenticationTokenException", UnknownKey: "UnrecognizedClientException", BadSignature: "InvalidSignatureException",
+}
+
+// authorize checks the signature and its scope (service lambda, the stand-in's region).
 func (s *Server) authorize(r *http.Request, body []byte) *apiError {
-	scope, err := s.o.Keys.Verify(r, body)
-	switch {
-	case errors.Is(err, sigv4check.ErrUnsigned):
-		return errf(http.StatusForbidden, "MissingAuthenticationTokenException", "Missing Authentication Token (%v)", err)
-	case errors.Is(err, sigv4check.ErrUnknownKey):
-		return errf(http.StatusForbidden, "UnrecognizedClientException", "The security token included in the request is invalid.")
-	case err != nil:
-		return errf(http.StatusForbidden, "InvalidSignatureException", "The request signature we calculated does not match the signature you provided. (%v)", err)
-	case scope.Service != "lambda" || scope.Region != s.o.Region:
-		return errf(http.StatusForbidden, "InvalidSignatureException", "Credential should be scoped to a valid region and service lambda in %s, not %s/%s", s.o.Region, scope.Region, scope.Service)
+	if f := s.o.Keys.Authorize(r, body, "lambda", s.o.Region); f != nil {
+		return errf(http.StatusForbidden, f.Code(signatureCodes), "%s", f)
 	}
 	return nil
 }

@@ -43,7 +43,7 @@ type Options struct {
 	// Keys are the accepted access keys; required.
 	Keys sigv4check.Keys
 	// AccountID and Region name the stand-in's account and region in ARNs and in the signature's
-	// scope; defaults 123456789012 and us-east-1.
+	// scope; defaults sigv4check.DefaultAccountID and us-east-1.
 	AccountID, Region string
 	// FunctionEnv is added to every function's environment, as Lambda adds its own variables
 	// (AWS_REGION, the role's AWS_ACCESS_KEY_ID/SECRET/SESSION_TOKEN); here also what the
@@ -159,7 +159,7 @@ func Start(t testing.TB, o Options) *Server {
 		t.Fatalf("lambdaapi: Options.Keys is empty; want at least one access key")
 	}
 	if o.AccountID == "" {
-		o.AccountID = "123456789012"
+		o.AccountID = sigv4check.DefaultAccountID
 	}
 	if o.Region == "" {
 		o.Region = "us-east-1"
