@@ -60,10 +60,3 @@ func TestEstimateNamesOnlyThePricesItDidNotHave(t *testing.T) {
 		})
 	}
 }
-
-func TestEstimateOfALambdaRegionUsesItsOwnLambdaPrices(t *testing.T) {
-	gbs, req, fell := prices.Lambda("eu-west-1", ArchX8664)
-	assert.False(t, fell, "prices.Lambda(eu-west-1) fellBack = true; want false (the Lambda tables list it)")
-	assert.InDelta(t, 0.0000166667, gbs, 1e-12, "eu-west-1 x86_64 GB-second price")
-	assert.InDelta(t, 0.20/1e6, req, 1e-15, "eu-west-1 request price")
-}

@@ -46,3 +46,12 @@ func TestLambdaFallsBackWhenEitherTableLacksTheRegion(t *testing.T) {
 	gbs, _, _ = Lambda("us-east-1", "sparc")
 	assert.Zero(t, gbs, "the price of an architecture the table does not know = %g; want 0", gbs)
 }
+
+// TestLambdaPricesOfAListedRegionAreItsOwn: a region the Lambda tables list is priced at its own
+// duration and request prices, with no fallback.
+func TestLambdaPricesOfAListedRegionAreItsOwn(t *testing.T) {
+	gbs, req, fell := Lambda("eu-west-1", X8664)
+	assert.False(t, fell, "Lambda(eu-west-1) fellBack = true; want false (the Lambda tables list it)")
+	assert.InDelta(t, 0.0000166667, gbs, 1e-12, "eu-west-1 x86_64 GB-second price")
+	assert.InDelta(t, 0.20/1e6, req, 1e-15, "eu-west-1 request price")
+}
