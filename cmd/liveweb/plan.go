@@ -181,9 +181,9 @@ func estimate(p plan) live.Estimate {
 		fmt.Sprintf("active CPU and memory: %s; bound used: every environment-s with both vCPUs active and its memory all used, at Lambda arm64 Event Functions duration of a %d MB (%d vCPU) size, %.1f GB-s at $%.10f (read %s), $%.6f",
 			notPublished, eventMB, environmentVCPUs, e.GBSeconds, gbs, prices.Read, computeUSD),
 		fmt.Sprintf("requests: %s; bound used: %d at Lambda Event Functions' $%.8f each (read %s), $%.6f", notPublished, e.Requests, req, prices.Read, requestUSD),
-		fmt.Sprintf("data transfer: %s; bound used: %.6f GB at internet egress $%.2f/GB (us-east-1, read %s), $%.6f", notPublished, transferGB, prices.TransferOutGB, prices.Read, transferGB*prices.TransferOutGB),
-		fmt.Sprintf("platform log records, per request: CloudWatch Logs ingestion $%.2f/GB (us-east-1, read %s); bound used: %d bytes a request, %.6f GB, $%.6f", logsIngestPerGB, prices.Read, logBytesPerRequest, logGB, logGB*logsIngestPerGB),
-		fmt.Sprintf("S3 (us-east-1 list prices, read %s): %.0f MB for %.0f day, %d PUT, %d GET, $%.6f", prices.Read, storedGB*1024, bucketLifetimeDay, s3Puts, s3Gets, s3USD))
+		fmt.Sprintf("data transfer: %s; bound used: %.6f GB at internet egress $%.2f/GB (%s, read %s), $%.6f", notPublished, transferGB, prices.TransferOutGB, priceRegion, prices.Read, transferGB*prices.TransferOutGB),
+		fmt.Sprintf("platform log records, per request: CloudWatch Logs ingestion $%.2f/GB (%s, read %s); bound used: %d bytes a request, %.6f GB, $%.6f", logsIngestPerGB, priceRegion, prices.Read, logBytesPerRequest, logGB, logGB*logsIngestPerGB),
+		fmt.Sprintf("S3 (%s list prices, read %s): %.0f MB for %.0f day, %d PUT, %d GET, $%.6f", priceRegion, prices.Read, storedGB*1024, bucketLifetimeDay, s3Puts, s3Gets, s3USD))
 	if fellBack {
 		e.Lines = append(e.Lines, fmt.Sprintf("region %s is not in the Lambda price table: priced at the table's highest", p.Region))
 		e.PriceTable += " (some prices at the table's highest: region not listed)"
