@@ -20,6 +20,11 @@
 // update that leaves the environment running (Options.KeepEnvironmentsOnUpdate,
 // UpdateKeepsEnvironment), an invoke that ran and still answers 5xx (InvokeFailsAfterRun), and
 // KMS refusing a new role's grant (KMSGrant).
+//
+// By concern: lambdaapi.go holds Options, Server and Start; http.go the wire (signature, routing,
+// Lambda's errors); control.go the control-plane operations and their state; environments.go
+// and freeze.go starting, freezing and ending execution environments; invoke.go Invoke and its
+// REPORT (written by harness/lambda/lambdareport); faults.go the faults Inject queues.
 package lambdaapi
 
 import (
