@@ -57,6 +57,6 @@ func Record(t testing.TB, group string, res Result) string {
 	if err != nil {
 		t.Fatalf("writing the result: %v", err)
 	}
-	t.Logf("%v %s: %s -> %s", res.Claims, res.Verdict.Outcome, res.Verdict.Reason, path)
+	t.Logf("%s", Event{Claims: res.Claims, Outcome: res.Verdict.Outcome, Reason: res.Verdict.Reason, Path: path}.Format())
 	return path
 }
