@@ -12,7 +12,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/serverless-claims/claims/harness/aws/live"
+	"github.com/serverless-claims/claims/harness/aws/prices"
 	"github.com/serverless-claims/claims/harness/claim/stats"
 	"github.com/serverless-claims/claims/report/svg"
 )
@@ -452,12 +452,12 @@ func coldPrice(p coldPlatform) (float64, string) {
 	if p.Region == "" || p.Architecture == "" {
 		return 0, "MB·s only: the result names no region and architecture to price them at."
 	}
-	gbs, _, fellBack := live.LambdaPrices(p.Region, p.Architecture)
+	gbs, _, fellBack := prices.Lambda(p.Region, p.Architecture)
 	if gbs <= 0 || fellBack {
-		return 0, fmt.Sprintf("MB·s only: the price table (read %s) has no price for %s in %s.", live.PricesRead, p.Architecture, p.Region)
+		return 0, fmt.Sprintf("MB·s only: the price table (read %s) has no price for %s in %s.", prices.Read, p.Architecture, p.Region)
 	}
 	return gbs, fmt.Sprintf("Dollars per million cold starts at Lambda's list price for %s in %s, $%.10f per GB-s (read %s, without the free tier), what these times would bill.",
-		p.Architecture, p.Region, gbs, live.PricesRead)
+		p.Architecture, p.Region, gbs, prices.Read)
 }
 
 // coldFormatMBs is a tick format for MB·s up to top: decimals enough to tell ticks apart.

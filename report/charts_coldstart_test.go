@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/serverless-claims/claims/harness/aws/live"
+	"github.com/serverless-claims/claims/harness/aws/prices"
 	"github.com/serverless-claims/claims/harness/claim/results"
 	"github.com/serverless-claims/claims/report/svg"
 )
@@ -238,7 +238,7 @@ func coldScalingResult(t *testing.T, platform map[string]any) Entry {
 }
 
 func TestColdScalingShowsAPriceOnlyWhenGiven(t *testing.T) {
-	usd, _, fellBack := live.LambdaPrices("us-east-1", live.ArchARM64)
+	usd, _, fellBack := prices.Lambda("us-east-1", prices.ARM64)
 	require.False(t, fellBack, "the price table has us-east-1 arm64")
 	for _, c := range []struct {
 		name     string
@@ -246,8 +246,8 @@ func TestColdScalingShowsAPriceOnlyWhenGiven(t *testing.T) {
 		priced   bool
 	}{
 		{"local: no region", map[string]any{"emulator": "aws-lambda-rie"}, false},
-		{"live in a listed region", map[string]any{"region": "us-east-1", "architecture": live.ArchARM64}, true},
-		{"a region the table lacks", map[string]any{"region": "xx-nowhere-1", "architecture": live.ArchARM64}, false},
+		{"live in a listed region", map[string]any{"region": "us-east-1", "architecture": prices.ARM64}, true},
+		{"a region the table lacks", map[string]any{"region": "xx-nowhere-1", "architecture": prices.ARM64}, false},
 		{"an architecture the table lacks", map[string]any{"region": "us-east-1", "architecture": "sparc"}, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -36,12 +36,15 @@ type Entry struct {
 	Result results.Result
 }
 
-// Load reads every result under dir, leaving out results/sensitivity (runs against targets broken
-// on purpose are evidence about the tests, never findings), results/matrix (the runtime matrix,
-// which the report shows as a matrix of its own) and the schema. A broken run found
-// anywhere else is an error, as is a folder with no results.
-func Load(dir string) (Set, error) {
-	s := Set{Dir: dir}
+// ResultFiles are the result files under dir that the report reads, by their paths relative to
+// dir (slash-separated, in lexical order): every .json file, in the modes' folders too (live/,
+// live-standin/, local-router/), except those under results/sensitivity (runs against targets
+// broken on purpose are evidence about the tests, never findings), results/matrix (the runtime
+// matrix, which the report shows as a matrix of its own, from MatrixFile) and the schema, the
+// matrix's own MatrixFile, and hidden files. It is the one statement of that rule: Load reads
+// these files, and the tests that check the report against the files walk the same ones.
+func ResultFiles(dir string) ([]string, error) {
+	var out []string
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -52,22 +55,34 @@ func Load(dir string) (Set, error) {
 		if d.IsDir() || filepath.Ext(path) != ".json" || strings.HasPrefix(d.Name(), ".") || path == filepath.Join(dir, MatrixFile) {
 			return nil
 		}
-		r, err := results.Read(path)
-		if err != nil {
-			return err
-		}
-		if r.Broken != "" {
-			return fmt.Errorf("%s: a run against a target broken on purpose (%s) outside %s/", path, r.Broken, results.SensitivityDir)
-		}
 		rel, err := filepath.Rel(dir, path)
 		if err != nil {
 			return err
 		}
-		s.Entries = append(s.Entries, Entry{Path: filepath.ToSlash(rel), Result: r})
+		out = append(out, filepath.ToSlash(rel))
 		return nil
 	})
+	return out, err
+}
+
+// Load reads every result of ResultFiles(dir), and the runtime matrix where there is one. A
+// broken run among them is an error, as is a folder with no results (ErrNoResults).
+func Load(dir string) (Set, error) {
+	s := Set{Dir: dir}
+	files, err := ResultFiles(dir)
 	if err != nil {
 		return Set{}, err
+	}
+	for _, rel := range files {
+		path := filepath.Join(dir, filepath.FromSlash(rel))
+		r, err := results.Read(path)
+		if err != nil {
+			return Set{}, err
+		}
+		if r.Broken != "" {
+			return Set{}, fmt.Errorf("%s: a run against a target broken on purpose (%s) outside %s/", path, r.Broken, results.SensitivityDir)
+		}
+		s.Entries = append(s.Entries, Entry{Path: rel, Result: r})
 	}
 	if m, ok, err := ReadMatrix(dir); err != nil {
 		return Set{}, err

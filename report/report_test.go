@@ -2,6 +2,7 @@ package report
 
 import (
 	"encoding/json"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -70,4 +71,18 @@ func TestRuntimeOfAGoProbeIsGoThoughItsLauncherIsNode(t *testing.T) {
 	assert.Equal(t, "Go 1.26.8", goProbe.Runtime())
 	assert.Equal(t, "Node v24.22.3", nodeProbe.Runtime())
 	assert.Equal(t, "Go 1.26.8", function.Runtime())
+}
+
+// TestTheReportLinksNoAWSSDK: cmd/report reads results and prices cold starts from
+// harness/aws/prices, so no package of the AWS SDK is linked into it.
+func TestTheReportLinksNoAWSSDK(t *testing.T) {
+	out, err := exec.CommandContext(t.Context(), "go", "list", "-deps", "github.com/serverless-claims/claims/cmd/report").CombinedOutput()
+	require.NoError(t, err, "go list -deps: %s", out)
+	var sdk []string
+	for _, p := range strings.Fields(string(out)) {
+		if strings.HasPrefix(p, "github.com/aws/") {
+			sdk = append(sdk, p)
+		}
+	}
+	assert.Empty(t, sdk, "AWS SDK packages cmd/report links = %d (%v); want none", len(sdk), sdk[:min(len(sdk), 3)])
 }

@@ -2,7 +2,6 @@ package report
 
 import (
 	"encoding/json"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -74,39 +73,23 @@ func writeMixedSet(t *testing.T) string {
 	return dir
 }
 
-// resultFiles reads each result file's verdict straight from its JSON, not through the report,
-// by its path relative to dir: the findings, not results/sensitivity, the runtime matrix or the schema.
+// resultFiles reads the verdict of each of ResultFiles(dir) (the findings, not results/sensitivity,
+// the runtime matrix or the schema) straight from its JSON, not through Load, by its path
+// relative to dir.
 func resultFiles(t *testing.T, dir string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && path != dir && (d.Name() == results.SensitivityDir || d.Name() == results.MatrixDir || d.Name() == "schema") {
-			return filepath.SkipDir
-		}
-		if d.IsDir() || filepath.Ext(path) != ".json" || strings.HasPrefix(d.Name(), ".") || path == filepath.Join(dir, MatrixFile) {
-			return nil
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
+	files, err := ResultFiles(dir)
+	require.NoError(t, err)
+	for _, rel := range files {
+		data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rel)))
+		require.NoError(t, err)
 		var r struct {
 			Verdict struct{ Outcome string } `json:"verdict"`
 		}
-		if err := json.Unmarshal(data, &r); err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(dir, path)
-		if err != nil {
-			return err
-		}
-		out[filepath.ToSlash(rel)] = r.Verdict.Outcome
-		return nil
-	})
-	require.NoError(t, err)
+		require.NoError(t, json.Unmarshal(data, &r), "reading %s", rel)
+		out[rel] = r.Verdict.Outcome
+	}
 	return out
 }
 

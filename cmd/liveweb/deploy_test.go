@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/serverless-claims/claims/harness/aws/live"
+	"github.com/serverless-claims/claims/harness/aws/prices"
 	"github.com/serverless-claims/claims/harness/aws/webendpoints"
 	"github.com/serverless-claims/claims/harness/sys/settings"
 )
@@ -417,7 +417,7 @@ func TestTheEstimateListsWebFunctionsBillingDimensions(t *testing.T) {
 	assert.Contains(t, e.PriceTable, "Web Functions rates not published")
 
 	// More than maxEnvironments for a while costs more than maxEnvironments alone would.
-	gbs, _, _ := live.LambdaPrices("us-east-1", live.ArchARM64)
+	gbs, _, _ := prices.Lambda("us-east-1", prices.ARM64)
 	assert.Greater(t, e.GBSeconds, float64(len(testPlan().Functions)*webendpoints.MaxEnvironments)*idleTail.Seconds()*environmentVCPUs*eventMBPerVCPU/1024,
 		"GB-s = %.1f; want more than the idle tail of maxEnvironments alone", e.GBSeconds)
 	assert.Greater(t, e.USD, e.GBSeconds*gbs, "the estimate must add requests, transfer, logs and S3 to CPU and memory")

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/serverless-claims/claims/harness/aws/live"
+	"github.com/serverless-claims/claims/harness/aws/prices"
 	"github.com/serverless-claims/claims/harness/aws/webendpoints"
 	"github.com/serverless-claims/claims/harness/lambda/lambdazip"
 	"github.com/serverless-claims/claims/harness/sys/settings"
@@ -136,16 +137,12 @@ const (
 // their prices. Every Web dimension is then priced at a stated bound.
 const webRatesRead = "2026-12-02"
 
-// The S3, data-transfer and CloudWatch Logs prices, in USD: us-east-1 list prices read on
-// live.PricesRead, used for every region (the table holds no other), stated as such.
-const (
-	s3StorageGBMonth  = 0.023
-	s3PutPerRequest   = 0.005 / 1000
-	s3GetPerRequest   = 0.0004 / 1000
-	transferOutPerGB  = 0.09
-	logsIngestPerGB   = 0.50
-	bucketLifetimeDay = 1.0 // the bundles are assumed stored for a day at most
-)
+// bucketLifetimeDay is how long the bundles are assumed stored: a day at most.
+const bucketLifetimeDay = 1.0
+
+// priceRegion is the region of the S3, data-transfer and CloudWatch Logs prices, used for every
+// region (the S3 and transfer prices were read for no other), stated as such in the lines.
+const priceRegion = "us-east-1"
 
 // estimate prices the planned run by the dimensions Web Functions bill: active CPU, memory,
 // requests and data transfer, of 2 vCPU / 2 GB environments, with more than maxEnvironments for
@@ -155,10 +152,11 @@ const (
 // every environment's whole life (the run, plus idleTail), requests at Event Functions' request
 // price, data transfer at the internet egress list price. The cap is compared with their sum.
 func estimate(p plan) live.Estimate {
-	gbs, req, fellBack := live.LambdaPrices(p.Region, live.ArchARM64)
+	gbs, req, fellBack := prices.Lambda(p.Region, prices.ARM64)
+	logsIngestPerGB, _ := prices.LogsIngestGB(priceRegion)
 	s := p.Settings
 	trial := time.Duration(s.SpinMs)*time.Millisecond + s.Pause + trialOverhead
-	e := live.Estimate{PriceTable: fmt.Sprintf("AWS list prices read %s, region %s, arm64; Web Functions rates not published (looked for %s), bounded as listed", live.PricesRead, p.Region, webRatesRead)}
+	e := live.Estimate{PriceTable: fmt.Sprintf("AWS list prices read %s, region %s, arm64; Web Functions rates not published (looked for %s), bounded as listed", prices.Read, p.Region, webRatesRead)}
 	var run time.Duration
 	for _, c := range plannedClaims {
 		n := s.Trials * len(c.Endpoints)
@@ -175,22 +173,22 @@ func estimate(p plan) live.Estimate {
 	transferGB := float64(e.Requests) * bytesPerRequest / (1 << 30)
 	logGB := float64(e.Requests) * logBytesPerRequest / (1 << 30)
 	storedGB := float64(bundleBytes) / (1 << 30)
-	s3USD := storedGB*s3StorageGBMonth*bucketLifetimeDay/30 + s3Puts*s3PutPerRequest + s3Gets*s3GetPerRequest
+	s3USD := storedGB*prices.S3StorageGBMonth*bucketLifetimeDay/30 + s3Puts*prices.S3PutRequest + s3Gets*prices.S3GetRequest
 	notPublished := "rate not published (looked for " + webRatesRead + ")"
 	e.Lines = append(e.Lines,
 		fmt.Sprintf("environments: %d vCPU / %d GB each, no memory setting; %d functions × (%d environments × (run %.0f s + %.0f s idle) + %d beyond maxEnvironments × run %.0f s) = %.0f environment-s",
 			environmentVCPUs, environmentGB, len(p.Functions), webendpoints.MaxEnvironments, run.Seconds(), idleTail.Seconds(), extraEnvironments, run.Seconds(), envSeconds),
 		fmt.Sprintf("active CPU and memory: %s; bound used: every environment-s with both vCPUs active and its memory all used, at Lambda arm64 Event Functions duration of a %d MB (%d vCPU) size, %.1f GB-s at $%.10f (read %s), $%.6f",
-			notPublished, eventMB, environmentVCPUs, e.GBSeconds, gbs, live.PricesRead, computeUSD),
-		fmt.Sprintf("requests: %s; bound used: %d at Lambda Event Functions' $%.8f each (read %s), $%.6f", notPublished, e.Requests, req, live.PricesRead, requestUSD),
-		fmt.Sprintf("data transfer: %s; bound used: %.6f GB at internet egress $%.2f/GB (us-east-1, read %s), $%.6f", notPublished, transferGB, transferOutPerGB, live.PricesRead, transferGB*transferOutPerGB),
-		fmt.Sprintf("platform log records, per request: CloudWatch Logs ingestion $%.2f/GB (us-east-1, read %s); bound used: %d bytes a request, %.6f GB, $%.6f", logsIngestPerGB, live.PricesRead, logBytesPerRequest, logGB, logGB*logsIngestPerGB),
-		fmt.Sprintf("S3 (us-east-1 list prices, read %s): %.0f MB for %.0f day, %d PUT, %d GET, $%.6f", live.PricesRead, storedGB*1024, bucketLifetimeDay, s3Puts, s3Gets, s3USD))
+			notPublished, eventMB, environmentVCPUs, e.GBSeconds, gbs, prices.Read, computeUSD),
+		fmt.Sprintf("requests: %s; bound used: %d at Lambda Event Functions' $%.8f each (read %s), $%.6f", notPublished, e.Requests, req, prices.Read, requestUSD),
+		fmt.Sprintf("data transfer: %s; bound used: %.6f GB at internet egress $%.2f/GB (%s, read %s), $%.6f", notPublished, transferGB, prices.TransferOutGB, priceRegion, prices.Read, transferGB*prices.TransferOutGB),
+		fmt.Sprintf("platform log records, per request: CloudWatch Logs ingestion $%.2f/GB (%s, read %s); bound used: %d bytes a request, %.6f GB, $%.6f", logsIngestPerGB, priceRegion, prices.Read, logBytesPerRequest, logGB, logGB*logsIngestPerGB),
+		fmt.Sprintf("S3 (%s list prices, read %s): %.0f MB for %.0f day, %d PUT, %d GET, $%.6f", priceRegion, prices.Read, storedGB*1024, bucketLifetimeDay, s3Puts, s3Gets, s3USD))
 	if fellBack {
 		e.Lines = append(e.Lines, fmt.Sprintf("region %s is not in the Lambda price table: priced at the table's highest", p.Region))
 		e.PriceTable += " (some prices at the table's highest: region not listed)"
 	}
-	e.USD = computeUSD + requestUSD + s3USD + transferGB*transferOutPerGB + logGB*logsIngestPerGB
+	e.USD = computeUSD + requestUSD + s3USD + transferGB*prices.TransferOutGB + logGB*logsIngestPerGB
 	e.Lines = append(e.Lines, fmt.Sprintf("the cap is compared with the sum of these bounds, $%.4f, not with a published Web Functions price", e.USD))
 	return e
 }

@@ -1,5 +1,6 @@
 // Command progress reads `go test -json` on stdin, passes the tests' output through as it comes,
-// and prints a line for each claim's verdict as its result is written, with the time elapsed
+// and prints a line for each claim's verdict as its result is written (the results.Event line
+// the claim test logs, read with results.ParseEvent), with the time elapsed
 // against the time the last complete run of the same name took; at the end, the verdicts counted,
 // the failing tests by name and the total time. It records that time under .cache/progress/ for
 // the next run, and exits non-zero when a test failed or the input ended before the run did.
@@ -23,7 +24,6 @@ import (
 	"time"
 
 	"github.com/serverless-claims/claims/harness/claim/results"
-	"github.com/serverless-claims/claims/harness/claim/verdict"
 	"github.com/serverless-claims/claims/harness/sys/repo"
 	"github.com/serverless-claims/claims/harness/sys/wholefile"
 )
@@ -81,16 +81,6 @@ type recorded struct {
 
 var validName = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
 
-// resultLine is the line results.Record logs: "    file.go:76: [P10] pass: reason -> path". The
-// reason may hold " -> " itself; the path is what follows the last.
-var (
-	resultHead = regexp.MustCompile(`^\s+[\w.-]+\.go:\d+: \[([^\]]*)\] (pass|fail|inconclusive): `)
-	resultLine = regexp.MustCompile(`(?s)^\s+[\w.-]+\.go:\d+: \[([^\]]*)\] (pass|fail|inconclusive): .* -> (.+\.json)$`)
-)
-
-// continuation starts the second and later lines of a multi-line t.Log message.
-const continuation = "        "
-
 // recordPath is where the durations of runs named name are kept, under root.
 func recordPath(root, name string) string {
 	return filepath.Join(root, ".cache", "progress", name+".json")
@@ -107,8 +97,7 @@ type tracker struct {
 	pkgOrder []string
 	started  map[string]time.Time // each test's run event, by package and test
 	partial  map[string]string    // output of each test not yet ended by a newline
-	pending  map[string]string    // a result line whose reason continues on the next lines
-	counts   map[string]int       // results by verdict: pass, fail, fail-asserted, inconclusive...
+	counts   map[string]int       // results by verdict: pass, fail, fail-asserted, inconclusive..., and unread events
 	failed   []testID             // tests whose fail event arrived, in order
 	last     time.Time            // the latest event's time
 }
@@ -134,7 +123,7 @@ func run(in io.Reader, out io.Writer, o options) (ok bool, err error) {
 		return false, fmt.Errorf("-name %q: want letters, digits, '.', '_' or '-' (it names a file under .cache/progress)", o.Name)
 	}
 	tr := &tracker{o: o, out: out, packages: map[string]*pkgState{}, started: map[string]time.Time{},
-		partial: map[string]string{}, pending: map[string]string{}, counts: map[string]int{}, last: o.Start}
+		partial: map[string]string{}, counts: map[string]int{}, last: o.Start}
 	tr.expect()
 	r := bufio.NewReader(in)
 	for {
@@ -213,8 +202,9 @@ func (tr *tracker) line(line []byte) {
 	}
 }
 
-// output gathers a test's output into whole lines (test2json splits very long ones) and looks
-// in each for a written result.
+// output gathers a test's output into whole lines (test2json splits very long ones) and reads
+// each that is a results.Event: a written result. A marked line that does not read is said so,
+// not passed by, since a verdict would go uncounted.
 func (tr *tracker) output(ev event, k string) {
 	text := tr.partial[k] + ev.Output
 	if !strings.HasSuffix(text, "\n") {
@@ -223,22 +213,20 @@ func (tr *tracker) output(ev event, k string) {
 	}
 	delete(tr.partial, k)
 	for _, l := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
-		if head, ok := tr.pending[k]; ok {
-			delete(tr.pending, k)
-			if strings.HasPrefix(l, continuation) {
-				l = head + "\n" + l
-			}
-		}
-		if m := resultLine.FindStringSubmatch(l); m != nil {
-			tr.result(ev, m[1], verdict.Outcome(m[2]), m[3])
-		} else if resultHead.MatchString(l) {
-			tr.pending[k] = l
+		e, err := results.ParseEvent(l)
+		switch {
+		case err == nil:
+			tr.result(ev, e)
+		case !errors.Is(err, results.ErrNotEvent):
+			tr.counts["unread"]++
+			fmt.Fprintf(tr.out, "[ %s ] %s: %v\n", tr.clock(ev.Time), ev.Test, err)
 		}
 	}
 }
 
-// result prints the progress line of a result written at ev, as its log line and file say.
-func (tr *tracker) result(ev event, claims string, outcome verdict.Outcome, path string) {
+// result prints the progress line of a result written at ev, as its event and file say.
+func (tr *tracker) result(ev event, e results.Event) {
+	outcome, path := e.Outcome, e.Path
 	if !filepath.IsAbs(path) {
 		// A relative CLAIMS_RESULTS_DIR is relative to the test's folder, its package's.
 		path = filepath.Join(tr.o.Root, tr.pkg(ev.Package), path)
@@ -264,7 +252,7 @@ func (tr *tracker) result(ev event, claims string, outcome verdict.Outcome, path
 		took = fmt.Sprintf("  (%s)", short(ev.Time.Sub(at)))
 	}
 	fmt.Fprintf(tr.out, "[ %s ] %s %s  %s%s  -> %s%s\n", tr.clock(ev.Time),
-		strings.Join(strings.Fields(claims), ","), word, ev.Test, took, tr.rel(path), note)
+		strings.Join(e.Claims, ","), word, ev.Test, took, tr.rel(path), note)
 }
 
 // clock is the time elapsed at t against the expected total: "5m12s of ~14m".
@@ -316,6 +304,9 @@ func (tr *tracker) finish() (bool, error) {
 		tr.counts["pass"], tr.counts["fail"], tr.counts["fail-asserted"], tr.counts["inconclusive"])
 	if n := tr.counts["sensitivity"]; n > 0 {
 		counts += fmt.Sprintf(" / broken on purpose %d", n)
+	}
+	if n := tr.counts["unread"]; n > 0 {
+		counts += fmt.Sprintf(" / result events unread %d", n)
 	}
 	verdictWord := "FAIL"
 	if ok {

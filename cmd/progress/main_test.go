@@ -164,7 +164,7 @@ func TestAFailingRunReportsEachVerdictAndTheFailures(t *testing.T) {
 
 	s.run(312.2, "experiments/threadpool", "TestSecondCPU")
 	s.run(312.2, "experiments/threadpool", "TestSecondCPU/go")
-	// A reason of two lines: testing indents the second, and the path ends it.
+	// A reason of two lines: the event carries it escaped, on one line.
 	s.out(319.0, "experiments/threadpool", "TestSecondCPU/go",
 		record(t, root, "TestSecondCPU/go", "W3", verdict.Inconclusive, "only 3/8 trials were evidence;\nat least half are needed", nil))
 	s.end(319.1, "experiments/threadpool", "TestSecondCPU/go", "fail")
@@ -258,12 +258,33 @@ func TestAResultThatCannotBeReadStillShowsItsVerdict(t *testing.T) {
 	s := &stream{t: t}
 	s.pkgStart(0.5, "experiments/eventloop")
 	s.run(1.0, "experiments/eventloop", "TestX")
-	s.out(2.0, "experiments/eventloop", "TestX", "    x_test.go:9: [W1] pass: fine -> "+filepath.Join(root, "results", "gone.json")+"\n")
+	gone := results.Event{Claims: []string{"W1"}, Outcome: verdict.Pass, Reason: "fine", Path: filepath.Join(root, "results", "gone.json")}
+	s.out(2.0, "experiments/eventloop", "TestX", "    x_test.go:9: "+gone.Format()+"\n")
 	s.end(2.1, "experiments/eventloop", "TestX", "pass")
 	s.pkgEnd(2.2, "experiments/eventloop", "pass")
 	out, _ := progress(t, root, s.String(), 0)
 	assert.Contains(t, out, "[ 2.0s ] W1 pass  TestX  (1.0s)  -> results/gone.json  (result not read: ",
 		"progress line for a missing result file (whole output:\n%s)", out)
+}
+
+// TestAResultEventThatDoesNotReadIsSaidSo: a line marked as a result event whose JSON does not
+// read is shown and counted, not passed by as other output, so that no verdict goes missing
+// unseen; the prose a test logs about a verdict is no event.
+func TestAResultEventThatDoesNotReadIsSaidSo(t *testing.T) {
+	root := t.TempDir()
+	good := results.Event{Claims: []string{"W1"}, Outcome: verdict.Pass, Reason: "fine", Path: filepath.Join(root, "results", "r.json")}
+	s := &stream{t: t}
+	s.pkgStart(0.5, "experiments/eventloop")
+	s.run(1.0, "experiments/eventloop", "TestX")
+	s.out(2.0, "experiments/eventloop", "TestX", "    x_test.go:9: "+strings.TrimSuffix(good.Format(), "}")+"\n")
+	s.out(2.0, "experiments/eventloop", "TestX", "    x_test.go:10: [W1] pass: fine -> "+good.Path+"\n")
+	s.end(2.1, "experiments/eventloop", "TestX", "pass")
+	s.pkgEnd(2.2, "experiments/eventloop", "pass")
+	out, _ := progress(t, root, s.String(), 0)
+	lines := progressLines(out)
+	require.Len(t, lines, 2, "progress lines = %q; want the unread event and the summary (whole output:\n%s)", lines, out)
+	assert.Contains(t, lines[0], "[ 2.0s ] TestX: result event", "the unread event's line")
+	assert.Equal(t, "progress: experiments-local ok in 2.2s: pass 0 / fail 0 / fail-asserted 0 / inconclusive 0 / result events unread 1", lines[1], "the summary")
 }
 
 func TestResultsThatAreNotFindingsAreToldApart(t *testing.T) {

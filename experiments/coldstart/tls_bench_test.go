@@ -1,10 +1,8 @@
-// Package coldstart turns the cold-start claims T1-T8 into experiments: a Lambda function's first
-// DynamoDB call, its TLS handshake, and Lambda's CPU (the README's table lists each claim's test).
-//
 // This file is claim T7, beyond the article: what one TLS handshake costs by certificate key,
 // TLS version, key exchange and session resumption. Client and server run in one process over
 // loopback TCP, so the figures are CPU and protocol cost with no network in them: the part of the
 // article's 745 ms handshake that a 128 MB function's small share of a CPU (T5) could stretch.
+
 package coldstart
 
 import (

@@ -1,6 +1,3 @@
-// Package eventloop turns the event-loop claims (W1-W12: does a CPU-bound request in a Lambda Web
-// Function's Node.js make the other requests wait?) into experiments. Each claim body runs against
-// a target of HTTP endpoints; locally one probe process stands for one execution environment.
 package eventloop
 
 import (

@@ -1,10 +1,3 @@
-// Package threadpool turns the claims of the article "the four letters at the end of a name"
-// (P1-P11 in the catalog) into experiments: where Node.js's "async" work really runs, how many
-// slots the libuv pool has, what shares them, and what blocks the event loop. Each test starts
-// the lab programs in testdata/threadpool on every Node.js runtime available (Node 24 from `make
-// setup`, and the machine's own node when its major version differs), so results show versions
-// side by side; CLAIMS_NODE_RUNTIMES=first keeps to Node 24, except for P5, which is decided
-// across runtimes.
 package threadpool
 
 import (

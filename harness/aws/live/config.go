@@ -20,6 +20,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
+
+	"github.com/serverless-claims/claims/harness/aws/prices"
 )
 
 // The environment variables the live mode reads, beside the SDK's own.
@@ -31,10 +33,10 @@ const (
 	EnvTable          = "CLAIMS_DYNAMODB_TABLE"
 )
 
-// The architectures, as Lambda names them.
+// The architectures, as Lambda names them (and the price table keys them).
 const (
-	ArchARM64 = "arm64"
-	ArchX8664 = "x86_64"
+	ArchARM64 = prices.ARM64
+	ArchX8664 = prices.X8664
 )
 
 // DefaultMaxUSD is the cost cap when CLAIMS_LIVE_MAX_USD is unset: a run of the cold-start claims

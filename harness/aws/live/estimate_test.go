@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/serverless-claims/claims/harness/aws/prices"
 )
 
 // fallbackLine is the estimate's line that says which prices fell back, or "".
@@ -23,7 +25,7 @@ func TestEstimateNamesOnlyThePricesItDidNotHave(t *testing.T) {
 	for name, tc := range map[string]struct {
 		region         string
 		fellBack       []string // the prices the region is missing from
-		lambdaFellBack bool     // what LambdaPrices says
+		lambdaFellBack bool     // what prices.Lambda says
 	}{
 		// eu-west-1 is in the Lambda tables but not in DynamoDB's or Logs'.
 		"a region of the Lambda table": {"eu-west-1", []string{"DynamoDB reads", "CloudWatch Logs ingestion"}, false},
@@ -36,8 +38,8 @@ func TestEstimateNamesOnlyThePricesItDidNotHave(t *testing.T) {
 			[]string{"Lambda duration", "Lambda requests", "DynamoDB reads", "CloudWatch Logs ingestion"}, true},
 	} {
 		t.Run(name, func(t *testing.T) {
-			_, _, fell := LambdaPrices(tc.region, ArchARM64)
-			assert.Equal(t, tc.lambdaFellBack, fell, "LambdaPrices(%s) fellBack = %v; want %v", tc.region, fell, tc.lambdaFellBack)
+			_, _, fell := prices.Lambda(tc.region, ArchARM64)
+			assert.Equal(t, tc.lambdaFellBack, fell, "prices.Lambda(%s) fellBack = %v; want %v", tc.region, fell, tc.lambdaFellBack)
 
 			e := EstimateCost(tc.region, ArchARM64, fns, 10)
 			line := fallbackLine(t, e)
@@ -57,11 +59,4 @@ func TestEstimateNamesOnlyThePricesItDidNotHave(t *testing.T) {
 			assert.Contains(t, line, "may be below", "fallback line = %q; want it to say the table's highest is no bound", line)
 		})
 	}
-}
-
-func TestEstimateOfALambdaRegionUsesItsOwnLambdaPrices(t *testing.T) {
-	gbs, req, fell := LambdaPrices("eu-west-1", ArchX8664)
-	assert.False(t, fell, "LambdaPrices(eu-west-1) fellBack = true; want false (the Lambda tables list it)")
-	assert.InDelta(t, 0.0000166667, gbs, 1e-12, "eu-west-1 x86_64 GB-second price")
-	assert.InDelta(t, 0.20/1e6, req, 1e-15, "eu-west-1 request price")
 }

@@ -17,6 +17,8 @@ import (
 	lambdatypes "github.com/aws/aws-sdk-go-v2/service/lambda/types"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/serverless-claims/claims/harness/aws/prices"
 )
 
 // The stand-ins' account, region and static keys, as the live mode's plan fixes them.
@@ -159,7 +161,7 @@ func TestEstimateHandChecked(t *testing.T) {
 	want := 262.5*0.0000133334 + 1100*0.20/1e6 + 1000*0.125/1e6 + 1100.0/(1<<20)*0.50
 	assert.InDelta(t, 0.0043695385, want, 1e-9, "the hand-checked sum")
 	assert.InDelta(t, want, e.USD, 1e-12, "USD = %v; want %v", e.USD, want)
-	assert.Contains(t, e.PriceTable, PricesRead)
+	assert.Contains(t, e.PriceTable, prices.Read)
 	assert.Contains(t, e.PriceTable, "us-east-1")
 	assert.Contains(t, e.PriceTable, ArchARM64)
 	assert.Len(t, e.Lines, 5, "a line per function, Lambda, DynamoDB, Logs: %q", e.Lines)

@@ -60,7 +60,9 @@ func TestRecordLogsTheVerdictAndWhereItWent(t *testing.T) {
 	require.Empty(t, f.fatal, "Record failed the test")
 	want := filepath.Join(dir, "eventloop", results.FileName(testdataResult(t).Experiment))
 	require.Len(t, f.logged, 1, "lines Record logged = %q; want one", f.logged)
-	assert.Contains(t, f.logged[0], "-> "+want, "Record's line = %q; want it to say where the result went", f.logged[0])
+	e, err := results.ParseEvent(f.logged[0])
+	require.NoError(t, err, "Record's line = %q; want a results.Event", f.logged[0])
+	assert.Equal(t, want, e.Path, "where Record's event says the result went")
 	assert.FileExists(t, want)
 }
 

@@ -16,7 +16,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"encoding/xml"
-	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -33,9 +32,6 @@ import (
 
 	"github.com/serverless-claims/claims/harness/standin/sigv4check"
 )
-
-// DefaultAccountID is the account the stand-in's ARNs name when Options.AccountID is empty.
-const DefaultAccountID = "123456789012"
 
 // apiVersion is the only Version IAM's query API has.
 const apiVersion = "2010-05-08"
@@ -55,7 +51,7 @@ const lambdaPrincipal = "lambda.amazonaws.com"
 type Options struct {
 	// Keys are the accepted access keys; required.
 	Keys sigv4check.Keys
-	// AccountID is the account in ARNs; default DefaultAccountID.
+	// AccountID is the account in ARNs; default sigv4check.DefaultAccountID.
 	AccountID string
 	// PropagationDelay is how long a new role is not yet assumable (Assumable).
 	PropagationDelay time.Duration
@@ -94,7 +90,7 @@ func Start(t testing.TB, o Options) *Server {
 		t.Fatalf("iamstub: Options.Keys is empty; the stand-in checks every signature")
 	}
 	if o.AccountID == "" {
-		o.AccountID = DefaultAccountID
+		o.AccountID = sigv4check.DefaultAccountID
 	}
 	s := &Server{o: o, roles: map[string]*role{}}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
@@ -274,20 +270,16 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	writeResult(w, requestID, action, result)
 }
 
-// authenticate checks the SigV4 signature and its scope as IAM does, answering with IAM's codes.
+// signatureCodes are IAM's codes for a refused signature, each answered 403.
+var signatureCodes = sigv4check.Codes{
+	Unsigned: "MissingAuthenticationToken", UnknownKey: "InvalidClientTokenId", BadSignature: "SignatureDoesNotMatch",
+}
+
+// authenticate checks the SigV4 signature and its scope as IAM does (service iam, IAM's one
+// signing region), answering with IAM's codes.
 func (s *Server) authenticate(r *http.Request, body []byte) *apiError {
-	scope, err := s.o.Keys.Verify(r, body)
-	switch {
-	case errors.Is(err, sigv4check.ErrUnsigned):
-		return sender(http.StatusForbidden, "MissingAuthenticationToken", "Request is missing Authentication Token (%v)", err)
-	case errors.Is(err, sigv4check.ErrUnknownKey):
-		return sender(http.StatusForbidden, "InvalidClientTokenId", "The security token included in the request is invalid.")
-	case err != nil:
-		return sender(http.StatusForbidden, "SignatureDoesNotMatch", "The request signature we calculated does not match the signature you provided. (%v)", err)
-	case scope.Service != "iam":
-		return sender(http.StatusForbidden, "SignatureDoesNotMatch", "Credential should be scoped to correct service: 'iam', not %q.", scope.Service)
-	case scope.Region != region:
-		return sender(http.StatusForbidden, "SignatureDoesNotMatch", "Credential should be scoped to a valid region, not %q; IAM is signed for %s.", scope.Region, region)
+	if f := s.o.Keys.Authorize(r, body, "iam", region); f != nil {
+		return sender(http.StatusForbidden, f.Code(signatureCodes), "%s", f)
 	}
 	return nil
 }

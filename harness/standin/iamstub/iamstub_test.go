@@ -238,14 +238,17 @@ func TestPolicyEffectiveAfterPropagation(t *testing.T) {
 	assert.True(t, s.PolicyEffective(name), "PolicyEffective of a role without inline policies = false; want true (nothing pending)")
 	assert.False(t, s.PolicyEffective("claims-nosuch"), "PolicyEffective of a role that does not exist = true; want false")
 
+	// put returns when the put was sent: the stand-in starts the wait when it serves it, later,
+	// so the wait measured from here is at least the delay whatever the round trip took.
 	put := func() time.Time {
 		t.Helper()
+		sent := time.Now()
 		_, err := c.PutRolePolicy(t.Context(), &iam.PutRolePolicyInput{
 			RoleName: aws.String(name), PolicyName: aws.String("table"),
 			PolicyDocument: aws.String(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"dynamodb:GetItem","Resource":"*"}]}`),
 		})
 		require.NoError(t, err)
-		return time.Now()
+		return sent
 	}
 	waitEffective := func(since time.Time) time.Duration {
 		t.Helper()

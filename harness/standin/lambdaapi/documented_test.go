@@ -38,20 +38,21 @@ func billedFromFigures(t *testing.T, r lambdareport.Report) float64 {
 func TestReportBillsInitOnAColdStart(t *testing.T) {
 	init := 95.12
 	cases := map[string]struct {
-		r    report
+		r    lambdareport.Report
 		want float64
 	}{
-		"cold":         {report{id: "3f5a9c2e-7b1d-4e8a-9c0f-2d6b8e4a1f37", durationMs: 12.34, initMs: &init, memoryMB: 128, maxUsedMB: 40}, 108},
-		"warm":         {report{id: "9d41b7e0-25c3-4f6a-8e19-b0a7c3d5e284", durationMs: 2.48, memoryMB: 128, maxUsedMB: 40}, 3},
-		"cold timeout": {report{id: "2e7c4a91-5f0b-4c38-9d6e-a1b2c3d4e5f6", durationMs: 1000, initMs: &init, memoryMB: 128, maxUsedMB: 40, status: "timeout"}, 1096},
-		"whole sum":    {report{id: "4a0d9e63-8b17-4f52-a6c4-3e9f1d7b2a80", durationMs: 4.88, initMs: ptr(95.12), memoryMB: 128, maxUsedMB: 40}, 100},
+		"cold":         {report("3f5a9c2e-7b1d-4e8a-9c0f-2d6b8e4a1f37", 12.34, &init, 128, 40, ""), 108},
+		"warm":         {report("9d41b7e0-25c3-4f6a-8e19-b0a7c3d5e284", 2.48, nil, 128, 40, ""), 3},
+		"cold timeout": {report("2e7c4a91-5f0b-4c38-9d6e-a1b2c3d4e5f6", 1000, &init, 128, 40, "timeout"), 1096},
+		"whole sum":    {report("4a0d9e63-8b17-4f52-a6c4-3e9f1d7b2a80", 4.88, ptr(95.12), 128, 40, ""), 100},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
-			got, err := lambdareport.Parse(c.r.String())
-			require.NoError(t, err, "REPORT %q", c.r.String())
-			require.NotNil(t, got.BilledDuration, "REPORT %q", c.r.String())
-			assert.Equal(t, c.want, *got.BilledDuration, "Billed Duration = %v; want %v (%q)", *got.BilledDuration, c.want, c.r.String())
+			line := lambdareport.Format(c.r)
+			got, err := lambdareport.Parse(line)
+			require.NoError(t, err, "REPORT %q", line)
+			require.NotNil(t, got.BilledDuration, "REPORT %q", line)
+			assert.Equal(t, c.want, *got.BilledDuration, "Billed Duration = %v; want %v (%q)", *got.BilledDuration, c.want, line)
 		})
 	}
 }
@@ -210,7 +211,7 @@ func TestAMemorySizeAboveTheQuotaIsRefusedAsLambdaRefusesIt(t *testing.T) {
 // a long log loses its START and keeps its REPORT whole.
 func TestTheLogTailIsItsLast4KB(t *testing.T) {
 	const id = "3f5a9c2e-7b1d-4e8a-9c0f-2d6b8e4a1f37"
-	rep := report{id: id, durationMs: 12.34, memoryMB: 128, maxUsedMB: 40}.String() + "\n"
+	rep := lambdareport.Format(report(id, 12.34, nil, 128, 40, "")) + "\n"
 	short := logTail(id, "one line\n", rep)
 	assert.True(t, strings.HasPrefix(short, "START RequestId: "+id), "a short tail keeps its START: %q", short)
 

@@ -13,7 +13,6 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -28,9 +27,6 @@ import (
 
 	"github.com/serverless-claims/claims/harness/standin/sigv4check"
 )
-
-// DefaultAccountID is the account the stand-in's ARNs name when Options.AccountID is empty.
-const DefaultAccountID = "123456789012"
 
 // DefaultRegion is the region requests must be signed for when Options.Region is empty.
 const DefaultRegion = "us-east-1"
@@ -64,7 +60,7 @@ var retentionDays = []int{1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 5
 type Options struct {
 	// Keys are the accepted access keys; required.
 	Keys sigv4check.Keys
-	// AccountID is the account in ARNs; default DefaultAccountID.
+	// AccountID is the account in ARNs; default sigv4check.DefaultAccountID.
 	AccountID string
 	// Region is the region requests are signed for and ARNs name; default DefaultRegion.
 	Region string
@@ -95,7 +91,7 @@ func Start(t testing.TB, o Options) *Server {
 		t.Fatalf("logsstub: Options.Keys is empty; the stand-in checks every signature")
 	}
 	if o.AccountID == "" {
-		o.AccountID = DefaultAccountID
+		o.AccountID = sigv4check.DefaultAccountID
 	}
 	if o.Region == "" {
 		o.Region = DefaultRegion
@@ -215,20 +211,15 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	w.Write(data)
 }
 
+// signatureCodes are the JSON services' codes for a refused signature, each answered 400.
+var signatureCodes = sigv4check.Codes{
+	Unsigned: "MissingAuthenticationTokenException", UnknownKey: "UnrecognizedClientException", BadSignature: "InvalidSignatureException",
+}
+
 // authenticate checks the SigV4 signature and its scope, answering as the JSON services do.
 func (s *Server) authenticate(r *http.Request, body []byte) *apiError {
-	scope, err := s.o.Keys.Verify(r, body)
-	switch {
-	case errors.Is(err, sigv4check.ErrUnsigned):
-		return clientError("MissingAuthenticationTokenException", "Request is missing Authentication Token (%v)", err)
-	case errors.Is(err, sigv4check.ErrUnknownKey):
-		return clientError("UnrecognizedClientException", "The security token included in the request is invalid.")
-	case err != nil:
-		return clientError("InvalidSignatureException", "The request signature we calculated does not match the signature you provided. (%v)", err)
-	case scope.Service != signingName:
-		return clientError("InvalidSignatureException", "Credential should be scoped to correct service: '%s', not %q.", signingName, scope.Service)
-	case scope.Region != s.o.Region:
-		return clientError("InvalidSignatureException", "Credential should be scoped to a valid region, not %q; this endpoint is %s.", scope.Region, s.o.Region)
+	if f := s.o.Keys.Authorize(r, body, signingName, s.o.Region); f != nil {
+		return clientError(f.Code(signatureCodes), "%s", f)
 	}
 	return nil
 }

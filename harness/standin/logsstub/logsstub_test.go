@@ -86,7 +86,7 @@ func TestDescribeLogGroupsFiltersByPrefixSortedAndPaginated(t *testing.T) {
 	assert.Equal(t, want, names(got), "groups under the prefix, ASCII-sorted")
 	assert.Equal(t, 3, pages, "pages of at most 3 for 7 groups = %d; want 3", pages)
 	for _, g := range got {
-		assert.Equal(t, "arn:aws:logs:us-east-1:"+DefaultAccountID+":log-group:"+aws.ToString(g.LogGroupName)+":*", aws.ToString(g.Arn))
+		assert.Equal(t, "arn:aws:logs:us-east-1:"+sigv4check.DefaultAccountID+":log-group:"+aws.ToString(g.LogGroupName)+":*", aws.ToString(g.Arn))
 		assert.NotZero(t, aws.ToInt64(g.CreationTime), "creationTime of %s", aws.ToString(g.LogGroupName))
 	}
 

@@ -3,6 +3,9 @@
 // names, over the same headers, time, scope and payload hash, and the two signatures must be
 // equal. A stand-in that checks signatures this way refuses what AWS refuses (a wrong secret, a
 // body changed after signing), so a client that passes here signs as AWS expects.
+//
+// Authorize is the decision each stand-in makes with it: the signature, then its service and
+// region, as a Refusal whose Reason the stand-in answers with its own service's code.
 package sigv4check
 
 import (

@@ -269,12 +269,9 @@ func (r *Router) serve(w http.ResponseWriter, req *http.Request) {
 	w.Header().Set(HeaderRequestID, id)
 	if r.cfg.Keys != nil {
 		body, _ := io.ReadAll(io.LimitReader(req.Body, 1<<20))
-		scope, err := r.cfg.Keys.Verify(req, body)
-		if err == nil && (scope.Service != SigningService || scope.Region != r.cfg.Region) {
-			err = fmt.Errorf("signed for %s in %s; want %s in %s", scope.Service, scope.Region, SigningService, r.cfg.Region)
-		}
-		if err != nil {
-			fail(w, http.StatusForbidden, "The request signature we calculated does not match the signature you provided: "+err.Error())
+		if f := r.cfg.Keys.Authorize(req, body, SigningService, r.cfg.Region); f != nil {
+			// A Web Function's endpoint answers every refusal alike: 403 and a message.
+			fail(w, http.StatusForbidden, f.Error())
 			return
 		}
 	}
