@@ -26,9 +26,10 @@ TEST_NODE_RUNTIMES ?= first
 # environments need no rest between trials.
 ROUTER_TEST_SPIN_MS  ?= 200
 ROUTER_TEST_PAUSE_MS ?= 100
-# The routing claims' tests that check the tests, not the claims: not in `make experiments` or
-# `make live-web`.
-ROUTER_CHECKS := TestWebClaimsCatchBrokenRouters|TestWebRunInterruptedLeavesNothing|TestWebThrottledTrialsAreNotEvidence|TestWebPlacementOfThrottledAndHeaderlessAnswers|TestWebPublicEndpointsNeedNoAWSConfiguration
+# The routing claims' tests (W6-W9, W12), which `make experiments` and `make live-web` run. `make
+# test` runs, beside them, the tests of the routing tests: every other TestWeb... test and
+# TestCatchesBrokenRouters. catalog's tests check this list against catalog.Tests.
+ROUTER_CLAIMS := TestWebPingAvoidsBusyEnvironment|TestWebPingWaitsWhenEveryEnvironmentBusy|TestWebTwoCPUOnOneSide|TestWebEnvIDMatchesLogstream|TestWebLowerConcurrencyFewerCoLocated
 
 # Experiments load the CPU: run one package at a time (-p 1) so they never measure each other.
 GOTEST_FLAGS := -p 1 -count=1
@@ -37,8 +38,14 @@ GOTEST_FLAGS := -p 1 -count=1
 # live mode's code (-tags lambda) against this repository's stand-ins of Lambda's, IAM's and
 # DynamoDB's APIs (CLAIMS_LIVE_STANDIN=1): the same local model of Lambda's CPU as the local
 # platform, reached through Lambda's API, so the live path is proven on every run without
-# deciding them twice. `make experiments` decides them on the local platform.
+# deciding them twice. `make experiments` decides them on the local platform. catalog's tests check
+# this list against catalog.Tests.
 LIVE_CLAIMS := TestPhasesAreTheSDKsOwnConnection|TestWarmupFailureDoesNotFailInit|TestFirstCallDominatedByTLS|TestFirstInvocationIsSlow|TestWarmupRemovesHandshake|TestHandshakeScalesWithCPU|TestThrottleSlices
+
+# The tests under experiments/ that `make experiments` leaves out: the tests of the claim tests
+# (TestCatchesBroken... in every package) and the labs' own checks. catalog's tests check that it
+# leaves out every TestCatchesBroken test and no claim test.
+NOT_CLAIMS := TestCatchesBroken|TestLabsRejectBadInput
 
 # The report's checks that `make test` runs again on the results it wrote (report/*_test.go).
 REPORT_CHECKS := TestPageInBrowser|TestSummaryVerdictsEqualTheFiles|Test[A-Za-z]*ChartsDrawTheSampleResults
@@ -83,7 +90,7 @@ test: setup
 	CLAIMS_LIVE_STANDIN=1 CLAIMS_TRIALS=$(TEST_TRIALS) \
 	  $(GOTESTSUM) --format testname -- $(GOTEST_FLAGS) -tags lambda -timeout 9m ./experiments/coldstart
 	CLAIMS_LIVE_STANDIN=1 CLAIMS_TRIALS=$(TEST_TRIALS) CLAIMS_SPIN_MS=$(ROUTER_TEST_SPIN_MS) CLAIMS_PAUSE_MS=$(ROUTER_TEST_PAUSE_MS) \
-	  $(GOTESTSUM) --format testname -- $(GOTEST_FLAGS) -tags lambda -timeout 9m -run '^TestWeb' ./experiments/eventloop
+	  $(GOTESTSUM) --format testname -- $(GOTEST_FLAGS) -tags lambda -timeout 9m -run '^(TestWeb|TestCatchesBrokenRouters)' ./experiments/eventloop
 	go run ./cmd/report -dir results
 	CLAIMS_REPORT_DIR=$(CURDIR)/results CLAIMS_REPORT_PAGE=$(CURDIR)/results/report.html \
 	  $(GOTESTSUM) --format testname -- -count=1 -run '^($(REPORT_CHECKS))$$' ./report
@@ -101,11 +108,11 @@ experiments: setup
 	go build -o .cache/bin/progress ./cmd/progress
 	CLAIMS_TRIALS=$(TRIALS) CLAIMS_SPIN_MS=$(SPIN_MS) CLAIMS_PAUSE_MS=$(PAUSE_MS) \
 	  go test -json $(GOTEST_FLAGS) -timeout 15m \
-	  -skip 'TestClaimTestsCatchBroken(Probes|Labs|Functions)|TestLabsRejectBadInput' ./experiments/... \
+	  -skip '$(NOT_CLAIMS)' ./experiments/... \
 	  | .cache/bin/progress -name experiments-local -expect 12m
 	CLAIMS_LIVE_STANDIN=1 CLAIMS_TRIALS=$(TRIALS) CLAIMS_SPIN_MS=$(SPIN_MS) CLAIMS_PAUSE_MS=$(PAUSE_MS) \
 	  go test -json $(GOTEST_FLAGS) -tags lambda -timeout 15m \
-	  -run '^TestWeb' -skip '^($(ROUTER_CHECKS))$$' ./experiments/eventloop \
+	  -run '^($(ROUTER_CLAIMS))$$' ./experiments/eventloop \
 	  | .cache/bin/progress -name experiments-router -expect 3m
 
 # The runtime matrix (README: "The runtime matrix"): every local claim once per runtime it
@@ -127,7 +134,7 @@ live: setup
 live-web: setup
 	CLAIMS_TRIALS=$(TRIALS) CLAIMS_SPIN_MS=$(SPIN_MS) CLAIMS_PAUSE_MS=$(PAUSE_MS) \
 	  $(GOTESTSUM) --format standard-verbose -- -p 1 -count=1 -tags lambda -timeout 30m \
-	  -run '^TestWeb' -skip '^($(ROUTER_CHECKS))$$' ./experiments/eventloop
+	  -run '^($(ROUTER_CLAIMS))$$' ./experiments/eventloop
 
 # Lists what earlier live runs left in your account, then deletes it, sparing the run of the Web
 # deployment in .cache/live-web/endpoints.json: the cold-start runs' functions, roles, tables and

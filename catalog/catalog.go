@@ -2,10 +2,12 @@
 // claim ID (W1-W12, T1-T8, P1-P11) with the claim in one sentence, where it was published, the
 // publisher's own figures, and whether it is settled on this machine, needs AWS Lambda, or both.
 //
-// It is the one place a claim is written down. Tests name claims by ID and quote the published
-// figures from here, and the package's own tests keep the repository in step with it: every
-// claim has a test under experiments/ unless it says why not (Pending), no test names a claim
-// the catalog lacks, and the README's claim tables state each claim as the catalog does.
+// It is the one place a claim is written down, and Tests the one list of the claim tests that
+// decide them. Tests name claims by ID and quote the published figures from here, and the
+// package's own tests keep the repository in step with it: every claim has a claim test under
+// experiments/ unless it says why not (Pending), every claim test listed exists, no test names a
+// claim the catalog lacks, the Makefile's selections of claim tests are those of Tests, and the
+// README's claim tables state each claim as the catalog does.
 package catalog
 
 import (

@@ -158,21 +158,139 @@ func isStringSlice(typ ast.Expr) bool {
 	return ok && elt.Name == "string"
 }
 
-func TestEveryClaimHasATest(t *testing.T) {
-	named := namedIDs(t, repoRoot(t))
+// testFuncs finds every top-level test and benchmark function of each package under
+// experiments/ (its folder name), with where it is declared. It parses rather than builds, so
+// files behind every build tag count.
+func testFuncs(t *testing.T, root string) map[string]map[string]string {
+	t.Helper()
+	dir := filepath.Join(root, "experiments")
+	fset := token.NewFileSet()
+	funcs := map[string]map[string]string{}
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, "_test.go") {
+			return err
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		pkg := filepath.Base(filepath.Dir(path))
+		for _, decl := range f.Decls {
+			fn, ok := decl.(*ast.FuncDecl)
+			if !ok || fn.Recv != nil || !(strings.HasPrefix(fn.Name.Name, "Test") || strings.HasPrefix(fn.Name.Name, "Benchmark")) {
+				continue
+			}
+			if funcs[pkg] == nil {
+				funcs[pkg] = map[string]string{}
+			}
+			rel, _ := filepath.Rel(root, fset.Position(fn.Pos()).Filename)
+			funcs[pkg][fn.Name.Name] = fmt.Sprintf("%s:%d", filepath.ToSlash(rel), fset.Position(fn.Pos()).Line)
+		}
+		return nil
+	})
+	require.NoError(t, err, "reading the tests under %s", dir)
+	require.NotEmpty(t, funcs, "test functions under %s", dir)
+	return funcs
+}
 
-	for _, c := range catalog.All() {
-		where := named[c.ID]
-		if c.Pending == "" {
-			assert.NotEmpty(t, where, "tests naming %s = none; want at least one (no []string{...} under experiments/ names it, and its entry has no Pending)", c.ID)
-		} else {
-			assert.Empty(t, where, "tests naming %s = %v; want none while it is pending (a test names it now: clear its Pending %q)", c.ID, where, c.Pending)
+// brokenTestPrefix begins the name of each package's test of its claim tests (claimtest.CatchBroken).
+const brokenTestPrefix = "TestCatchesBroken"
+
+func TestEveryClaimHasATest(t *testing.T) {
+	root := repoRoot(t)
+	funcs := testFuncs(t, root)
+
+	deciding := map[string][]string{}
+	seen := map[string]bool{}
+	for _, ct := range catalog.Tests() {
+		name := ct.Package + "." + ct.Name
+		assert.False(t, seen[name], "catalog.Tests lists %s twice", name)
+		seen[name] = true
+		_, declared := funcs[ct.Package][ct.Name]
+		assert.True(t, declared, "%s = not declared in experiments/%s; want the claim test catalog.Tests names", name, ct.Package)
+		assert.False(t, strings.HasPrefix(ct.Name, brokenTestPrefix), "%s: a test of the claim tests is not a claim test", name)
+		assert.NotEmpty(t, ct.Claims, "%s claims = none; want the IDs it decides", name)
+		for _, id := range ct.Claims {
+			_, err := catalog.Lookup(id)
+			assert.NoError(t, err, "%s decides %s = not in the catalog; want a registered ID", name, id)
+			deciding[id] = append(deciding[id], name)
+		}
+		assert.Contains(t, []catalog.Kind{catalog.Local, catalog.Live, catalog.Both}, ct.Kind, "%s kind = %q; want local, live or both", name, ct.Kind)
+		for _, r := range ct.Runtimes {
+			assert.Contains(t, []string{catalog.Node, catalog.Go}, r, "%s runtime = %q; want node or go", name, r)
+		}
+		if ct.Kind == catalog.Live {
+			assert.Empty(t, ct.Runtimes, "%s runtimes = %v; want none: the matrix runs the default build, which has no %s", name, ct.Runtimes, ct.Name)
 		}
 	}
+	for _, c := range catalog.All() {
+		if c.Pending == "" {
+			assert.NotEmpty(t, deciding[c.ID], "tests deciding %s = none; want at least one in catalog.Tests (its entry has no Pending)", c.ID)
+		} else {
+			assert.Empty(t, deciding[c.ID], "tests deciding %s = %v; want none while it is pending (clear its Pending %q)", c.ID, deciding[c.ID], c.Pending)
+		}
+	}
+	named := namedIDs(t, root)
 	for _, id := range slices.Sorted(maps.Keys(named)) {
 		_, err := catalog.Lookup(id)
 		assert.NoError(t, err, "claim %s named at %v = not in the catalog; want a registered ID", id, named[id])
 	}
+}
+
+// makeVar returns the value of the Makefile's `name := value` line.
+func makeVar(t *testing.T, root, name string) string {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(root, "Makefile"))
+	require.NoError(t, err)
+	for _, line := range strings.Split(string(raw), "\n") {
+		if v, ok := strings.CutPrefix(line, name+" := "); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	require.Failf(t, "no Makefile variable", "Makefile has no line %q", name+" := ...")
+	return ""
+}
+
+// testsOfKind are the names of catalog.Tests of kind k, sorted.
+func testsOfKind(k catalog.Kind) []string {
+	var names []string
+	for _, ct := range catalog.Tests() {
+		if ct.Kind == k && strings.HasPrefix(ct.Name, "Test") {
+			names = append(names, ct.Name)
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
+func TestMakefileSelectionsAreTheCatalogsClaimTests(t *testing.T) {
+	root := repoRoot(t)
+	for _, c := range []struct {
+		name string
+		kind catalog.Kind
+	}{{"LIVE_CLAIMS", catalog.Both}, {"ROUTER_CLAIMS", catalog.Live}} {
+		listed := strings.Split(makeVar(t, root, c.name), "|")
+		slices.Sort(listed)
+		assert.Equal(t, testsOfKind(c.kind), listed, "Makefile %s = %v; want catalog.Tests of kind %s", c.name, listed, c.kind)
+	}
+
+	// NOT_CLAIMS is `make experiments`' -skip: go test matches it against each top-level name.
+	notClaims := makeVar(t, root, "NOT_CLAIMS")
+	skip, err := regexp.Compile(notClaims)
+	require.NoError(t, err, "Makefile NOT_CLAIMS = %q", notClaims)
+	for _, ct := range catalog.Tests() {
+		assert.False(t, skip.MatchString(ct.Name), "Makefile NOT_CLAIMS = %q skips %s.%s; want no claim test left out of `make experiments`", notClaims, ct.Package, ct.Name)
+	}
+	broken := 0
+	for pkg, funcs := range testFuncs(t, root) {
+		for name, where := range funcs {
+			if strings.HasPrefix(name, brokenTestPrefix) {
+				broken++
+				assert.True(t, skip.MatchString(name), "Makefile NOT_CLAIMS = %q runs %s.%s (%s); want the tests of the claim tests left out of `make experiments`", notClaims, pkg, name, where)
+			}
+		}
+	}
+	assert.NotZero(t, broken, "%s... tests under experiments/ = none; want one per package", brokenTestPrefix)
 }
 
 // claimsSection is the README's section whose tables list the claims.

@@ -29,6 +29,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/serverless-claims/claims/catalog"
 	"github.com/serverless-claims/claims/harness/claim/results"
 	"github.com/serverless-claims/claims/harness/sys/provision"
 	"github.com/serverless-claims/claims/harness/sys/repo"
@@ -54,20 +55,54 @@ type suite struct {
 	skip  string   // go test -skip: the subtests of the other kind
 }
 
-// suites are every local claim test, by the runtime it concerns. T7 is a benchmark read with
-// benchstat (`make bench`), not a verdict, so it is not here; the tests that check the tests
-// (TestClaimTestsCatchBroken*) and the live mode's are not claims.
-var suites = []suite{
-	{kind: "node", pkg: "./experiments/eventloop", skip: "^TestPingOnlyBaseline$/^go$",
-		tests: []string{"TestPingOnlyBaseline", "TestPingWaitsBehindCPU", "TestOffloadedCPUDoesNotStallPing"}},
-	{kind: "node", pkg: "./experiments/threadpool", tests: []string{"TestThreadpoolAPITable", "TestSyncBlocksLoop",
-		"TestGzipSyncVsAsync", "TestJSONParseBlocksLoop", "TestSharedPoolInterference", "TestPoolSlots",
-		"TestPoolSizeFromInsideProgram", "TestSyncOnRequestPath", "TestPoolWaves"}},
-	{kind: "go", pkg: "./experiments/eventloop", skip: "^TestPingOnlyBaseline$/^node$",
-		tests: []string{"TestPingOnlyBaseline", "TestGoPingDoesNotWait", "TestGoWaitsWithoutPreemption"}},
-	{kind: "go", pkg: "./experiments/coldstart", tests: []string{"TestPhasesAreTheSDKsOwnConnection",
-		"TestWarmupFailureDoesNotFailInit", "TestFirstCallDominatedByTLS", "TestFirstInvocationIsSlow",
-		"TestWarmupRemovesHandshake", "TestHandshakeScalesWithCPU", "TestThrottleSlices"}},
+// suites are every claim test of the default build that concerns a runtime (catalog.Tests), by
+// the runtime and then the package, in the catalog's order. T7 is a benchmark read with benchstat
+// (`make bench`), not a verdict, so the catalog names no runtime for it; the tests that check
+// the tests (TestCatchesBroken...) are not claim tests, and the routing claims' need -tags lambda.
+var suites = suitesOf(catalog.Tests())
+
+// suitesOf makes the suites of tests: one per runtime kind and package, whose tests with more
+// than one kind of runtime skip the subtests of the others.
+func suitesOf(tests []catalog.Test) []suite {
+	var out []suite
+	for _, kind := range []string{catalog.Node, catalog.Go} {
+		for _, pkg := range []string{"eventloop", "threadpool", "coldstart"} {
+			s := suite{kind: kind, pkg: "./experiments/" + pkg}
+			var several []string
+			var others []string
+			for _, t := range tests {
+				if t.Package != pkg || t.Kind == catalog.Live || !slices.Contains(t.Runtimes, kind) {
+					continue
+				}
+				s.tests = append(s.tests, t.Name)
+				if len(t.Runtimes) > 1 {
+					several = append(several, t.Name)
+					for _, r := range t.Runtimes {
+						if r != kind && !slices.Contains(others, r) {
+							others = append(others, r)
+						}
+					}
+				}
+			}
+			if len(s.tests) == 0 {
+				continue
+			}
+			if len(several) > 0 {
+				s.skip = "^" + alternatives(several) + "$/^" + alternatives(others) + "$"
+			}
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// alternatives is a regular expression's alternation of names, in parentheses where there are
+// several.
+func alternatives(names []string) string {
+	if len(names) == 1 {
+		return names[0]
+	}
+	return "(" + strings.Join(names, "|") + ")"
 }
 
 // options are the command's flags.

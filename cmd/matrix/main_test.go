@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/serverless-claims/claims/catalog"
 	"github.com/serverless-claims/claims/harness/sys/provision"
 	"github.com/serverless-claims/claims/harness/sys/repo"
 	"github.com/serverless-claims/claims/harness/workload/runtimes"
@@ -86,8 +87,49 @@ func TestFlagsThatMakeNoSenseAreRefused(t *testing.T) {
 		want string
 	}{
 		{options{goes: []string{"1.27.3"}}, `-go "1.27.3": want local or a toolchain as go1.27.3`},
-		{options{goes: []string{"local"}, tests: []string{"TestClaimTestsCatchBrokenLabs"}}, `-tests: "TestClaimTestsCatchBrokenLabs" is not a claim test of the matrix`},
+		{options{goes: []string{"local"}, tests: []string{"TestCatchesBrokenLabs"}}, `-tests: "TestCatchesBrokenLabs" is not a claim test of the matrix`},
 	} {
 		assert.ErrorContains(t, run(t.Context(), c.o), c.want)
 	}
+}
+
+// TestEveryLocalClaimTestIsInTheMatrix: every claim test of the default build (catalog.Tests)
+// names the runtimes its verdicts concern, and runs in the suite of each, so that a new claim
+// test cannot miss the matrix.
+func TestEveryLocalClaimTestIsInTheMatrix(t *testing.T) {
+	for _, ct := range catalog.Tests() {
+		if ct.Kind == catalog.Live || !strings.HasPrefix(ct.Name, "Test") {
+			continue // -tags lambda only, or a benchmark: the matrix runs neither
+		}
+		if !assert.NotEmpty(t, ct.Runtimes, "%s.%s runtimes = none; want the runtimes it concerns in catalog.Tests, for the matrix", ct.Package, ct.Name) {
+			continue
+		}
+		for _, kind := range ct.Runtimes {
+			in := false
+			for _, s := range suites {
+				in = in || (s.kind == kind && s.pkg == "./experiments/"+ct.Package && slices.Contains(s.tests, ct.Name))
+			}
+			assert.True(t, in, "%s.%s on %s = in no suite; want the matrix to run it there", ct.Package, ct.Name, kind)
+		}
+	}
+}
+
+// TestSuitesSkipTheOtherRuntimesSubtests: a test with a subtest per runtime runs in each
+// runtime's suite with the others' subtests skipped, as go test matches -skip level by level.
+func TestSuitesSkipTheOtherRuntimesSubtests(t *testing.T) {
+	got := suitesOf([]catalog.Test{
+		{Package: "eventloop", Name: "TestA", Kind: catalog.Local, Runtimes: []string{catalog.Node, catalog.Go}},
+		{Package: "eventloop", Name: "TestB", Kind: catalog.Local, Runtimes: []string{catalog.Node}},
+		{Package: "eventloop", Name: "TestC", Kind: catalog.Local, Runtimes: []string{catalog.Go, catalog.Node}},
+		{Package: "eventloop", Name: "TestWebD", Kind: catalog.Live},
+		{Package: "coldstart", Name: "TestE", Kind: catalog.Both, Runtimes: []string{catalog.Go}},
+	})
+	assert.Equal(t, []suite{
+		{kind: "node", pkg: "./experiments/eventloop", tests: []string{"TestA", "TestB", "TestC"}, skip: "^(TestA|TestC)$/^go$"},
+		{kind: "go", pkg: "./experiments/eventloop", tests: []string{"TestA", "TestC"}, skip: "^(TestA|TestC)$/^node$"},
+		{kind: "go", pkg: "./experiments/coldstart", tests: []string{"TestE"}},
+	}, got)
+	one := suitesOf([]catalog.Test{{Package: "eventloop", Name: "TestPingOnlyBaseline", Kind: catalog.Local, Runtimes: []string{catalog.Node, catalog.Go}}})
+	require.Len(t, one, 2)
+	assert.Equal(t, "^TestPingOnlyBaseline$/^go$", one[0].skip, "the node suite's skip of one test with a go subtest")
 }

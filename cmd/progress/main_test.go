@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/serverless-claims/claims/harness/claim/claimtest"
 	"github.com/serverless-claims/claims/harness/claim/results"
 	"github.com/serverless-claims/claims/harness/claim/verdict"
 	"github.com/serverless-claims/claims/harness/sys/repo"
@@ -75,7 +76,7 @@ func (s *stream) buildFail(sec float64, pkg string) {
 
 func (s *stream) String() string { return strings.Join(s.lines, "\n") + "\n" }
 
-// logCapture is a test's TB whose Logf is kept: results.Record's line, as the claim tests log it.
+// logCapture is a test's TB whose Logf is kept: claimtest.Record's line, as the claim tests log it.
 type logCapture struct {
 	testing.TB
 	logged []string
@@ -85,7 +86,7 @@ func (c *logCapture) Logf(format string, args ...any) {
 	c.logged = append(c.logged, fmt.Sprintf(format, args...))
 }
 
-// record writes a result for test under root/results/threadpool with results.Record, as a claim
+// record writes a result for test under root/results/eventloop (the testdata result's family) with claimtest.Record, as a claim
 // test does, and returns the output line its log makes in go test's verbose output. edit changes
 // the result before it is written.
 func record(t *testing.T, root, test, claim string, outcome verdict.Outcome, reason string, expected *results.Expected, edit ...func(*results.Result)) string {
@@ -106,8 +107,8 @@ func record(t *testing.T, root, test, claim string, outcome verdict.Outcome, rea
 		e(&res)
 	}
 	c := &logCapture{TB: t}
-	results.Record(c, "threadpool", res)
-	require.Len(t, c.logged, 1, "lines results.Record logged")
+	claimtest.Record(c, res)
+	require.Len(t, c.logged, 1, "lines claimtest.Record logged")
 	// testing indents a message's later lines under its first.
 	return "    claims_test.go:76: " + strings.ReplaceAll(c.logged[0], "\n", "\n        ") + "\n"
 }
@@ -175,10 +176,10 @@ func TestAFailingRunReportsEachVerdictAndTheFailures(t *testing.T) {
 	assert.False(t, ok, "ok = true; want false (a test and a build failed)")
 	assert.Equal(t, []string{
 		"progress: experiments-local: expecting ~14m (estimate: no complete run recorded yet)",
-		"[ 42.7s of ~14m (estimate) ] P10 pass  TestSyncOnRequestPath/node24  (41.7s)  -> results/threadpool/TestSyncOnRequestPath--node24.json",
-		"[ 1m01s of ~14m (estimate) ] P7 fail, refutation asserted  TestDNSStarvesFileReads  (10.5s)  -> results/threadpool/TestDNSStarvesFileReads.json",
-		"[ 5m12s of ~14m (estimate) ] W2 fail  TestPingWaitsBehindCPU  (41.7s)  -> results/threadpool/TestPingWaitsBehindCPU.json",
-		"[ 5m19s of ~14m (estimate) ] W3 inconclusive  TestSecondCPU/go  (6.8s)  -> results/threadpool/TestSecondCPU--go.json",
+		"[ 42.7s of ~14m (estimate) ] P10 pass  TestSyncOnRequestPath/node24  (41.7s)  -> results/eventloop/TestSyncOnRequestPath--node24.json",
+		"[ 1m01s of ~14m (estimate) ] P7 fail, refutation asserted  TestDNSStarvesFileReads  (10.5s)  -> results/eventloop/TestDNSStarvesFileReads.json",
+		"[ 5m12s of ~14m (estimate) ] W2 fail  TestPingWaitsBehindCPU  (41.7s)  -> results/eventloop/TestPingWaitsBehindCPU.json",
+		"[ 5m19s of ~14m (estimate) ] W3 inconclusive  TestSecondCPU/go  (6.8s)  -> results/eventloop/TestSecondCPU--go.json",
 		"progress: experiments-local FAIL in 5m20s, expected ~14m (estimate): pass 1 / fail 1 / fail-asserted 1 / inconclusive 1",
 		"progress: failed: experiments/coldstart [build failed]",
 		"progress: failed: TestPingWaitsBehindCPU (experiments/threadpool)",
@@ -225,7 +226,7 @@ func TestACompleteRunIsTheNextRunsExpectedTotal(t *testing.T) {
 	assert.True(t, ok, "second run ok = false; want true (output:\n%s)", out)
 	assert.Equal(t, []string{
 		"progress: experiments-local: expecting ~5m, as the last complete run took (" + start.Add(312400*time.Millisecond).Local().Format("2006-01-02 15:04") + ")",
-		"[ 1m39s of ~5m ] W1 pass  TestPingOnlyBaseline  (1m38s)  -> results/threadpool/TestPingOnlyBaseline.json",
+		"[ 1m39s of ~5m ] W1 pass  TestPingOnlyBaseline  (1m38s)  -> results/eventloop/TestPingOnlyBaseline.json",
 		"progress: experiments-local ok in 1m40s, expected ~5m: pass 1 / fail 0 / fail-asserted 0 / inconclusive 0",
 	}, progressLines(out), "second run's progress lines (whole output:\n%s)", out)
 }
@@ -304,8 +305,8 @@ func TestResultsThatAreNotFindingsAreToldApart(t *testing.T) {
 	out, ok := progress(t, root, s.String(), 0)
 	assert.False(t, ok, "ok = true; want false (a test failed)")
 	assert.Equal(t, []string{
-		"[ 2.0s ] P10 fail, broken on purpose: async-hash  TestClaimTestsCatchBrokenLabs/P10  (1.0s)  -> results/sensitivity/threadpool/TestClaimTestsCatchBrokenLabs--P10.json",
-		"[ 4.0s ] P7 pass, but its test asserts fail  TestDNSStarvesFileReads  (1.0s)  -> results/threadpool/TestDNSStarvesFileReads.json",
+		"[ 2.0s ] P10 fail, broken on purpose: async-hash  TestClaimTestsCatchBrokenLabs/P10  (1.0s)  -> results/sensitivity/eventloop/TestClaimTestsCatchBrokenLabs--P10.json",
+		"[ 4.0s ] P7 pass, but its test asserts fail  TestDNSStarvesFileReads  (1.0s)  -> results/eventloop/TestDNSStarvesFileReads.json",
 		"progress: experiments-local FAIL in 4.2s: pass 1 / fail 0 / fail-asserted 0 / inconclusive 0 / broken on purpose 1",
 		"progress: failed: TestDNSStarvesFileReads (experiments/threadpool)",
 	}, progressLines(out), "progress lines (whole output:\n%s)", out)

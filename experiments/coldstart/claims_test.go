@@ -33,7 +33,7 @@ func handshakesShown(p phases) int {
 }
 
 // ownConnectionClaim is T6.
-var ownConnectionClaim = claimtest.Claim{IDs: []string{"T6"}, Group: group, Family: familyOwnConnection}
+var ownConnectionClaim = claimtest.Claim{IDs: []string{"T6"}, Family: familyOwnConnection}
 
 // TestPhasesAreTheSDKsOwnConnection is T6: the phases the function reports are those of the
 // connection its SDK call made, as DynamoDB's side confirms.
@@ -170,7 +170,7 @@ const initMargin = time.Second
 const stallFor = 500 * time.Millisecond
 
 // warmupFailureClaim is T4.
-var warmupFailureClaim = claimtest.Claim{IDs: []string{"T4"}, Group: group, Family: familyWarmupFailure}
+var warmupFailureClaim = claimtest.Claim{IDs: []string{"T4"}, Family: familyWarmupFailure}
 
 // TestWarmupFailureDoesNotFailInit is T4: the warm variant's warm-up fails, refused and stalled
 // in turn, and Init goes on within the warm-up's bound.

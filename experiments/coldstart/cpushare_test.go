@@ -34,11 +34,8 @@ import (
 	"github.com/serverless-claims/claims/harness/claim/verdict"
 )
 
-// The results folder of every cold-start claim, and the family of these four.
-const (
-	group        = "coldstart"
-	familyPhases = "coldstart.phases"
-)
+// familyPhases is the family of these four claims' results.
+const familyPhases = "coldstart.phases"
 
 // arm is one kind of cold start in an experiment: a function, named as the result names it.
 type arm struct {
@@ -316,7 +313,7 @@ func meansRatio(t *testing.T, a []coldStart, of func(coldStart) float64, b []col
 }
 
 // firstCallClaim is T1, on the SDK's own connection (T6).
-var firstCallClaim = claimtest.Claim{IDs: []string{"T1", "T6"}, Group: group, Family: familyPhases}
+var firstCallClaim = claimtest.Claim{IDs: []string{"T1", "T6"}, Family: familyPhases}
 
 // TestFirstCallDominatedByTLS is T1, on the SDK's own connection (T6): at 128 MB's CPU share, the
 // first call's network set-up is almost all TLS handshake, because the handshake is where the CPU
@@ -409,7 +406,7 @@ func measureSetup(t *testing.T, p lambdaPlatform, n int) claimtest.Measurement {
 }
 
 // firstInvocationClaim is T2.
-var firstInvocationClaim = claimtest.Claim{IDs: []string{"T2"}, Group: group, Family: familyPhases}
+var firstInvocationClaim = claimtest.Claim{IDs: []string{"T2"}, Family: familyPhases}
 
 // TestFirstInvocationIsSlow is T2: at 128 MB, Init is fast and the first invocation slow,
 // slower than Init and than a warm invocation of the same environment.
@@ -467,7 +464,7 @@ func measureFirstInvocation(t *testing.T, p lambdaPlatform, n int) claimtest.Mea
 }
 
 // warmupClaim is T3.
-var warmupClaim = claimtest.Claim{IDs: []string{"T3"}, Group: group, Family: familyPhases}
+var warmupClaim = claimtest.Claim{IDs: []string{"T3"}, Family: familyPhases}
 
 // TestWarmupRemovesHandshake is T3: a warm-up call in Init (ListTables, limit 1) leaves a live
 // connection for the handler, whose first call then has no handshake of its own.
@@ -546,7 +543,7 @@ func measureWarmup(t *testing.T, p lambdaPlatform, b functionCode, n int) claimt
 }
 
 // scalingClaim is T5.
-var scalingClaim = claimtest.Claim{IDs: []string{"T5"}, Group: group, Family: familyPhases}
+var scalingClaim = claimtest.Claim{IDs: []string{"T5"}, Family: familyPhases}
 
 // TestHandshakeScalesWithCPU is T5, the question the article left open: does more memory, and so
 // more CPU, make the handshake faster? The cold variant at each memory size's share.

@@ -18,7 +18,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -29,6 +31,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/serverless-claims/claims/catalog"
 	"github.com/serverless-claims/claims/harness/aws/live"
 	"github.com/serverless-claims/claims/harness/claim/claimtest"
 	"github.com/serverless-claims/claims/harness/claim/results"
@@ -380,6 +383,21 @@ func livePlans(s settings.Settings) map[string][]live.PlannedFunction {
 			live.PlannedFunction{Name: fmt.Sprintf("throttle %d MB", mb), MemoryMB: mb, Invocations: throttleInvocations, MaxSecondsEach: throttleMaxSeconds})
 	}
 	return plans
+}
+
+// TestLivePlansAreTheLiveClaimTests: livePlans plans the claim tests that catalog.Tests says run
+// through the live mode's code, each of them and no other, so that the estimate counts every
+// function a live run makes.
+func TestLivePlansAreTheLiveClaimTests(t *testing.T) {
+	var want []string
+	for _, ct := range catalog.Tests() {
+		if ct.Package == "coldstart" && ct.Kind == catalog.Both {
+			want = append(want, ct.Name)
+		}
+	}
+	slices.Sort(want)
+	got := slices.Sorted(maps.Keys(livePlans(cfg)))
+	assert.Equal(t, want, got, "livePlans' tests = %v; want catalog.Tests of experiments/coldstart of kind both", got)
 }
 
 // dynamoReads is the GetItems and ListTables a plan's getitem invocations make: at most one of

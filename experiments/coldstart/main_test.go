@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
+	"github.com/serverless-claims/claims/harness/claim/claimtest"
 	"github.com/serverless-claims/claims/harness/lambda/lambdalocal"
 	"github.com/serverless-claims/claims/harness/sys/cgroup"
 	"github.com/serverless-claims/claims/harness/sys/provision"
@@ -22,7 +23,7 @@ var cfg settings.Settings
 // the checks that cost nothing: the settings' and, with -tags lambda, the live run's estimate
 // against its cap (admitLiveRun), before anything is made.
 func TestMain(m *testing.M) {
-	os.Exit(settings.RunTests(m, "coldstart experiments", &cfg, quotaReachesKernelMinimum, admitLiveRun,
+	os.Exit(claimtest.Main(m, "coldstart experiments", &cfg, quotaReachesKernelMinimum, admitLiveRun,
 		provision.Check(provision.NeedDynalite, provision.NeedNode)))
 }
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/serverless-claims/claims/harness/claim/claimtest"
+	"github.com/serverless-claims/claims/harness/sys/settings"
 )
 
 // kernelDefaultPeriod is the CFS period the kernel gives a cgroup unless told otherwise, and the
@@ -31,45 +32,46 @@ var (
 // starts put the interval's top far below the bound, and more would only add time.
 const noQuotaColdStarts = 6
 
-// TestClaimTestsCatchBrokenFunctions runs each cold-start claim's decision where its verdict must
-// turn to fail: against a function that breaks a claim, or in a model that does (no quota, so
-// no memory size has less CPU than another; the kernel's default period, which is not Lambda's).
-// Each case is far from its bounds, so that its verdict is the same every run. They break the
-// local model, so a run with -tags lambda, whose claim tests run on Lambda, leaves them out.
-func TestClaimTestsCatchBrokenFunctions(t *testing.T) {
-	for _, tc := range []struct {
-		name    string
-		claim   claimtest.Claim
-		measure func(t *testing.T) claimtest.Measurement
-	}{
+// TestCatchesBrokenFunctions runs each cold-start claim's decision where its verdict must turn
+// to fail (claimtest.CatchBroken): against a function that breaks a claim, or in a model that
+// does (no quota, so no memory size has less CPU than another; the kernel's default period,
+// which is not Lambda's). Each case is far from its bounds, so that its verdict is the same every
+// run, and counts its own cold starts, the settings' trials cut or not: T3's are the run's
+// CLAIMS_TRIALS, the rest fixed. They break the local model, so a run with -tags lambda, whose
+// claim tests run on Lambda, leaves them out.
+func TestCatchesBrokenFunctions(t *testing.T) {
+	claimtest.CatchBroken(t, cfg,
 		// With no quota the handshake takes the machine's CPU in both arms (slowdown about 1,
 		// against 5), and Init is longer than the first invocation (about 0.7, against 2).
-		{"T1 with no quota", firstCallClaim, func(t *testing.T) claimtest.Measurement {
-			return measureSetup(t, startLocal(t, noQuotaPlatform), noQuotaColdStarts)
-		}},
-		{"T2 with no quota", firstInvocationClaim, func(t *testing.T) claimtest.Measurement {
-			return measureFirstInvocation(t, startLocal(t, noQuotaPlatform), noQuotaColdStarts)
-		}},
-		{"T5 with no quota", scalingClaim, func(t *testing.T) claimtest.Measurement {
-			return measureScaling(t, startLocal(t, noQuotaPlatform), noQuotaColdStarts)
-		}},
+		claimtest.BrokenCase{Name: "T1 with no quota", Claim: firstCallClaim, Broken: noQuotaPlatform.broken,
+			Measure: func(t *testing.T, _ settings.Settings) claimtest.Measurement {
+				return measureSetup(t, startLocal(t, noQuotaPlatform), noQuotaColdStarts)
+			}},
+		claimtest.BrokenCase{Name: "T2 with no quota", Claim: firstInvocationClaim, Broken: noQuotaPlatform.broken,
+			Measure: func(t *testing.T, _ settings.Settings) claimtest.Measurement {
+				return measureFirstInvocation(t, startLocal(t, noQuotaPlatform), noQuotaColdStarts)
+			}},
+		claimtest.BrokenCase{Name: "T5 with no quota", Claim: scalingClaim, Broken: noQuotaPlatform.broken,
+			Measure: func(t *testing.T, _ settings.Settings) claimtest.Measurement {
+				return measureScaling(t, startLocal(t, noQuotaPlatform), noQuotaColdStarts)
+			}},
 		// A warm-up on a client of its own: T3's reuse check must catch it, whatever the quota.
-		{"T3 with the warm-up on a client of its own", warmupClaim, func(t *testing.T) claimtest.Measurement {
-			return measureWarmup(t, startLocal(t, localOptions{}), brokenWarmClient, cfg.Trials)
-		}},
-		{"T6 with the trace off the SDK's call", ownConnectionClaim, func(t *testing.T) claimtest.Measurement {
-			return measureOwnConnection(t, startLocal(t, localOptions{}), brokenTrace, 2)
-		}},
-		{"T4 with Init failing on the warm-up's error", warmupFailureClaim, func(t *testing.T) claimtest.Measurement {
-			return measureWarmupFailure(t, startLocal(t, localOptions{}), brokenWarmup, warmupTimeout, 2)
-		}},
+		claimtest.BrokenCase{Name: "T3 with the warm-up on a client of its own", Claim: warmupClaim, Broken: brokenWarmClient.Broken,
+			Measure: func(t *testing.T, _ settings.Settings) claimtest.Measurement {
+				return measureWarmup(t, startLocal(t, localOptions{}), brokenWarmClient, cfg.Trials)
+			}},
+		claimtest.BrokenCase{Name: "T6 with the trace off the SDK's call", Claim: ownConnectionClaim, Broken: brokenTrace.Broken,
+			Measure: func(t *testing.T, _ settings.Settings) claimtest.Measurement {
+				return measureOwnConnection(t, startLocal(t, localOptions{}), brokenTrace, 2)
+			}},
+		claimtest.BrokenCase{Name: "T4 with Init failing on the warm-up's error", Claim: warmupFailureClaim, Broken: brokenWarmup.Broken,
+			Measure: func(t *testing.T, _ settings.Settings) claimtest.Measurement {
+				return measureWarmupFailure(t, startLocal(t, localOptions{}), brokenWarmup, warmupTimeout, 2)
+			}},
 		// At the kernel's default period the stalls end on a 100 ms grid, not Lambda's 20 ms.
-		{"T8 at a 100 ms CFS period", throttleClaim, func(t *testing.T) claimtest.Measurement {
-			return measureThrottleSlices(t, startLocal(t, kernelPeriod), throttleInvocations)
-		}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			claimtest.CatchesBroken(t, tc.claim.Decide(t, tc.measure(t)))
-		})
-	}
+		claimtest.BrokenCase{Name: "T8 at a 100 ms CFS period", Claim: throttleClaim, Broken: kernelPeriod.broken,
+			Measure: func(t *testing.T, _ settings.Settings) claimtest.Measurement {
+				return measureThrottleSlices(t, startLocal(t, kernelPeriod), throttleInvocations)
+			}},
+	)
 }

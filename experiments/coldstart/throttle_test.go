@@ -140,7 +140,7 @@ type sizeLoops struct {
 }
 
 // throttleClaim is T8.
-var throttleClaim = claimtest.Claim{IDs: []string{"T8"}, Group: group, Family: familyThrottle}
+var throttleClaim = claimtest.Claim{IDs: []string{"T8"}, Family: familyThrottle}
 
 // TestThrottleSlices is T8: at M MB a function gets M/1,769 of one CPU, in 20 ms periods.
 func TestThrottleSlices(t *testing.T) {

@@ -14,6 +14,17 @@ import (
 // The claims as experiments: each measures its pattern on the target it is given and decides
 // from the trials with the checks that read like the claim.
 
+// The claims the local experiments decide, each with its result's family.
+var (
+	baselineClaim = claimtest.Claim{IDs: []string{"W1"}, Family: "eventloop"}
+	// nodeWaitsClaim is W2 (one /cpu in flight) and W3 (two), by the number of /cpu.
+	nodeWaitsClaim = map[int]claimtest.Claim{1: {IDs: []string{"W2"}, Family: "eventloop"}, 2: {IDs: []string{"W3"}, Family: "eventloop"}}
+	// goDoesNotWaitClaim is W4 (one /cpu in flight) and W5 (two), by the number of /cpu.
+	goDoesNotWaitClaim = map[int]claimtest.Claim{1: {IDs: []string{"W4"}, Family: "eventloop"}, 2: {IDs: []string{"W5"}, Family: "eventloop"}}
+	noPreemptionClaim  = claimtest.Claim{IDs: []string{"W10"}, Family: "eventloop"}
+	offloadedClaim     = claimtest.Claim{IDs: []string{"W11"}, Family: "eventloop"}
+)
+
 // cpuPattern is the pattern with one /cpu (cpus = 1) or two, each spinning s.SpinMs in mode.
 func cpuPattern(cpus int, mode string, s settings.Settings) pattern.Pattern {
 	c := pattern.CPU{Ms: s.SpinMs, Mode: mode}
@@ -25,7 +36,7 @@ func cpuPattern(cpus int, mode string, s settings.Settings) pattern.Pattern {
 
 // baseline is W1: /ping alone answers within a millisecond on loopback.
 func baseline(t *testing.T, w *web, s settings.Settings) (claimtest.Claim, claimtest.Measurement) {
-	c := claimtest.Claim{IDs: []string{"W1"}, Group: "eventloop", Family: "eventloop"}
+	c := baselineClaim
 	r := measure(t, w, pattern.PingOnly(), s)
 	lat := r.ping()
 	// The baseline is the yardstick of W2-W5, where a /ping that waits takes most of a spin:
@@ -42,12 +53,11 @@ func baseline(t *testing.T, w *web, s settings.Settings) (claimtest.Claim, claim
 // has ended, and so its latency is what remains of the spins when it was sent.
 func nodeWaits(cpus int) experiment {
 	return func(t *testing.T, w *web, s settings.Settings) (claimtest.Claim, claimtest.Measurement) {
-		c := claimtest.Claim{IDs: []string{"W2"}, Group: "eventloop", Family: "eventloop"}
+		c := nodeWaitsClaim[cpus]
 		// What waiting costs: the /ping goes 15 ms after the /cpu, so it waits spin - 15 ms; with
 		// two /cpu (the second 50 ms after the first) it waits for both spins, 2 x spin - 65 ms.
 		want, what := float64(s.SpinMs)-ms(pattern.PingAfterCPU), "spin - 15 ms"
 		if cpus == 2 {
-			c = claimtest.Claim{IDs: []string{"W3"}, Group: "eventloop", Family: "eventloop"}
 			want, what = 2*float64(s.SpinMs)-ms(pattern.SecondCPUOffset+pattern.PingAfterCPU), "2 x spin - 65 ms"
 		}
 		r := measure(t, w, cpuPattern(cpus, "", s), s)
@@ -67,10 +77,7 @@ func nodeWaits(cpus int) experiment {
 // waits for /cpu, because the runtime runs it on another thread or preempts a spinning goroutine.
 func goDoesNotWait(cpus int) experiment {
 	return func(t *testing.T, w *web, s settings.Settings) (claimtest.Claim, claimtest.Measurement) {
-		c := claimtest.Claim{IDs: []string{"W4"}, Group: "eventloop", Family: "eventloop"}
-		if cpus == 2 {
-			c = claimtest.Claim{IDs: []string{"W5"}, Group: "eventloop", Family: "eventloop"}
-		}
+		c := goDoesNotWaitClaim[cpus]
 		r := measure(t, w, cpuPattern(cpus, "", s), s)
 		return c, r.measurement(r.headline(false), r.evidential(),
 			verdict.None("trials whose /ping waited for a /cpu", r.waited(false)),
@@ -86,7 +93,7 @@ func goDoesNotWait(cpus int) experiment {
 // preemption off and one P, a spin loop with no function call cannot be interrupted, and the
 // /ping waits, as on Node.
 func goWaitsWithoutPreemption(t *testing.T, w *web, s settings.Settings) (claimtest.Claim, claimtest.Measurement) {
-	c := claimtest.Claim{IDs: []string{"W10"}, Group: "eventloop", Family: "eventloop"}
+	c := noPreemptionClaim
 	r := measure(t, w, cpuPattern(1, "", s), s)
 	return c, r.measurement(r.headline(true), r.evidential(),
 		verdict.All("trials whose /ping waited for the /cpu", r.waited(true)),
@@ -97,7 +104,7 @@ func goWaitsWithoutPreemption(t *testing.T, w *web, s settings.Settings) (claimt
 // CPU work no longer stalls Node's /ping.
 func offloaded(mode string, cpus int) experiment {
 	return func(t *testing.T, w *web, s settings.Settings) (claimtest.Claim, claimtest.Measurement) {
-		c := claimtest.Claim{IDs: []string{"W11"}, Group: "eventloop", Family: "eventloop"}
+		c := offloadedClaim
 		r := measure(t, w, cpuPattern(cpus, mode, s), s)
 		m := r.measurement(r.headline(false), r.evidential(),
 			verdict.None("trials whose /ping waited for a /cpu", r.waited(false)),

@@ -67,12 +67,20 @@ func startGo(t *testing.T, env map[string]string) *probe.Probe {
 	return probe.StartGo(t, probe.Options{Env: env})
 }
 
+// brokenProbe is a probe broken on purpose: how to start it, and what it breaks.
+type brokenProbe struct {
+	start  func(t *testing.T) *web
+	broken string
+}
+
 // brokenNode is a broken Node probe from testdata/probes/broken; broken says what it breaks.
-func brokenNode(file, broken string) claimtest.Mode[*web] {
-	return claimtest.Mode[*web]{Name: file, Start: func(t *testing.T) *web {
+func brokenNode(file, broken string) brokenProbe {
+	p := brokenProbe{broken: file + ": " + broken}
+	p.start = func(t *testing.T) *web {
 		t.Helper()
-		return local(t, startBrokenNode(t, file), file+": "+broken)
-	}}
+		return local(t, startBrokenNode(t, file), p.broken)
+	}
+	return p
 }
 
 // startBrokenNode starts the broken Node probe testdata/probes/broken/<file>.
@@ -84,13 +92,15 @@ func startBrokenNode(t *testing.T, file string) *probe.Probe {
 }
 
 // brokenGo is the Go probe built with a build tag that breaks it, run with env.
-func brokenGo(tag, broken string, env map[string]string) claimtest.Mode[*web] {
-	return claimtest.Mode[*web]{Name: tag, Start: func(t *testing.T) *web {
+func brokenGo(tag, broken string, env map[string]string) brokenProbe {
+	p := brokenProbe{broken: "Go probe with -tags " + tag + ": " + broken}
+	p.start = func(t *testing.T) *web {
 		t.Helper()
 		bin := probe.BuildGoVariant(t, tag)
-		p := probe.StartGo(t, probe.Options{Program: bin, Source: "broken: -tags " + tag, Env: env})
-		return local(t, p, "Go probe with -tags "+tag+": "+broken)
-	}}
+		started := probe.StartGo(t, probe.Options{Program: bin, Source: "broken: -tags " + tag, Env: env})
+		return local(t, started, p.broken)
+	}
+	return p
 }
 
 // local is the started probe p as a target, with the runtime it reported.

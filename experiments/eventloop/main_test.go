@@ -4,6 +4,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/serverless-claims/claims/harness/claim/claimtest"
 	"github.com/serverless-claims/claims/harness/sys/provision"
 	"github.com/serverless-claims/claims/harness/sys/settings"
 )
@@ -15,5 +16,5 @@ var cfg settings.Settings
 // TestMain installs Node 24 first where it can (the article ran nodejs24.x; any Node.js decides
 // these claims, so one that cannot be installed is a note) and requires some Node.js.
 func TestMain(m *testing.M) {
-	os.Exit(settings.RunTests(m, "eventloop experiments", &cfg, provision.Check(provision.WantNode24, provision.NeedNode)))
+	os.Exit(claimtest.Main(m, "eventloop experiments", &cfg, provision.Check(provision.WantNode24, provision.NeedNode)))
 }

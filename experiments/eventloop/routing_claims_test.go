@@ -44,7 +44,7 @@ func TestWebTwoCPUOnOneSide(t *testing.T) { // W8
 	if lr, ok := p.(localRouter); ok {
 		// W8 says Lambda's router is not strictly least-busy: a strictly least-busy router never
 		// puts the second /cpu beside the first while the other environment is free, so it is
-		// this claim's breaking policy (TestWebClaimsCatchBrokenRouters). The stand-in that must
+		// this claim's breaking policy (TestCatchesBrokenRouters). The stand-in that must
 		// show it is a router that does not look at load.
 		lr.policy = webrouter.Random
 		p = lr
@@ -84,11 +84,20 @@ func TestWebLowerConcurrencyFewerCoLocated(t *testing.T) { // W12
 // routing is the family of the routing claims' results.
 const routing = "eventloop.routing"
 
+// The routing claims.
+var (
+	pingAvoidsBusyClaim     = claimtest.Claim{IDs: []string{"W6"}, Family: routing}
+	coLocatedPingClaim      = claimtest.Claim{IDs: []string{"W7"}, Family: routing}
+	twoOnOneSideClaim       = claimtest.Claim{IDs: []string{"W8"}, Family: routing}
+	idsAgreeClaim           = claimtest.Claim{IDs: []string{"W9"}, Family: routing}
+	concurrencyLoweredClaim = claimtest.Claim{IDs: []string{"W12"}, Family: "eventloop.concurrency"}
+)
+
 // pingAvoidsBusy is W6: with one /cpu in flight and another environment there, the /ping goes to
 // the other environment, in every trial where one existed. A trial whose /cpu or /ping was
 // throttled, or that neither id could place, is no evidence either way.
 func pingAvoidsBusy(t *testing.T, w *web, s settings.Settings) (claimtest.Claim, claimtest.Measurement) {
-	c := claimtest.Claim{IDs: []string{"W6"}, Group: "eventloop", Family: routing}
+	c := pingAvoidsBusyClaim
 	r := measureRouting(t, w, cpuPattern(1, "", s), s)
 	away := r.share(func(p placement) bool { return otherExisted(p) && pingPlaced(p) }, func(p placement) bool { return p.PingEnv != p.CPUEnvs[0] })
 	return c, r.measurement(withNotEvidence(fmt.Sprintf("/ping in another environment than the busy one in %s trials where one existed; /ping %s", away, r.ping()), r),
@@ -99,7 +108,7 @@ func pingAvoidsBusy(t *testing.T, w *web, s settings.Settings) (claimtest.Claim,
 // one waits for it every time, and a Go /ping never does.
 func coLocatedPing(runtime string) experiment {
 	return func(t *testing.T, w *web, s settings.Settings) (claimtest.Claim, claimtest.Measurement) {
-		c := claimtest.Claim{IDs: []string{"W7"}, Group: "eventloop", Family: routing}
+		c := coLocatedPingClaim
 		r := measureRouting(t, w, cpuPattern(2, "", s), s)
 		// Evidence: both /cpu in different environments (every environment busy), the /ping in
 		// one of them after its /cpu had started, and envId agreeing with the logstream, so that
@@ -121,7 +130,7 @@ func coLocatedPing(runtime string) experiment {
 // in flight count: one that got there after the first had finished found that environment idle.
 // The /ping plays no part, so a throttled one takes nothing from the evidence.
 func twoOnOneSide(t *testing.T, w *web, s settings.Settings) (claimtest.Claim, claimtest.Measurement) {
-	c := claimtest.Claim{IDs: []string{"W8"}, Group: "eventloop", Family: routing}
+	c := twoOnOneSideClaim
 	// At least w8Trials: a router that does this in half the trials shows it in one of 20 with
 	// probability 1 - 2^-20; fewer trials would make the verdict a coin toss for a rarer router.
 	s.Trials = max(s.Trials, w8Trials)
@@ -142,7 +151,7 @@ const w8Trials = 20
 // answer without lambda-web-logstream (Lambda sends it "when present") is not evidence; a trial
 // with no such pair left is none, and the result says how many.
 func idsAgree(t *testing.T, w *web, s settings.Settings) (claimtest.Claim, claimtest.Measurement) {
-	c := claimtest.Claim{IDs: []string{"W9"}, Group: "eventloop", Family: routing}
+	c := idsAgreeClaim
 	r := measureRouting(t, w, cpuPattern(2, "", s), s)
 	agree := r.share(idsChecked, func(p placement) bool { return p.Agree })
 	pairs, partial := 0, 0
@@ -167,7 +176,7 @@ func idsAgree(t *testing.T, w *web, s settings.Settings) (claimtest.Claim, claim
 // placed elsewhere, queued or throttled, and reports the latency of the served ones.
 func concurrencyLowered(t *testing.T, p webPlatform, s settings.Settings) (claimtest.Claim, claimtest.Measurement) {
 	t.Helper()
-	c := claimtest.Claim{IDs: []string{"W12"}, Group: "eventloop", Family: "eventloop.concurrency"}
+	c := concurrencyLoweredClaim
 	def := measureRouting(t, p.endpoint(t, webendpoints.Go, 0), cpuPattern(2, "", s), s)
 	low := measureRouting(t, p.endpoint(t, webendpoints.Go, 1), cpuPattern(2, "", s), s)
 	// The claim is about where a /ping lands: in an environment busy with a /cpu is beside one

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/serverless-claims/claims/harness/aws/webendpoints"
 	"github.com/serverless-claims/claims/harness/claim/claimtest"
@@ -18,10 +19,10 @@ import (
 	"github.com/serverless-claims/claims/harness/workload/probe"
 )
 
-// TestWebClaimsCatchBrokenRouters shows that each routing claim test can fail: run against a
-// local router (or a probe) that breaks its claim, each must decide "fail". Their results go
-// under results/sensitivity, as evidence about the tests.
-func TestWebClaimsCatchBrokenRouters(t *testing.T) {
+// TestCatchesBrokenRouters shows that each routing claim test can fail: run against a local
+// router (or a probe) that breaks its claim, each must decide "fail" (claimtest.CatchBroken).
+// Their results go under results/sensitivity, as evidence about the tests.
+func TestCatchesBrokenRouters(t *testing.T) {
 	if os.Getenv(standInEnv) != "1" {
 		t.Skipf("breaks the local router on purpose: needs %s=1", standInEnv)
 	}
@@ -32,36 +33,32 @@ func TestWebClaimsCatchBrokenRouters(t *testing.T) {
 	// throttled, and W8 still decides from its /cpu. The others run without that: it would keep
 	// W6's co-locating router off the busy environment, and leave W7 and W12 no co-located /ping.
 	omit := standInOmitLogstreamEvery
-	cases := []struct {
-		name     string
-		platform localRouter
-		claim    func(t *testing.T, p webPlatform) (claimtest.Claim, claimtest.Measurement)
-	}{
-		{name: "W6/co-locate", platform: localRouter{policy: webrouter.CoLocate, omitLogstreamEvery: omit,
-			broken: "the router puts each request in the busiest environment with a free slot"},
-			claim: one(pingAvoidsBusy, webendpoints.Node)},
-		{name: "W7/cpu-in-worker", platform: localRouter{policy: webrouter.LeastBusy, omitLogstreamEvery: omit, node: nodeCPUInWorker,
-			broken: "node-cpu-in-worker.js: every /cpu spins in a worker thread"},
-			claim: one(coLocatedPing(webendpoints.Node), webendpoints.Node)},
-		{name: "W8/least-busy", platform: localRouter{policy: webrouter.LeastBusy, omitLogstreamEvery: omit, cpuBusyLimit: 1,
-			broken: "a strictly least-busy router never puts the second /cpu beside the first while the other environment is free"},
-			claim: one(twoOnOneSide, webendpoints.Node)},
-		{name: "W9/swapped-logstreams", platform: localRouter{policy: webrouter.LeastBusy, omitLogstreamEvery: omit, swapLogstreams: true,
-			broken: "the router names another environment's logstream on every other answer"},
-			claim: one(idsAgree, webendpoints.Node)},
-		{name: "W12/no-concurrency-limit", platform: localRouter{policy: webrouter.LeastBusy, omitLogstreamEvery: omit, ignoreConcurrencyLimit: true,
-			broken: "the router ignores maxConcurrencyPerEnvironment"},
-			claim: func(t *testing.T, p webPlatform) (claimtest.Claim, claimtest.Measurement) {
-				return concurrencyLowered(t, p, brokenSettings())
+	noConcurrencyLimit := localRouter{policy: webrouter.LeastBusy, omitLogstreamEvery: omit, ignoreConcurrencyLimit: true,
+		broken: "the router ignores maxConcurrencyPerEnvironment"}
+	claimtest.CatchBroken(t, cfg,
+		onRouter("W6/co-locate", pingAvoidsBusyClaim, pingAvoidsBusy, localRouter{policy: webrouter.CoLocate, omitLogstreamEvery: omit,
+			broken: "the router puts each request in the busiest environment with a free slot"}),
+		onRouter("W7/cpu-in-worker", coLocatedPingClaim, coLocatedPing(webendpoints.Node), localRouter{policy: webrouter.LeastBusy, omitLogstreamEvery: omit, node: nodeCPUInWorker,
+			broken: "node-cpu-in-worker.js: every /cpu spins in a worker thread"}),
+		onRouter("W8/least-busy", twoOnOneSideClaim, twoOnOneSide, localRouter{policy: webrouter.LeastBusy, omitLogstreamEvery: omit, cpuBusyLimit: 1,
+			broken: "a strictly least-busy router never puts the second /cpu beside the first while the other environment is free"}),
+		onRouter("W9/swapped-logstreams", idsAgreeClaim, idsAgree, localRouter{policy: webrouter.LeastBusy, omitLogstreamEvery: omit, swapLogstreams: true,
+			broken: "the router names another environment's logstream on every other answer"}),
+		claimtest.BrokenCase{Name: "W12/no-concurrency-limit", Claim: concurrencyLoweredClaim, Broken: noConcurrencyLimit.broken,
+			Measure: func(t *testing.T, s settings.Settings) claimtest.Measurement {
+				c, m := concurrencyLowered(t, noConcurrencyLimit, s)
+				require.Equal(t, concurrencyLoweredClaim.IDs, c.IDs, "claims concurrencyLowered decides")
+				return m
 			}},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			claim, m := c.claim(t, c.platform)
-			m.Broken = c.platform.broken
-			claimtest.CatchesBroken(t, claim.Decide(t, m))
-		})
-	}
+	)
+}
+
+// onRouter is the case name: claim, measured by e on the Node endpoint of the broken router lr.
+func onRouter(name string, claim claimtest.Claim, e experiment, lr localRouter) claimtest.BrokenCase {
+	return claimtest.BrokenCase{Name: name, Claim: claim, Broken: lr.broken,
+		Measure: func(t *testing.T, s settings.Settings) claimtest.Measurement {
+			return measured(t, claim, e, lr.endpoint(t, webendpoints.Node, 0), s)
+		}}
 }
 
 // TestWebThrottledTrialsAreNotEvidence: W7 on a router that keeps every request off an
@@ -74,7 +71,7 @@ func TestWebThrottledTrialsAreNotEvidence(t *testing.T) {
 		t.Skipf("throttles on purpose through the local router: needs %s=1", standInEnv)
 	}
 	lr := localRouter{policy: webrouter.LeastBusy, cpuBusyLimit: 1, omitLogstreamEvery: standInOmitLogstreamEvery}
-	c, m := one(coLocatedPing(webendpoints.Node), webendpoints.Node)(t, lr)
+	c, m := coLocatedPing(webendpoints.Node)(t, lr.endpoint(t, webendpoints.Node, 0), claimtest.BrokenSettings(cfg, coLocatedPingClaim))
 	m.Broken = "not broken: the router keeps every request off an environment running a /cpu, so a /ping with both busy is throttled"
 	res := c.Decide(t, m)
 	sum := m.Summary.(routingSummary)
@@ -93,20 +90,4 @@ func TestWebThrottledTrialsAreNotEvidence(t *testing.T) {
 	assert.Equal(t, throttled, sum.PingThrottled.K, "summary's throttled /ping = %s; want %d (%s)", sum.PingThrottled, throttled, res.Headline)
 	assert.Equal(t, verdict.Inconclusive, res.Verdict.Outcome, "verdict = %s; want inconclusive, the throttled trials being no evidence (%s)", res.Verdict.Outcome, res.Verdict.Reason)
 	assert.Contains(t, res.Headline, "throttled", "the headline must say the /ping were throttled")
-}
-
-// one runs e on p's endpoint of runtime with the short settings.
-func one(e experiment, runtime string) func(t *testing.T, p webPlatform) (claimtest.Claim, claimtest.Measurement) {
-	return func(t *testing.T, p webPlatform) (claimtest.Claim, claimtest.Measurement) {
-		t.Helper()
-		return e(t, p.endpoint(t, runtime, 0), brokenSettings())
-	}
-}
-
-// brokenSettings are the run's settings with at most four trials: a broken router breaks its
-// claim in every trial, and four show it.
-func brokenSettings() settings.Settings {
-	s := cfg
-	s.Trials = min(cfg.Trials, 4)
-	return s
 }

@@ -3,17 +3,17 @@ package eventloop
 import (
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/serverless-claims/claims/harness/claim/claimtest"
+	"github.com/serverless-claims/claims/harness/sys/settings"
 )
 
-// TestClaimTestsCatchBrokenProbes shows that every claim test above can fail: each experiment,
-// run against a probe that breaks its claim (testdata/probes/broken), must decide "fail". Their
-// results say what was broken and go under results/sensitivity: they describe the broken probes,
-// not the runtimes.
-func TestClaimTestsCatchBrokenProbes(t *testing.T) {
-	short := cfg
-	short.Trials = min(cfg.Trials, 4) // a broken claim fails in every trial; four show it
-
+// TestCatchesBrokenProbes shows that every claim test above can fail: each experiment, run
+// against a probe that breaks its claim (testdata/probes/broken), must decide "fail"
+// (claimtest.CatchBroken). Their results say what was broken and go under results/sensitivity:
+// they describe the broken probes, not the runtimes.
+func TestCatchesBrokenProbes(t *testing.T) {
 	var (
 		slowPing      = brokenNode("node-slow-ping.js", "/ping answers 20 ms late")
 		cpuInWorker   = brokenNode("node-cpu-in-worker.js", "every /cpu spins in a worker thread, whatever its mode")
@@ -21,26 +21,32 @@ func TestClaimTestsCatchBrokenProbes(t *testing.T) {
 		serialized    = brokenGo("brokenserialize", "one mutex around every handler", goPreemptive)
 		spinWithCalls = brokenGo("brokenspincalls", "the spin loop calls a function each round", goNonPreemptive)
 	)
-	cases := []struct {
-		name string
-		e    experiment
-		mode claimtest.Mode[*web]
-	}{
-		{"W1/slow-ping", baseline, slowPing},
-		{"W2/cpu-in-worker", nodeWaits(1), cpuInWorker},
-		{"W3/cpu-in-worker", nodeWaits(2), cpuInWorker},
-		{"W4/serialized", goDoesNotWait(1), serialized},
-		{"W5/serialized", goDoesNotWait(2), serialized},
-		{"W10/spin-with-calls", goWaitsWithoutPreemption, spinWithCalls},
-		{"W11/worker-on-loop", offloaded("worker", 1), cpuOnLoop},
-		{"W11/pbkdf2-on-loop", offloaded("pbkdf2", 2), cpuOnLoop},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			claimtest.Run(t, func(t *testing.T, w *web) {
-				claim, m := c.e(t, w, short)
-				claimtest.CatchesBroken(t, claim.Decide(t, m))
-			}, c.mode)
-		})
-	}
+	claimtest.CatchBroken(t, cfg,
+		onBroken("W1/slow-ping", baselineClaim, baseline, slowPing),
+		onBroken("W2/cpu-in-worker", nodeWaitsClaim[1], nodeWaits(1), cpuInWorker),
+		onBroken("W3/cpu-in-worker", nodeWaitsClaim[2], nodeWaits(2), cpuInWorker),
+		onBroken("W4/serialized", goDoesNotWaitClaim[1], goDoesNotWait(1), serialized),
+		onBroken("W5/serialized", goDoesNotWaitClaim[2], goDoesNotWait(2), serialized),
+		onBroken("W10/spin-with-calls", noPreemptionClaim, goWaitsWithoutPreemption, spinWithCalls),
+		onBroken("W11/worker-on-loop", offloadedClaim, offloaded("worker", 1), cpuOnLoop),
+		onBroken("W11/pbkdf2-on-loop", offloadedClaim, offloaded("pbkdf2", 2), cpuOnLoop),
+	)
+}
+
+// onBroken is the case name: claim, measured by e against the broken probe p.
+func onBroken(name string, claim claimtest.Claim, e experiment, p brokenProbe) claimtest.BrokenCase {
+	return claimtest.BrokenCase{Name: name, Claim: claim, Broken: p.broken,
+		Measure: func(t *testing.T, s settings.Settings) claimtest.Measurement {
+			return measured(t, claim, e, p.start(t), s)
+		}}
+}
+
+// measured is e's measurement on w with s, where e decides claim: a case that names one claim
+// and measures another would record the wrong claim's result.
+func measured(t *testing.T, claim claimtest.Claim, e experiment, w *web, s settings.Settings) claimtest.Measurement {
+	t.Helper()
+	c, m := e(t, w, s)
+	require.Equal(t, claim.IDs, c.IDs, "claims the experiment decides; want the case's")
+	require.Equal(t, claim.Family, c.Family, "family of the experiment's result; want the case's")
+	return m
 }

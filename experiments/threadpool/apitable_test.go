@@ -34,7 +34,7 @@ const apiTableHeavyJobs = 4
 
 // The docs' list of pool APIs, and dns.lookup's half of P7 (the other half, that lookups slow
 // file reads, is TestSharedPoolInterference's).
-var apiTableClaim = claimtest.Claim{IDs: []string{"P2", "P7"}, Group: "threadpool", Family: "threadpool.apiTable"}
+var apiTableClaim = claimtest.Claim{IDs: []string{"P2", "P7"}, Family: "threadpool.apiTable"}
 
 // apiTableStatement is what the table tests of P2 and P7: which APIs take a pool slot.
 const apiTableStatement = "the threadpool runs all fs APIs but watchers and Sync ones, async pbkdf2, scrypt, randomBytes, randomFill, generateKeyPair, dns.lookup and async zlib; dns.resolve* and sockets do not use it"

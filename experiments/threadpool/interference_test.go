@@ -10,6 +10,7 @@ import (
 	"github.com/serverless-claims/claims/harness/claim/stats"
 	"github.com/serverless-claims/claims/harness/claim/verdict"
 	"github.com/serverless-claims/claims/harness/sys/build"
+	"github.com/serverless-claims/claims/harness/sys/settings"
 )
 
 // The interference loads. Eight 2 MiB gzip streams, each compressed in one pool job (an output
@@ -34,8 +35,8 @@ const (
 
 // P6 and P7: unrelated work slowing file reads through the shared pool.
 var (
-	compressionSlowsReadsClaim = claimtest.Claim{IDs: []string{"P6"}, Group: "threadpool", Family: "threadpool.interference"}
-	lookupsSlowReadsClaim      = claimtest.Claim{IDs: []string{"P7"}, Group: "threadpool", Family: "threadpool.interference",
+	compressionSlowsReadsClaim = claimtest.Claim{IDs: []string{"P6"}, Family: "threadpool.interference"}
+	lookupsSlowReadsClaim      = claimtest.Claim{IDs: []string{"P7"}, Family: "threadpool.interference",
 		Expect: claimtest.Refuted("libuv runs getaddrinfo as slow I/O, on at most half the pool's threads (since libuv 1.21), so file reads keep the other half")}
 )
 
@@ -150,9 +151,10 @@ type interferenceTrials struct {
 	RoomyPool []interferenceTrial `json:"roomyPool,omitempty"`
 }
 
-// measureInterference runs the interference lab on l's runtime with UV_THREADPOOL_SIZE=size,
+// measureInterference runs s.Trials trials of the interference lab on l's runtime with
+// UV_THREADPOOL_SIZE=size,
 // names nameDelay away from both resolvers.
-func measureInterference(t *testing.T, l lab, size string) interferenceRun {
+func measureInterference(t *testing.T, l lab, s settings.Settings, size string) interferenceRun {
 	t.Helper()
 	shim, err := build.SharedC(slowResolverSO)
 	if err != nil {
@@ -165,7 +167,7 @@ func measureInterference(t *testing.T, l lab, size string) interferenceRun {
 	sized.Env["SLOWGAI_MS"] = strconv.Itoa(int(nameDelay / time.Millisecond))
 	run := interferenceRun{lab: sized, size: size, started: time.Now()}
 	sized.run(t, "interference", map[string]any{
-		"trials": cfg.Trials, "gzipJobs": gzipJobs, "gzipBytes": gzipBytes, "gzipChunkBytes": gzipChunkBytes,
+		"trials": s.Trials, "gzipJobs": gzipJobs, "gzipBytes": gzipBytes, "gzipChunkBytes": gzipChunkBytes,
 		"names": names, "settleMs": loadSettleMs,
 		"dir": t.TempDir(), "dnsServer": dns.Addr(),
 	}, &run)
@@ -177,9 +179,9 @@ func TestSharedPoolInterference(t *testing.T) {
 }
 
 func testSharedPoolInterference(t *testing.T, l lab) {
-	run := measureInterference(t, l, "4")
+	run := measureInterference(t, l, cfg, "4")
 	t.Run("P6", func(t *testing.T) {
-		compressionSlowsReadsClaim.Check(t, compressionSlowsReads(run, measureInterference(t, l, roomyPool)))
+		compressionSlowsReadsClaim.Check(t, compressionSlowsReads(run, measureInterference(t, l, cfg, roomyPool)))
 	})
 	t.Run("P7", func(t *testing.T) { lookupsSlowReadsClaim.Check(t, lookupsSlowReads(run)) })
 }

@@ -4,6 +4,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/serverless-claims/claims/harness/claim/claimtest"
 	"github.com/serverless-claims/claims/harness/sys/provision"
 	"github.com/serverless-claims/claims/harness/sys/settings"
 	"github.com/serverless-claims/claims/harness/workload/runtimes"
@@ -17,7 +18,7 @@ var cfg settings.Settings
 // requires the C compiler that builds the slow-resolver stand-in; a CLAIMS_NODE_RUNTIMES that
 // makes no sense stops it before any lab starts.
 func TestMain(m *testing.M) {
-	os.Exit(settings.RunTests(m, "threadpool experiments", &cfg,
+	os.Exit(claimtest.Main(m, "threadpool experiments", &cfg,
 		provision.Check(provision.NeedNode24, provision.NeedNode, provision.NeedCC),
 		func(settings.Settings) error { _, err := runtimes.ChosenNodeRuntimes(); return err }))
 }

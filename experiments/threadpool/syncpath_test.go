@@ -18,6 +18,7 @@ import (
 	"github.com/serverless-claims/claims/harness/claim/verdict"
 	"github.com/serverless-claims/claims/harness/sys/proc"
 	"github.com/serverless-claims/claims/harness/sys/repo"
+	"github.com/serverless-claims/claims/harness/sys/settings"
 	"github.com/serverless-claims/claims/harness/workload/protocol"
 	"github.com/serverless-claims/claims/harness/workload/target"
 )
@@ -70,14 +71,14 @@ const (
 )
 
 // P10: a Sync call on the request path against the same call at start-up.
-var syncOnRequestPathClaim = claimtest.Claim{IDs: []string{"P10"}, Group: "threadpool", Family: "threadpool.syncPath"}
+var syncOnRequestPathClaim = claimtest.Claim{IDs: []string{"P10"}, Family: "threadpool.syncPath"}
 
 func TestSyncOnRequestPath(t *testing.T) {
 	claimtest.RunEach(t, testSyncOnRequestPath, nodeModes(t)...)
 }
 
 func testSyncOnRequestPath(t *testing.T, l lab) {
-	syncOnRequestPathClaim.Check(t, measureSyncOnRequestPath(t, l, false))
+	syncOnRequestPathClaim.Check(t, measureSyncOnRequestPath(t, l, cfg, false))
 }
 
 // syncPathParameters are threadpool.syncPath's parameters.
@@ -129,12 +130,13 @@ type syncPathSummary struct {
 	EvidentialRounds          stats.Proportion `json:"evidentialRounds"`
 }
 
-// measureSyncOnRequestPath runs both variants of the sync-server on l's runtime side by side:
+// measureSyncOnRequestPath runs both variants of the sync-server on l's runtime side by side,
+// s.Trials rounds:
 // with /work flowing, is /ping to the server that reads on the request path many times slower
 // than /ping to the server that read at start-up, and does it wait for a read, while the
 // start-up server answers about as fast as when idle? broken starts the request variant with
 // LAB_BROKEN=async-read, which the claim must catch.
-func measureSyncOnRequestPath(t *testing.T, l lab, broken bool) claimtest.Measurement {
+func measureSyncOnRequestPath(t *testing.T, l lab, s settings.Settings, broken bool) claimtest.Measurement {
 	t.Helper()
 	started := time.Now()
 	file := syncPathDataFile(t)
@@ -144,7 +146,7 @@ func measureSyncOnRequestPath(t *testing.T, l lab, broken bool) claimtest.Measur
 
 	// Each round: /ping alone (the idle baseline), then /ping under /work load on each variant,
 	// the order alternating so neither always runs on a warmer machine.
-	rounds := make([]syncPathRound, cfg.Trials)
+	rounds := make([]syncPathRound, s.Trials)
 	var evidence stats.Proportion
 	for i := range rounds {
 		r := &rounds[i]
@@ -179,7 +181,7 @@ func measureSyncOnRequestPath(t *testing.T, l lab, broken bool) claimtest.Measur
 		Headline: fmt.Sprintf("/ping p50: idle %.2f ms; under /work, start-up variant %.2f ms, request variant %.2f ms; one read %.1f ms",
 			idle.P50Ms, atStart.P50Ms, onReq.P50Ms, reads.P50Ms),
 		Parameters: syncPathParameters{
-			Rounds: cfg.Trials, FileBytes: syncPathFileBytes, Loaders: syncPathLoaders,
+			Rounds: s.Trials, FileBytes: syncPathFileBytes, Loaders: syncPathLoaders,
 			PingsPerRound: syncPathPings, PingEveryMs: syncPathPingEvery.Milliseconds(),
 		},
 		Summary: syncPathSummary{

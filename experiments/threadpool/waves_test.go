@@ -10,6 +10,7 @@ import (
 	"github.com/serverless-claims/claims/harness/claim/claimtest"
 	"github.com/serverless-claims/claims/harness/claim/stats"
 	"github.com/serverless-claims/claims/harness/claim/verdict"
+	"github.com/serverless-claims/claims/harness/sys/settings"
 )
 
 // waveJobMs is one pbkdf2 job's length on an idle core: the article's four jobs ended near 300 ms
@@ -20,7 +21,7 @@ const waveJobMs = 150
 const waveSplit = 1.5
 
 // P3 and P4 in time: the waves of equal jobs.
-var poolWavesClaim = claimtest.Claim{IDs: []string{"P3", "P4"}, Group: "threadpool", Family: "threadpool.waves"}
+var poolWavesClaim = claimtest.Claim{IDs: []string{"P3", "P4"}, Family: "threadpool.waves"}
 
 // The configurations each trial runs.
 const (
@@ -111,16 +112,16 @@ func expectedTotalRatio(cores int) float64 {
 
 func TestPoolWaves(t *testing.T) { claimtest.RunEach(t, testPoolWaves, nodeModes(t)...) }
 
-func testPoolWaves(t *testing.T, l lab) { poolWavesClaim.Check(t, measurePoolWaves(t, l, "4")) }
+func testPoolWaves(t *testing.T, l lab) { poolWavesClaim.Check(t, measurePoolWaves(t, l, cfg, "4")) }
 
-// measurePoolWaves runs cfg.Trials trials of the three configurations on l's runtime, the "4
+// measurePoolWaves runs s.Trials trials of the three configurations on l's runtime, the "4
 // slots" ones with UV_THREADPOOL_SIZE=fourSlots: P3 and P4.
-func measurePoolWaves(t *testing.T, l lab, fourSlots string) claimtest.Measurement {
+func measurePoolWaves(t *testing.T, l lab, s settings.Settings, fourSlots string) claimtest.Measurement {
 	t.Helper()
 	started := time.Now()
-	params := wavesParameters{Trials: cfg.Trials, JobMs: waveJobMs, Iterations: iterationsFor(t, l.Node, waveJobMs), Configs: waveConfigs(fourSlots)}
+	params := wavesParameters{Trials: s.Trials, JobMs: waveJobMs, Iterations: iterationsFor(t, l.Node, waveJobMs), Configs: waveConfigs(fourSlots)}
 
-	trials := make([]waveTrial, cfg.Trials)
+	trials := make([]waveTrial, s.Trials)
 	for i := range trials {
 		// Alternate which pool size goes first, so drift on the machine hits both alike.
 		order := slices.Clone(params.Configs)

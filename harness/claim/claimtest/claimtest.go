@@ -1,8 +1,13 @@
 // Package claimtest is what every claim test shares: the Claim it decides (IDs from the catalog,
 // the family of its result, what the test asserts), the targets it runs against (Run, Mode), and
-// the last step: give the measurement its verdict, write the result, and assert the claim, so
-// that a failing claim reads the same in every package: each check that did not hold as
-// `what = got; want want (evidence)`, then the verdict with its reason.
+// the last step: give the measurement its verdict, write the result (Record), and assert the
+// claim, so that a failing claim reads the same in every package: each check that did not hold
+// as `what = got; want want (evidence)`, then the verdict with its reason.
+//
+// It also holds the tests of the claim tests: a BrokenCase measures a claim against a target
+// broken on purpose, and CatchBroken wants its verdict turned. Main, each experiment package's
+// TestMain, reads the run's settings, and after the run fails it where a claim checked has no
+// broken case, or a test that checked a claim is not in catalog.Tests.
 package claimtest
 
 import (
@@ -20,9 +25,10 @@ import (
 
 // Claim is what one claim test decides.
 type Claim struct {
-	IDs    []string    // the catalog's IDs this test decides
-	Group  string      // the results folder: eventloop, threadpool, coldstart
-	Family string      // the result's family: which typed parameters, summary and trials it carries
+	IDs []string // the catalog's IDs this test decides
+	// Family is the result's family: which typed parameters, summary and trials it carries. Its
+	// first word is the results folder (results.Group): eventloop, threadpool, coldstart.
+	Family string
 	Expect Expectation // what the test asserts of the verdict; the zero value is Holds
 }
 
@@ -101,8 +107,8 @@ type Measurement struct {
 	Checks      []verdict.Check
 }
 
-// Decide gives m its verdict (verdict.Decide), writes its result under results/<Group> (or
-// results/sensitivity/<Group> when m.Broken says what was broken) and returns it. It does not
+// Decide gives m its verdict (verdict.Decide), writes its result under results/<group> (or
+// results/sensitivity/<group> when m.Broken says what was broken; Record) and returns it. It does not
 // assert: a sensitivity test reads a failing verdict from it.
 func (c Claim) Decide(t testing.TB, m Measurement) results.Result {
 	t.Helper()
@@ -142,7 +148,7 @@ func (c Claim) Decide(t testing.TB, m Measurement) results.Result {
 		Environment: m.Environment,
 		Trials:      m.Trials,
 	}
-	results.Record(t, c.Group, res)
+	Record(t, res)
 	return res
 }
 
@@ -164,19 +170,16 @@ func (c Claim) Assert(t testing.TB, res results.Result) {
 	}
 }
 
-// Check decides m and asserts the claim: the last line of a claim test.
+// Check decides m and asserts the claim: the last line of a claim test. The run notes that the
+// claim was checked, for Main's end-of-run checks.
 func (c Claim) Check(t testing.TB, m Measurement) results.Result {
 	t.Helper()
 	res := c.Decide(t, m)
 	c.Assert(t, res)
+	thisRun.checked(t.Name(), c, res.Mode)
 	return res
 }
 
-// CatchesBroken asserts what a sensitivity test wants of a claim measured on a target broken on
-// purpose: the verdict fail, since a claim test that cannot fail proves nothing.
-func CatchesBroken(t testing.TB, res results.Result) {
-	t.Helper()
-	assert.NotEmpty(t, res.Broken, "%s: a sensitivity run must say what it broke", res.Experiment)
-	assert.Equal(t, verdict.Fail, res.Verdict.Outcome,
-		"verdict for %v against %s = %s; want fail (%s)", res.Claims, res.Broken, res.Verdict.Outcome, res.Verdict.Reason)
-}
+// key is what tells one claim test's claim from another's: its family and IDs (P11's slot count
+// and its thread count decide the same IDs from different measurements).
+func (c Claim) key() string { return c.Family + " " + strings.Join(c.IDs, " ") }

@@ -1,6 +1,7 @@
 package claimtest
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -8,6 +9,7 @@ import (
 	"github.com/serverless-claims/claims/harness/claim/results"
 	"github.com/serverless-claims/claims/harness/claim/stats"
 	"github.com/serverless-claims/claims/harness/claim/verdict"
+	"github.com/serverless-claims/claims/harness/sys/settings"
 )
 
 // recorder notes a failure instead of failing the test.
@@ -48,22 +50,81 @@ func TestRefutedFailsWhenTheClaimHolds(t *testing.T) {
 	assert.False(t, ok.failed, "Assert(Refuted) failed a refuted claim")
 }
 
-func TestCatchesBrokenWantsFailAndWhatWasBroken(t *testing.T) {
+func TestWantsBrokenWantsFailWhereTheClaimHolds(t *testing.T) {
+	c := Claim{IDs: []string{"W4"}}
 	fake := &recorder{TB: t}
-	CatchesBroken(fake, outcome(false))
-	assert.True(t, fake.failed, "CatchesBroken passed a result that does not say what was broken")
+	c.wantsBroken(fake, outcome(false))
+	assert.True(t, fake.failed, "wantsBroken passed a result that does not say what was broken")
 
 	broken := outcome(false)
 	broken.Broken = "a probe that spins in a worker"
 	ok := &recorder{TB: t}
-	CatchesBroken(ok, broken)
-	assert.False(t, ok.failed, "CatchesBroken failed a broken run that failed")
+	c.wantsBroken(ok, broken)
+	assert.False(t, ok.failed, "wantsBroken failed a broken run that failed")
 
 	stillHolds := outcome(true)
 	stillHolds.Broken = "a probe that spins in a worker"
 	fake = &recorder{TB: t}
-	CatchesBroken(fake, stillHolds)
-	assert.True(t, fake.failed, "CatchesBroken passed a claim that held against a broken target")
+	c.wantsBroken(fake, stillHolds)
+	assert.True(t, fake.failed, "wantsBroken passed a claim that held against a broken target")
+}
+
+func TestWantsBrokenWantsPassWhereTheClaimIsRefuted(t *testing.T) {
+	c := Claim{IDs: []string{"W4"}, Expect: Refuted("a reason")}
+	holds := outcome(true)
+	holds.Broken = "a pool of one slot"
+	ok := &recorder{TB: t}
+	c.wantsBroken(ok, holds)
+	assert.False(t, ok.failed, "wantsBroken(Refuted) failed a claim that holds against its broken target")
+
+	stillRefuted := outcome(false)
+	stillRefuted.Broken = "a pool of one slot"
+	fake := &recorder{TB: t}
+	c.wantsBroken(fake, stillRefuted)
+	assert.True(t, fake.failed, "wantsBroken(Refuted) passed a claim still refuted against its broken target")
+}
+
+func TestBrokenSettingsCutTheTrialsOfAClaimThatHolds(t *testing.T) {
+	run := settings.Settings{Trials: 20, SpinMs: 500}
+	got := BrokenSettings(run, Claim{IDs: []string{"W2"}})
+	assert.Equal(t, settings.Settings{Trials: brokenTrials, SpinMs: 500}, got, "settings of a holding claim's case")
+	assert.Equal(t, 2, BrokenSettings(settings.Settings{Trials: 2}, Claim{}).Trials, "trials of a run with fewer than brokenTrials")
+	assert.Equal(t, run, BrokenSettings(run, Claim{IDs: []string{"P7"}, Expect: Refuted("a reason")}), "settings of a refuted claim's case")
+	assert.Equal(t, 20, run.Trials, "the run's trials after BrokenSettings; want them untouched")
+}
+
+func TestEndOfRunWantsABrokenCaseForEveryClaimChecked(t *testing.T) {
+	slots := Claim{IDs: []string{"P3", "P11"}, Family: "threadpool.slots"}
+	threads := Claim{IDs: []string{"P3", "P11"}, Family: "threadpool.poolThreads"}
+	checkedBoth := func() *run {
+		r := newRun()
+		r.checked("TestPoolSlots/default", slots, results.ModeLocal)
+		r.checked("TestPoolSlots/UV_THREADPOOL_SIZE=2000", threads, results.ModeLocal)
+		r.declared(slots)
+		return r
+	}
+
+	var out strings.Builder
+	assert.False(t, checkedBoth().end(&out, true), "end of a full run with a claim that has no broken case = ok; want it to fail")
+	assert.Equal(t, 1, strings.Count(out.String(), "\n"), "lines = %q; want one, for the claim with no case", out.String())
+	assert.Contains(t, out.String(), "claimtest: broken cases of P3 P11 (family threadpool.poolThreads, checked by TestPoolSlots/UV_THREADPOOL_SIZE=2000) = none; want one")
+
+	out.Reset()
+	assert.True(t, checkedBoth().end(&out, false), "end of a run that -run selected tests in = failed; want it unchecked")
+	assert.Empty(t, out.String())
+
+	r := checkedBoth()
+	r.declared(threads)
+	assert.True(t, r.end(&out, true), "end of a full run whose every claim has a case = failed (%s)", out.String())
+
+	r = newRun()
+	r.checked("TestPoolSlots/default", slots, results.ModeLocal)
+	assert.True(t, r.end(&out, true), "end of a run in which no broken case was declared = failed; want it unchecked (%s)", out.String())
+
+	r = newRun()
+	r.declared(slots)
+	r.checked("TestWebPingAvoidsBusyEnvironment", Claim{IDs: []string{"W6"}, Family: "eventloop.routing"}, results.ModeLive)
+	assert.True(t, r.end(&out, true), "end of a full run whose claim was checked on AWS = failed; want it left out (%s)", out.String())
 }
 
 type modeTarget string
@@ -96,5 +157,23 @@ func TestResultsRecordWhatTheTestExpects(t *testing.T) {
 	got := Refuted("a reason").recorded()
 	if assert.NotNil(t, got, "Refuted recorded = nil; want the expectation in the result") {
 		assert.Equal(t, results.Expected{Outcome: verdict.Fail, Why: "a reason"}, *got)
+	}
+}
+
+func TestEndOfRunWantsEveryTestThatCheckedAClaimListed(t *testing.T) {
+	slots := Claim{IDs: []string{"P3", "P11"}, Family: "threadpool.slots"}
+	for _, full := range []bool{true, false} {
+		r := newRun()
+		r.declared(slots)
+		r.checked("TestPoolSlots/node24/default", slots, results.ModeLocal)
+		var out strings.Builder
+		assert.True(t, r.end(&out, full), "end of a run whose test is listed with its claims = failed (%s)", out.String())
+
+		r.checked("TestNewSlotCount/node24", slots, results.ModeLocal)
+		r.checked("TestPoolSlots/node24/more", Claim{IDs: []string{"P1"}, Family: "threadpool.slots"}, results.ModeLive)
+		r.declared(Claim{IDs: []string{"P1"}, Family: "threadpool.slots"})
+		assert.False(t, r.end(&out, full), "end of a run (full %v) with a claim test catalog.Tests does not list = ok; want it to fail", full)
+		assert.Contains(t, out.String(), "claimtest: claims of TestNewSlotCount (experiments/threadpool) in catalog.Tests = without P3 P11, which it checked; want")
+		assert.Contains(t, out.String(), "claimtest: claims of TestPoolSlots (experiments/threadpool) in catalog.Tests = without P1, which")
 	}
 }

@@ -2,10 +2,10 @@ package results
 
 import (
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"sync"
-	"testing"
 
 	"github.com/serverless-claims/claims/harness/sys/repo"
 )
@@ -18,33 +18,41 @@ var validator = sync.OnceValues(func() (*Validator, error) {
 	return NewValidator(root)
 })
 
-// Record writes an experiment's result under Dir/group (results/eventloop, results/threadpool),
-// or Dir/sensitivity/group when its target was broken on purpose, as FileName(res.Experiment),
-// and logs the verdict and where it went. The result is checked against the schema first. A
-// result that cannot be written, does not validate, or holds a secret (ScanSecrets) fails the
-// test, and nothing is written: an experiment whose evidence is lost or malformed has not run.
-func Record(t testing.TB, group string, res Result) string {
-	t.Helper()
+// Group is the results folder of a family: its first word (eventloop for eventloop.routing), which
+// is also the experiment package that writes it.
+func Group(family string) string {
+	group, _, _ := strings.Cut(family, ".")
+	return group
+}
+
+// Save writes an experiment's result under Dir/<its family's Group> (results/eventloop,
+// results/threadpool), beside it under Dir/<mode> when it is not local, or under
+// Dir/sensitivity/<group> when its target was broken on purpose, as FileName(res.Experiment),
+// and returns where it went. The result is checked against the schema first. A result that
+// cannot be written, does not validate, or holds a secret (ScanSecrets) is an error, and nothing
+// is written: an experiment whose evidence is lost or malformed has not run.
+func Save(res Result) (string, error) {
 	root, err := repo.Root()
 	if err != nil {
-		t.Fatalf("writing the result: %v", err)
+		return "", fmt.Errorf("writing the result: %v", err)
 	}
 	res.Schema = Schema
 	data, err := json.Marshal(res)
 	if err != nil {
-		t.Fatalf("writing the result: %v", err)
+		return "", fmt.Errorf("writing the result: %v", err)
 	}
 	if found := ScanSecrets(data); len(found) > 0 {
-		t.Fatalf("result of %s holds what looks like a credential, account id or signed URL, not written: %s",
+		return "", fmt.Errorf("result of %s holds what looks like a credential, account id or signed URL, not written: %s",
 			res.Experiment, strings.Join(found, "; "))
 	}
 	v, err := validator()
 	if err != nil {
-		t.Fatalf("writing the result: %v", err)
+		return "", fmt.Errorf("writing the result: %v", err)
 	}
 	if err := v.Validate(data); err != nil {
-		t.Fatalf("result of %s does not validate, not written: %v", res.Experiment, err)
+		return "", fmt.Errorf("result of %s does not validate, not written: %v", res.Experiment, err)
 	}
+	group := Group(res.Family)
 	dir := filepath.Join(Dir(root), group)
 	if res.Mode != ModeLocal {
 		// Live results sit beside the local ones, not over them, so both can be compared.
@@ -55,8 +63,7 @@ func Record(t testing.TB, group string, res Result) string {
 	}
 	path, err := Write(dir, FileName(res.Experiment), res)
 	if err != nil {
-		t.Fatalf("writing the result: %v", err)
+		return "", fmt.Errorf("writing the result: %v", err)
 	}
-	t.Logf("%s", Event{Claims: res.Claims, Outcome: res.Verdict.Outcome, Reason: res.Verdict.Reason, Path: path}.Format())
-	return path
+	return path, nil
 }

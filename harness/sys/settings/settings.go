@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"strconv"
-	"testing"
 	"time"
 )
 
@@ -106,23 +105,3 @@ func intVar(name string, def, lo, hi int) (int, error) {
 
 // PauseMs is the pause in milliseconds, for results.
 func (s Settings) PauseMs() int { return int(s.Pause / time.Millisecond) }
-
-// RunTests is an experiment package's TestMain body: it reads the settings into s and runs the
-// tests, or, when a setting makes no sense (by FromEnv, or by one of the package's own checks),
-// says so naming the variable and returns exit status 2 before any test (and any process)
-// starts. what names the package in that message.
-func RunTests(m *testing.M, what string, s *Settings, checks ...func(Settings) error) int {
-	var err error
-	if *s, err = FromEnv(); err == nil {
-		for _, check := range checks {
-			if err = check(*s); err != nil {
-				break
-			}
-		}
-	}
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "%s: %v\n", what, err)
-		return 2
-	}
-	return m.Run()
-}

@@ -1,0 +1,83 @@
+package catalog
+
+import "slices"
+
+// Test is a claim test: a test function under experiments/ that decides claims and writes their
+// results (for T7, the benchmark whose results benchstat reads). Tests lists every one, and is the
+// one list of them: the Makefile's selections and the live run's plans are checked against it,
+// cmd/matrix's runs are made from it, and claimtest.Main fails a run in which a test checked a
+// claim it does not list.
+type Test struct {
+	Package string   // its package under experiments/: eventloop, threadpool, coldstart
+	Name    string   // the test function
+	Claims  []string // the IDs it decides
+	// Kind is where it settles its claims: Local on this machine, in the default build; Both on
+	// this machine, and with -tags lambda through the live mode's code (LIVE_CLAIMS in the
+	// Makefile); Live only with -tags lambda, against the local router or Web Functions
+	// (ROUTER_CLAIMS).
+	Kind Kind
+	// Runtimes are the kinds of runtime its verdicts concern, "node" or "go", for the runtime
+	// matrix, which runs it on each version of each; where there are several, each is a subtest
+	// of its own name. None for a test the matrix does not run.
+	Runtimes []string
+}
+
+// The kinds of runtime a test concerns.
+const (
+	Node = "node" // Node.js: the probe or the lab runs on it
+	Go   = "go"   // Go: the probe or the function is built with it
+)
+
+// Tests returns every claim test, by package and then as the matrix runs them. The slice is the
+// caller's own.
+func Tests() []Test {
+	out := slices.Clone(tests)
+	for i := range out {
+		out[i].Claims = slices.Clone(out[i].Claims)
+		out[i].Runtimes = slices.Clone(out[i].Runtimes)
+	}
+	return out
+}
+
+// LookupTest returns the claim test name of package pkg, and false when there is none.
+func LookupTest(pkg, name string) (Test, bool) {
+	for _, t := range Tests() {
+		if t.Package == pkg && t.Name == name {
+			return t, true
+		}
+	}
+	return Test{}, false
+}
+
+var tests = []Test{
+	{Package: "eventloop", Name: "TestPingOnlyBaseline", Claims: []string{"W1"}, Kind: Local, Runtimes: []string{Node, Go}},
+	{Package: "eventloop", Name: "TestPingWaitsBehindCPU", Claims: []string{"W2", "W3"}, Kind: Local, Runtimes: []string{Node}},
+	{Package: "eventloop", Name: "TestGoPingDoesNotWait", Claims: []string{"W4", "W5"}, Kind: Local, Runtimes: []string{Go}},
+	{Package: "eventloop", Name: "TestGoWaitsWithoutPreemption", Claims: []string{"W10"}, Kind: Local, Runtimes: []string{Go}},
+	{Package: "eventloop", Name: "TestOffloadedCPUDoesNotStallPing", Claims: []string{"W11"}, Kind: Local, Runtimes: []string{Node}},
+	{Package: "eventloop", Name: "TestWebPingAvoidsBusyEnvironment", Claims: []string{"W6"}, Kind: Live},
+	{Package: "eventloop", Name: "TestWebPingWaitsWhenEveryEnvironmentBusy", Claims: []string{"W7"}, Kind: Live},
+	{Package: "eventloop", Name: "TestWebTwoCPUOnOneSide", Claims: []string{"W8"}, Kind: Live},
+	{Package: "eventloop", Name: "TestWebEnvIDMatchesLogstream", Claims: []string{"W9"}, Kind: Live},
+	{Package: "eventloop", Name: "TestWebLowerConcurrencyFewerCoLocated", Claims: []string{"W12"}, Kind: Live},
+
+	{Package: "threadpool", Name: "TestThreadpoolAPITable", Claims: []string{"P2", "P7"}, Kind: Local, Runtimes: []string{Node}},
+	{Package: "threadpool", Name: "TestSyncBlocksLoop", Claims: []string{"P1"}, Kind: Local, Runtimes: []string{Node}},
+	{Package: "threadpool", Name: "TestGzipSyncVsAsync", Claims: []string{"P9"}, Kind: Local, Runtimes: []string{Node}},
+	{Package: "threadpool", Name: "TestJSONParseBlocksLoop", Claims: []string{"P8"}, Kind: Local, Runtimes: []string{Node}},
+	{Package: "threadpool", Name: "TestSharedPoolInterference", Claims: []string{"P6", "P7"}, Kind: Local, Runtimes: []string{Node}},
+	{Package: "threadpool", Name: "TestPoolSlots", Claims: []string{"P3", "P4", "P11"}, Kind: Local, Runtimes: []string{Node}},
+	{Package: "threadpool", Name: "TestPoolSizeFromInsideProgram", Claims: []string{"P5"}, Kind: Local, Runtimes: []string{Node}},
+	{Package: "threadpool", Name: "TestSyncOnRequestPath", Claims: []string{"P10"}, Kind: Local, Runtimes: []string{Node}},
+	{Package: "threadpool", Name: "TestPoolWaves", Claims: []string{"P3", "P4"}, Kind: Local, Runtimes: []string{Node}},
+
+	{Package: "coldstart", Name: "TestPhasesAreTheSDKsOwnConnection", Claims: []string{"T6"}, Kind: Both, Runtimes: []string{Go}},
+	{Package: "coldstart", Name: "TestWarmupFailureDoesNotFailInit", Claims: []string{"T4"}, Kind: Both, Runtimes: []string{Go}},
+	{Package: "coldstart", Name: "TestFirstCallDominatedByTLS", Claims: []string{"T1", "T6"}, Kind: Both, Runtimes: []string{Go}},
+	{Package: "coldstart", Name: "TestFirstInvocationIsSlow", Claims: []string{"T2"}, Kind: Both, Runtimes: []string{Go}},
+	{Package: "coldstart", Name: "TestWarmupRemovesHandshake", Claims: []string{"T3"}, Kind: Both, Runtimes: []string{Go}},
+	{Package: "coldstart", Name: "TestHandshakeScalesWithCPU", Claims: []string{"T5"}, Kind: Both, Runtimes: []string{Go}},
+	{Package: "coldstart", Name: "TestThrottleSlices", Claims: []string{"T8"}, Kind: Both, Runtimes: []string{Go}},
+	// T7 is a benchmark read with benchstat (`make bench`), not a verdict: the matrix leaves it out.
+	{Package: "coldstart", Name: "BenchmarkTLSHandshake", Claims: []string{"T7"}, Kind: Local},
+}
