@@ -115,7 +115,7 @@ experiments: setup
 	  -run '^($(ROUTER_CLAIMS))$$' ./experiments/eventloop \
 	  | .cache/bin/progress -name experiments-router -expect 3m
 
-# The runtime matrix (README: "The runtime matrix"): every local claim once per runtime it
+# The runtime matrix (docs/matrix.md): every local claim once per runtime it
 # concerns, with the article's parameters: the Node.js claims on Node 22.11.0, 24.22.3, 26.12.1
 # and the machine's node, the Go claims on the go on PATH and go1.27.3 (cmd/matrix pins them;
 # MATRIX_NODE and MATRIX_GO name others). It writes results/matrix.md and matrix.json, then the
@@ -124,7 +124,7 @@ matrix: setup
 	go run ./cmd/matrix $(if $(MATRIX_NODE),-node "$(MATRIX_NODE)") $(if $(MATRIX_GO),-go "$(MATRIX_GO)")
 	go run ./cmd/report -dir results
 
-# The cold-start claims on AWS Lambda, with your credentials (README: "Running against AWS"). It
+# The cold-start claims on AWS Lambda, with your credentials (docs/aws.md). It
 # prints what it will make and its estimated cost first, and stops above CLAIMS_LIVE_MAX_USD.
 live: setup
 	$(GOTESTSUM) --format standard-verbose -- -p 1 -count=1 -tags lambda -timeout 60m ./experiments/coldstart
@@ -144,7 +144,7 @@ live-clean: gotools
 	go run ./cmd/liveclean
 	go run ./cmd/liveweb clean
 
-# The Web Functions of W6-W9 and W12 (README: "Running the Web Functions claims on AWS"): checks
+# The Web Functions of W6-W9 and W12 (docs/aws.md, "The Web Functions claims on Lambda Web Functions"): checks
 # the AWS CLI (v2 with lambda-web), region and credentials, prints the plan and its estimated cost,
 # stops above CLAIMS_LIVE_MAX_USD, then deploys and writes .cache/live-web/endpoints.json.
 # `go run ./cmd/liveweb deploy -n` prints the plan only.
@@ -168,7 +168,7 @@ bench: setup
 	go test -run '^$$' -bench BenchmarkTLSHandshake -count 6 ./experiments/coldstart | tee results/bench-tls.txt
 
 # The results of the last runs: results/report.md, the summary table, and results/report.html, one
-# self-contained page with every figure (README: "The report").
+# self-contained page with every figure (README: "Reading a result").
 report:
 	go run ./cmd/report -dir results
 

@@ -22,7 +22,7 @@ func onNode(experiment, node string, outcome verdict.Outcome, checks ...verdict.
 }
 
 // writeSet writes rs as a result set in a folder of its own (under threadpool/, or under the
-// mode's folder for a result that is not local, as results.Record lays them out) and loads it.
+// mode's folder for a result that is not local, as results.Save lays them out) and loads it.
 func writeSet(t *testing.T, rs ...results.Result) Set {
 	t.Helper()
 	dir := t.TempDir()

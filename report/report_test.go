@@ -30,7 +30,7 @@ func TestReportRendersEveryResult(t *testing.T) {
 		_, err := results.Write(filepath.Join(dir, "eventloop"), name, r)
 		require.NoError(t, err)
 	}
-	broken := results.Result{Experiment: "TestClaimTestsCatchBrokenProbes/W2", Claims: []string{"W2"}, Broken: "node-cpu-in-worker.js",
+	broken := results.Result{Experiment: "TestCatchesBrokenProbes/W2", Claims: []string{"W2"}, Broken: "node-cpu-in-worker.js",
 		Verdict: verdict.Verdict{Outcome: verdict.Fail, Reason: "waited 0/20"}}
 	_, err := results.Write(filepath.Join(dir, results.SensitivityDir, "eventloop"), "s.json", broken)
 	require.NoError(t, err)
@@ -52,7 +52,7 @@ func TestReportRendersEveryResult(t *testing.T) {
 	assert.Contains(t, out, `waited = 3/20 \| want 0/20`, "a | in a reason must not split the row")
 	assert.Less(t, strings.Index(out, "TestPingWaits"), strings.Index(out, "TestGoPing"), "rows in claim order: W2 before W5")
 	assert.Less(t, strings.Index(out, "TestGoPing"), strings.Index(out, "TestPoolSlots"), "rows in claim order: W before P")
-	assert.NotContains(t, out, "TestClaimTestsCatchBroken", "a run against a broken probe is not a finding")
+	assert.NotContains(t, out, "TestCatchesBroken", "a run against a broken probe is not a finding")
 }
 
 func TestReportRefusesABrokenRunAmongFindings(t *testing.T) {

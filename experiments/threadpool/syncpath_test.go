@@ -48,7 +48,7 @@ const (
 const syncPathTimeout = 10 * time.Second
 
 // The bands of the three ratios, each of figures measured in the same run, so a slow machine
-// slows both sides. Each result records the ratios it found; the README gives their range.
+// slows both sides. Each result records the ratios it found; results/report.md shows them.
 const (
 	// syncPathStallAtLeast bounds request-variant /ping p50 / start-up-variant /ping p50, both
 	// under /work. On the request path a /ping queues behind a whole read (tens of ms) against a

@@ -1,5 +1,5 @@
 // Package mdtable reads the Markdown tables that the repository's documents keep and its tests
-// check against the code: the README's claim tables, docs/fidelity.md's behaviours of AWS.
+// check against the code: the README's claim tables, docs/fidelity.md's behaviours of AWS, docs/layout.md's packages.
 package mdtable
 
 import "strings"

@@ -47,7 +47,7 @@ func (n Need) String() string {
 	return fmt.Sprintf("Need(%d)", int(n))
 }
 
-// Check is an experiment package's check for settings.RunTests: it installs what the package
+// Check is an experiment package's check for claimtest.Main: it installs what the package
 // needs before any test starts, printing what it did to stderr, and its error names what is
 // missing, which stops the run.
 func Check(needs ...Need) func(settings.Settings) error {
