@@ -16,6 +16,7 @@ import (
 
 	"github.com/serverless-claims/claims/harness/claim/claimtest"
 	"github.com/serverless-claims/claims/harness/lambda/lambdareport"
+	"github.com/serverless-claims/claims/results/family"
 )
 
 // lambdaPlatform is where a claim's functions run.
@@ -118,13 +119,13 @@ type dynamoOutage interface {
 	OutageReachesHandler() bool
 }
 
-// outage is how DynamoDB is unreachable.
-type outage string
+// outage is how DynamoDB is unreachable (results/family).
+type outage = family.Outage
 
 // The outages T4 runs.
 const (
-	refused outage = "refused" // nothing listens: a connection is refused at once
-	stalled outage = "stalled" // a black hole: connections are accepted, never answered
+	refused = family.Refused
+	stalled = family.Stalled
 )
 
 // handshakeCounter counts the TLS handshakes DynamoDB completed: T6's server side of the
