@@ -12,9 +12,13 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestIsALeaf keeps the package light for a reader (cmd/report, functions/getitem): no SDK, no
-// testing, nothing of the harness beyond the types a result holds.
+// TestIsALeaf keeps the package light for a reader (cmd/report): no SDK, no testing, nothing of
+// the harness beyond the types a result holds; and results/family/getitem, which
+// functions/getitem answers with, imports nothing at all.
 func TestIsALeaf(t *testing.T) {
+	fn, err := exec.Command("go", "list", "-f", "{{join .Imports \" \"}}", "./getitem").Output()
+	require.NoError(t, err, "go list ./getitem")
+	assert.Empty(t, strings.TrimSpace(string(fn)), "results/family/getitem imports %s; want nothing, to keep functions/getitem's binary as it was", fn)
 	out, err := exec.Command("go", "list", "-deps", ".").Output()
 	require.NoError(t, err, "go list -deps")
 	for _, dep := range strings.Fields(string(out)) {
@@ -23,6 +27,7 @@ func TestIsALeaf(t *testing.T) {
 		if strings.HasPrefix(dep, "github.com/serverless-claims/claims/") {
 			assert.Contains(t, []string{
 				"github.com/serverless-claims/claims/results/family",
+				"github.com/serverless-claims/claims/results/family/getitem",
 				"github.com/serverless-claims/claims/harness/claim/stats",
 				"github.com/serverless-claims/claims/harness/workload/protocol",
 				"github.com/serverless-claims/claims/harness/workload/runtimes",
