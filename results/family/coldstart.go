@@ -2,9 +2,9 @@ package family
 
 // The cold-start families (T1-T6, T8): functions/getitem (and functions/throttle for T8) run on
 // a platform of Lambda's model, local or live. Times are ms; a …CpuMs is the CPU time the
-// function's process was charged; shares and ratios have no unit. The target (the platform and
-// the functions the claim created) is written by the experiment's platform, whose record differs
-// by platform; it is not typed here.
+// function's process was charged; shares and ratios have no unit. The target's platform is the
+// experiment's platform's own record, which differs by platform (local, live); it is not typed
+// here.
 
 import (
 	"cmp"
@@ -18,10 +18,42 @@ import (
 )
 
 func init() {
-	register("coldstart.phases", Parts{Parameters: Of[PhasesParameters](), Summary: Of[PhasesSummary](), Trials: Of[[]ColdStart]()})
-	register("coldstart.ownConnection", Parts{Parameters: Of[OwnConnectionParameters](), Summary: Of[OwnConnectionSummary](), Trials: Of[[]OwnConnection]()})
-	register("coldstart.warmupFailure", Parts{Parameters: Of[WarmupFailureParameters](), Summary: Of[WarmupFailureSummary](), Trials: Of[[]UnreachableStart]()})
-	register("coldstart.throttle", Parts{Parameters: Of[ThrottleParameters](), Summary: Of[ThrottleSummary](), Trials: Of[[]SizeLoops]()})
+	target := Of[ColdStartTarget]()
+	register("coldstart.phases", Parts{Parameters: Of[PhasesParameters](), Target: target, Summary: Of[PhasesSummary](), Trials: Of[[]ColdStart]()})
+	register("coldstart.ownConnection", Parts{Parameters: Of[OwnConnectionParameters](), Target: target, Summary: Of[OwnConnectionSummary](), Trials: Of[[]OwnConnection]()})
+	register("coldstart.warmupFailure", Parts{Parameters: Of[WarmupFailureParameters](), Target: target, Summary: Of[WarmupFailureSummary](), Trials: Of[[]UnreachableStart]()})
+	register("coldstart.throttle", Parts{Parameters: Of[ThrottleParameters](), Target: target, Summary: Of[ThrottleSummary](), Trials: Of[[]SizeLoops]()})
+}
+
+// ColdStartTarget is a cold-start result's target: the platform the functions ran on, as it
+// records itself (locally the emulator, the CPU model and the DynamoDB stand-in; live the region,
+// the architecture and the deployed functions), and the functions the claim created there.
+type ColdStartTarget struct {
+	Platform  any        `json:"platform"`
+	Functions []Function `json:"functions"`
+}
+
+// Function is a function a claim created: Lambda's function configuration as far as the claims
+// need it.
+type Function struct {
+	Build Build `json:"build"`
+	// MemoryMB is the memory size, which on Lambda also sets the CPU share: MemoryMB / 1,769 of
+	// one vCPU, with Init's burst.
+	MemoryMB int `json:"memoryMB"`
+	// Unthrottled: a CPU no memory size limits, for the controls of the claims about a memory
+	// size's CPU (locally the machine's CPU; on Lambda 3008 MB, 1.7 vCPUs).
+	Unthrottled bool `json:"unthrottled,omitempty"`
+	// DynamoDB says the function reads the claims' table.
+	DynamoDB bool `json:"dynamoDB,omitempty"`
+	// Env is the function's own settings (CLAIMS_VARIANT, ...), as Lambda's console holds them.
+	Env map[string]string `json:"env,omitempty"`
+}
+
+// Build is the code a function runs: a package of this repository, built as bootstrap.
+type Build struct {
+	Package string `json:"package"`
+	// Tags is the build tag of a variant broken on purpose, for the sensitivity tests.
+	Tags string `json:"tags,omitempty"`
 }
 
 // Call, Connection and Answer are functions/getitem's answer, which the function itself answers

@@ -62,5 +62,5 @@ func TestResultsRoundTrip(t *testing.T) {
 		return nil
 	}))
 	require.Positive(t, n, "no result files under %s", dir)
-	t.Logf("%d results read back byte for byte", n)
+	t.Logf("%d results read back as written", n)
 }
