@@ -1,9 +1,10 @@
 // Package family holds the types of the result families: what a claim test writes as a result's
 // parameters, target, summary and trials (harness/claim/results keeps the envelope around them),
 // one file per family. The experiments write these types, the report decodes into them, and
-// functions/getitem answers with Call and Answer, so a family is declared once; the JSON Schema
-// (results/schema) and the family tables of results/README.md are checked field by field against
-// them (family_test.go).
+// functions/getitem answers with Call and Answer (results/family/getitem), so a family is
+// declared once; the JSON Schema (results/schema) is checked field by field against them, and the
+// family documentation of results/README.md for each part's top-level fields (schema_test.go,
+// readme_test.go).
 //
 // The package is a leaf for readers: it imports no SDK and no testing, only the small packages
 // whose types a result already holds (harness/claim/stats, harness/workload/protocol and
@@ -12,8 +13,7 @@ package family
 
 import "reflect"
 
-// Parts are the Go types of a family's four typed parts of a result. A nil part is one whose
-// type is declared elsewhere (Untyped says why); the schema check skips it.
+// Parts are the Go types of a family's four typed parts of a result; the checks skip a nil one.
 type Parts struct {
 	Parameters, Target, Summary, Trials reflect.Type
 }
