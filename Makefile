@@ -179,7 +179,7 @@ compare:
 	@if [ -z "$(NEW)" ]; then echo "compare: set NEW to the newer results' folder: make compare OLD=dir NEW=dir" >&2; exit 2; fi
 	go run ./cmd/compare "$(OLD)" "$(NEW)"
 
-# Results go; the schema under results/schema stays.
+# Results go; the result types (results/family) and their schema (results/schema) stay.
 clean:
 	rm -rf .cache/bin results/report.*
-	find results -mindepth 1 -maxdepth 1 -type d ! -name schema -exec rm -rf {} +
+	find results -mindepth 1 -maxdepth 1 -type d ! -name schema ! -name family -exec rm -rf {} +

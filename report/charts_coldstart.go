@@ -15,6 +15,7 @@ import (
 	"github.com/serverless-claims/claims/harness/aws/prices"
 	"github.com/serverless-claims/claims/harness/claim/stats"
 	"github.com/serverless-claims/claims/report/svg"
+	"github.com/serverless-claims/claims/results/family"
 )
 
 func init() {
@@ -57,79 +58,34 @@ var (
 	coldPhaseColours = [coldPhaseCount]string{coldInitColour, coldWarmupColour, coldDNSColour, coldTCPColour, coldTLSColour, coldFirstByteColour, coldRestColour}
 )
 
-// The JSON the charts read (schema/coldstart.json), as far as they draw it.
+// The cold-start families' parts the charts read (results/family).
 type (
-	// coldCall is one SDK call's phases as functions/getitem traced them.
-	coldCall struct {
-		DNSMs     float64 `json:"dnsMs"`
-		ConnectMs float64 `json:"connectMs"`
-		TLSMs     float64 `json:"tlsMs"`
-		// TTFBMs runs from the request's start, so it holds DNS, TCP and TLS.
-		TTFBMs  float64 `json:"ttfbMs"`
-		TotalMs float64 `json:"totalMs"`
-		Reused  bool    `json:"reused"`
-		Error   string  `json:"error"`
-	}
-	// coldAnswer is functions/getitem's answer: its GetItem's phases at the top level.
-	coldAnswer struct {
-		coldCall
-		Found     bool      `json:"found"`
-		InitMs    float64   `json:"initMs"`
-		Warmup    *coldCall `json:"warmup"`
-		HandlerMs float64   `json:"handlerMs"`
-	}
-	// coldInvoked is one invocation.
-	coldInvoked struct {
-		Status   int        `json:"status"`
-		Error    string     `json:"error"`
-		Answer   coldAnswer `json:"answer"`
-		Body     string     `json:"body"`
-		ClientMs float64    `json:"clientMs"`
-	}
-	// coldStartTrial is one cold start (coldstart.phases and coldstart.ownConnection).
-	coldStartTrial struct {
-		Arm              string        `json:"arm"`
-		First            coldInvoked   `json:"first"`
-		Second           coldInvoked   `json:"second"`
-		Later            []coldInvoked `json:"later"`
-		ServerHandshakes *int          `json:"serverHandshakes"`
-		// NotEvidence says why the experiment did not count the cold start (one that was not
-		// cold, a retried invoke, a GetItem denied); "" for one it counted.
-		NotEvidence string `json:"notEvidence"`
-	}
-	// coldArm is one arm of a coldstart.phases result.
-	coldArm struct {
-		Arm         string `json:"arm"`
-		Variant     string `json:"variant"`
-		MemoryMB    int    `json:"memoryMB"`
-		Unthrottled bool   `json:"unthrottled"`
-	}
-	// coldArmSummary is an arm's figures, those T5's chart draws.
-	coldArmSummary struct {
-		Arm             string        `json:"arm"`
-		MemoryMB        int           `json:"memoryMB"`
-		TLSMs           stats.Summary `json:"tlsMs"`
-		FirstDurationMs stats.Summary `json:"firstDurationMs"`
-		BilledMs        stats.Summary `json:"billedMs"`
-	}
-	// coldPlatform is the target's platform where it says where the functions ran: a live
-	// platform's region and architecture, which price its GB-seconds.
-	coldPlatform struct {
-		Region       string `json:"region"`
-		Architecture string `json:"architecture"`
-	}
+	coldCall       = family.Call
+	coldInvoked    = family.Invoked
+	coldStartTrial = family.ColdStart
+	coldArm        = family.ArmParameters
+	coldArmSummary = family.ArmSummary
+	coldSpan       = family.Span
 )
 
-// ok says the function answered with the item: the cold start's figures are evidence, as the
+// coldPlatform is the target's platform where it says where the functions ran: a live
+// platform's region and architecture, which price its GB-seconds. (The target is the
+// experiment's platform record, which results/family does not type.)
+type coldPlatform struct {
+	Region       string `json:"region"`
+	Architecture string `json:"architecture"`
+}
+
+// coldOK says the function answered with the item: the cold start's figures are evidence, as the
 // experiments count it.
-func (i coldInvoked) ok() bool {
+func coldOK(i coldInvoked) bool {
 	return i.Status == 200 && i.Error == "" && i.Body == "" && i.Answer.Found
 }
 
-// answered says every invocation of the cold start answered with the item, and the experiment
+// coldAnswered says every invocation of the cold start answered with the item, and the experiment
 // counted it as evidence.
-func (c coldStartTrial) answered() bool {
-	return c.NotEvidence == "" && c.First.ok() && c.Second.ok() && !slices.ContainsFunc(c.Later, func(i coldInvoked) bool { return !i.ok() })
+func coldAnswered(c coldStartTrial) bool {
+	return c.NotEvidence == "" && coldOK(c.First) && coldOK(c.Second) && !slices.ContainsFunc(c.Later, func(i coldInvoked) bool { return !coldOK(i) })
 }
 
 // coldRow is one waterfall: a label, the median of each phase present (0 where absent) over n
@@ -264,14 +220,8 @@ const coldSegmentsNote = "The total at the right is the sum of the medians. Init
 // for T5 the handshake's time and cost by memory size; a result without cold starts draws
 // nothing (the summary's table still lists it, with its verdict).
 func coldPhasesCharts(e Entry) ([]Figure, error) {
-	var params struct {
-		ColdStarts int       `json:"coldStarts"`
-		Arms       []coldArm `json:"arms"`
-	}
-	var summary struct {
-		Arms    []coldArmSummary `json:"arms"`
-		Scaling *struct{}        `json:"scaling"`
-	}
+	var params family.PhasesParameters
+	var summary family.PhasesSummary
 	var trials []coldStartTrial
 	if err := decodeParts(e, &params, &summary, &trials); err != nil {
 		return nil, err
@@ -291,7 +241,7 @@ func coldPhasesCharts(e Entry) ([]Figure, error) {
 			return nil, fmt.Errorf("coldstart.phases: cold start %d is of arm %q, which the parameters do not list", i+1, c.Arm)
 		}
 		all[c.Arm]++
-		if c.answered() {
+		if coldAnswered(c) {
 			byArm[c.Arm] = append(byArm[c.Arm], c.First)
 		}
 	}
@@ -485,16 +435,9 @@ func coldDollars(v, top float64) string {
 // coldOwnConnectionCharts draws T6: the first and second invocations of the same cold starts
 // as waterfalls, the second on the first's connection.
 func coldOwnConnectionCharts(e Entry) ([]Figure, error) {
-	var params struct {
-		ColdStarts int `json:"coldStarts"`
-		MemoryMB   int `json:"memoryMB"`
-	}
-	var summary struct {
-		NewWithHandshake stats.Proportion `json:"newWithHandshake"`
-		CountsAgree      stats.Proportion `json:"countsAgree"`
-		SecondCallReused stats.Proportion `json:"secondCallReused"`
-	}
-	var trials []coldStartTrial
+	var params family.OwnConnectionParameters
+	var summary family.OwnConnectionSummary
+	var trials []family.OwnConnection
 	if err := decodeParts(e, &params, &summary, &trials); err != nil {
 		return nil, err
 	}
@@ -503,7 +446,7 @@ func coldOwnConnectionCharts(e Entry) ([]Figure, error) {
 	}
 	var firsts, seconds []coldInvoked
 	for _, c := range trials {
-		if c.answered() {
+		if coldAnswered(c.ColdStart) {
 			firsts, seconds = append(firsts, c.First), append(seconds, c.Second)
 		}
 	}
@@ -534,24 +477,17 @@ const (
 // coldWarmupFailureCharts draws T4: each cold start's Init, its failed warm-up at the end, and
 // the first invocation, against the warm-up's bound and Init's.
 func coldWarmupFailureCharts(e Entry) ([]Figure, error) {
-	var params struct {
-		MemoryMB        int     `json:"memoryMB"`
-		WarmupTimeoutMs float64 `json:"warmupTimeoutMs"`
-		InitMarginMs    float64 `json:"initMarginMs"`
-	}
-	var summary struct{}
-	var trials []struct {
-		How       string      `json:"how"`
-		WhileDown coldInvoked `json:"whileDown"`
-		AfterUp   coldInvoked `json:"afterUp"`
-	}
+	var params family.WarmupFailureParameters
+	var summary family.WarmupFailureSummary
+	var trials []family.UnreachableStart
 	if err := decodeParts(e, &params, &summary, &trials); err != nil {
 		return nil, err
 	}
 	if len(trials) == 0 {
 		return nil, fmt.Errorf("coldstart.warmupFailure: no cold starts")
 	}
-	bound := params.WarmupTimeoutMs + params.InitMarginMs
+	timeout := float64(params.WarmupTimeoutMs)
+	bound := timeout + float64(params.InitMarginMs)
 	maxMs := bound
 	for _, t := range trials {
 		d := t.WhileDown
@@ -567,7 +503,7 @@ func coldWarmupFailureCharts(e Entry) ([]Figure, error) {
 	for _, l := range []struct {
 		ms   float64
 		name string
-	}{{params.WarmupTimeoutMs, "warm-up bound"}, {bound, "Init bound"}} {
+	}{{timeout, "warm-up bound"}, {bound, "Init bound"}} {
 		if l.ms > 0 {
 			c.Line(x.At(l.ms), coldTop, x.At(l.ms), bottom, svg.Ink, true)
 			c.Text(x.At(l.ms), coldTop-3, svg.Middle, l.name)
@@ -606,7 +542,7 @@ func coldWarmupFailureCharts(e Entry) ([]Figure, error) {
 		case a.Error != "":
 			outcome = "error"
 		}
-		if t.AfterUp.ok() {
+		if coldOK(t.AfterUp) {
 			outcome += ", then served"
 		}
 		c.Text(right+8, mid+4, svg.Start, outcome)
@@ -617,7 +553,7 @@ func coldWarmupFailureCharts(e Entry) ([]Figure, error) {
 		Caption: fmt.Sprintf("One row per cold start of the warm variant at %d MB, DynamoDB refused and stalled in turn: Init with its warm-up at the end, then the first invocation; "+
 			"dashed lines at the warm-up's bound (%s) and Init's (%s). At the right, the first invocation's answer (found: the item; error: the GetItem's error, as it must with DynamoDB refused), "+
 			"and \"then served\" where the second, DynamoDB back, found the item.",
-			params.MemoryMB, coldMs(params.WarmupTimeoutMs), coldMs(bound)),
+			params.MemoryMB, coldMs(timeout), coldMs(bound)),
 		SVG:   c.HTML(),
 		Entry: e,
 	}}, nil
@@ -630,12 +566,6 @@ const coldThrottleWindowMs = 250.0
 // coldGridShare is the largest share of a CPU whose period T8 reads from the stall ends: above
 // it, stalls are short and many end off the grid (experiments/coldstart, maxGridShare).
 const coldGridShare = 0.5
-
-// coldSpan is a stretch of a busy loop, in ms from its start.
-type coldSpan struct {
-	StartMs float64 `json:"startMs"`
-	EndMs   float64 `json:"endMs"`
-}
 
 // coldInWindow are the spans that start within the window, as the chart draws them.
 func coldInWindow(spans []coldSpan) []coldSpan {
@@ -651,28 +581,9 @@ func coldInWindow(spans []coldSpan) []coldSpan {
 // coldThrottleCharts draws T8: the first busy loop of each memory size, its runs and stalls on
 // its own clock, with the share of a CPU and the period measured over the whole loop.
 func coldThrottleCharts(e Entry) ([]Figure, error) {
-	var params struct {
-		BusyMs            float64 `json:"busyMs"`
-		PublishedPeriodMs float64 `json:"publishedPeriodMs"`
-	}
-	var summary struct {
-		BySize []struct {
-			MemoryMB      int     `json:"memoryMB"`
-			ExpectedShare float64 `json:"expectedShare"`
-			Share         float64 `json:"share"`
-			Grids         []struct {
-				PeriodMs float64 `json:"periodMs"`
-				Found    bool    `json:"found"`
-			} `json:"grids"`
-		} `json:"bySize"`
-	}
-	var trials []struct {
-		MemoryMB int `json:"memoryMB"`
-		Loops    []struct {
-			Runs   []coldSpan `json:"runs"`
-			Stalls []coldSpan `json:"stalls"`
-		} `json:"loops"`
-	}
+	var params family.ThrottleParameters
+	var summary family.ThrottleSummary
+	var trials []family.SizeLoops
 	if err := decodeParts(e, &params, &summary, &trials); err != nil {
 		return nil, err
 	}
@@ -738,7 +649,7 @@ func coldThrottleCharts(e Entry) ([]Figure, error) {
 		Caption: fmt.Sprintf("The first %.0f ms of each size's first loop of %.0f ms: a red bar where it ran, a grey one where it stalled; dashed lines every published period (%.0f ms). "+
 			"At the right, over the whole loop: the share of a CPU it ran (memory / 1,769 MB in brackets) and the period its stall ends fall on, "+
 			"read as the claim reads it, where the loop gets at most half a CPU (above that, stalls are short and end off the period's grid).",
-			coldThrottleWindowMs, params.BusyMs, params.PublishedPeriodMs),
+			coldThrottleWindowMs, float64(params.BusyMs), params.PublishedPeriodMs),
 		SVG:   c.HTML(),
 		Entry: e,
 	}}, nil

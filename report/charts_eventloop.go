@@ -5,7 +5,6 @@ package report
 // on the answering process's own clock, the /ping coloured by what the experiment decided.
 
 import (
-	"cmp"
 	"fmt"
 	"html/template"
 	"math"
@@ -13,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/serverless-claims/claims/report/svg"
+	"github.com/serverless-claims/claims/results/family"
 )
 
 func init() {
@@ -21,75 +21,25 @@ func init() {
 	register("eventloop.concurrency", elConcurrencyChart)
 }
 
-// elParameters is what the three families say they sent; W12 adds the two settings it compares.
-type elParameters struct {
-	Pattern string `json:"pattern"`
-	Steps   []struct {
-		Kind     string  `json:"kind"`
-		Path     string  `json:"path"`
-		OffsetMs float64 `json:"offsetMs"`
-	} `json:"steps"`
-	Trials      int `json:"trials"`
-	SpinMs      int `json:"spinMs"`
-	PauseMs     int `json:"pauseMs"`
-	DefaultConc int `json:"defaultMaxConcurrencyPerEnvironment"`
-	LoweredConc int `json:"loweredMaxConcurrencyPerEnvironment"`
-}
-
-// elTrial is one trial: its requests and the evidence the experiment decided from, a wait (one
-// process) or a placement (a router in front of several).
+// elTrial is one trial as the charts draw it: its requests and the evidence the experiment decided
+// from, a wait (eventloop: one process) or a placement (eventloop.routing and .concurrency: a
+// router in front of several). It reads either family's trial (results/family).
 type elTrial struct {
-	Index     int          `json:"index"`
-	Requests  []elRequest  `json:"requests"`
-	Wait      *elWait      `json:"wait"`
-	Placement *elPlacement `json:"placement"`
+	family.Trial
+	Wait      *family.Wait      `json:"wait"`
+	Placement *family.Placement `json:"placement"`
 }
 
-// elRequest is one request; client times are ms from the trial's start, the answer's on the
-// answering process's clock.
-type elRequest struct {
-	Name      string  `json:"name"`
-	Kind      string  `json:"kind"`
-	Path      string  `json:"path"`
-	SentMs    float64 `json:"sentMs"`
-	DoneMs    float64 `json:"doneMs"`
-	LatencyMs float64 `json:"latencyMs"`
-	Error     string  `json:"error"`
-	Answer    struct {
-		EnvID      string   `json:"envId"`
-		ReceivedAt *float64 `json:"receivedAt"` // pointers: an absent time is not time zero
-		FinishedAt *float64 `json:"finishedAt"`
-	} `json:"answer"`
-}
-
-// elWait is the eventloop family's same-clock evidence of one trial.
-type elWait struct {
-	CoLocated  int  `json:"coLocated"`
-	InFlight   int  `json:"inFlight"`
-	WaitedFor  int  `json:"waitedFor"`
-	Evidential bool `json:"evidential"`
-}
-
-// elPlacement is where a routed trial's requests ran, environments numbered from 1 (0: unknown).
-type elPlacement struct {
-	CPUEnvs       []int `json:"cpuEnvs"`
-	PingEnv       int   `json:"pingEnv"`
-	OtherExisted  bool  `json:"otherExisted"`
-	PingCoLocated int   `json:"pingCoLocated"`
-	PingWaited    bool  `json:"pingWaited"`
-	PingThrottled bool  `json:"pingThrottled"` // the endpoint answered the /ping 429: it ran nowhere
-}
-
-// elRoutingSummary is the one figure of a routing summary a caption names.
-type elRoutingSummary struct {
-	Environments int `json:"environments"`
-}
+// elParameters is what the three families say they sent: W12's, which add the two settings it
+// compares to the others'.
+type elParameters = family.ConcurrencyParameters
 
 // probeTimes says whether the probe's own times of q can be drawn: an answer with an envId (whose
-// clock they are on) and both times, in order.
-func (q elRequest) probeTimes() bool {
+// clock they are on) and its times, in order. An answer without times (both 0: a probe that does
+// not keep them) is drawn from the client's.
+func probeTimes(q family.Request) bool {
 	a := q.Answer
-	return q.Error == "" && a.EnvID != "" && a.ReceivedAt != nil && a.FinishedAt != nil && *a.FinishedAt >= *a.ReceivedAt
+	return q.Error == "" && a.EnvID != "" && (a.ReceivedAt != 0 || a.FinishedAt != 0) && a.FinishedAt >= a.ReceivedAt
 }
 
 // elPingLook is how a trial's /ping is drawn: its colour and the words at the row's end.
@@ -153,7 +103,7 @@ func elRoutingChart(e Entry) ([]Figure, error) {
 	if err := elDecode(e, &p, &trials); err != nil {
 		return nil, err
 	}
-	var s elRoutingSummary
+	var s family.RoutingSummary
 	if err := Decode(e.Result.Summary, &s); err != nil {
 		return nil, fmt.Errorf("summary: %w", err)
 	}
@@ -180,7 +130,7 @@ func elConcurrencyChart(e Entry) ([]Figure, error) {
 	if err := Decode(e.Result.Trials, &trials); err != nil {
 		return nil, fmt.Errorf("trials: %w", err)
 	}
-	var s struct{ Default, Lowered elRoutingSummary }
+	var s family.ConcurrencySummary
 	if err := Decode(e.Result.Summary, &s); err != nil {
 		return nil, fmt.Errorf("summary: %w", err)
 	}
@@ -195,8 +145,8 @@ func elConcurrencyChart(e Entry) ([]Figure, error) {
 		trials []elTrial
 		envs   int
 	}{
-		{"default", p.DefaultConc, trials.Default, s.Default.Environments},
-		{"lowered", p.LoweredConc, trials.Lowered, s.Lowered.Environments},
+		{"default", p.Default, trials.Default, s.Default.Environments},
+		{"lowered", p.Lowered, trials.Lowered, s.Lowered.Environments},
 	} {
 		if len(setting.trials) == 0 {
 			return nil, fmt.Errorf("trials: no %s trials", setting.name)
@@ -263,7 +213,7 @@ func elPlacementLook(tr elTrial) elPingLook {
 
 // elTwoOnOneSide says whether every /cpu of the trial (two at least) ran in one known environment
 // while another existed.
-func elTwoOnOneSide(pl elPlacement) bool {
+func elTwoOnOneSide(pl family.Placement) bool {
 	if len(pl.CPUEnvs) < 2 || !pl.OtherExisted || pl.CPUEnvs[0] == 0 {
 		return false
 	}
@@ -302,15 +252,7 @@ func elHasCPU(p elParameters, trials []elTrial) bool {
 }
 
 // elOf is the trial's requests of one kind.
-func elOf(tr elTrial, kind string) []elRequest {
-	var out []elRequest
-	for _, q := range tr.Requests {
-		if q.Kind == kind {
-			out = append(out, q)
-		}
-	}
-	return out
-}
+func elOf(tr elTrial, kind string) []family.Request { return tr.Of(kind) }
 
 // elTitle names the figure by its claims, its probe and what each trial sent, then what it
 // shows: the page heads a row with the title alone. It leaves out every figure (spin, offsets),
@@ -337,16 +279,27 @@ func elTitle(e Entry, probe string, p elParameters, what string) string {
 // or "" where the target does not say. It is part of what the experiment is, the same for every
 // variant of one Base, unlike the runtime's version.
 func elProbe(e Entry) (string, error) {
-	var t struct {
-		Runtime string `json:"runtime"`
-		Default struct {
-			Runtime string `json:"runtime"`
-		} `json:"default"`
+	// A probe (eventloop), an endpoint (eventloop.routing) or two (eventloop.concurrency).
+	var runtime string
+	var err error
+	switch e.Result.Family {
+	case "eventloop":
+		var p family.Probe
+		err = Decode(e.Result.Target, &p)
+		runtime = p.Runtime
+	case "eventloop.concurrency":
+		var c family.ConcurrencyTarget
+		err = Decode(e.Result.Target, &c)
+		runtime = c.Default.Runtime
+	default:
+		var w family.WebFunction
+		err = Decode(e.Result.Target, &w)
+		runtime = w.Runtime
 	}
-	if err := Decode(e.Result.Target, &t); err != nil {
+	if err != nil {
 		return "", fmt.Errorf("target: %w", err)
 	}
-	switch cmp.Or(t.Runtime, t.Default.Runtime) {
+	switch runtime {
 	case "node":
 		return "Node probe", nil
 	case "go":
@@ -488,10 +441,10 @@ func (t elTimeline) draw(trials []elTrial) (html template.HTML, fallbacks int) {
 func elBarsOf(tr elTrial, ping string) (bars []elBar, n int) {
 	shift := map[string]float64{}
 	for _, q := range tr.Requests {
-		if !q.probeTimes() {
+		if !probeTimes(q) {
 			continue
 		}
-		d := q.SentMs - *q.Answer.ReceivedAt
+		d := q.SentMs - q.Answer.ReceivedAt
 		if s, ok := shift[q.Answer.EnvID]; !ok || d > s {
 			shift[q.Answer.EnvID] = d
 		}
@@ -501,9 +454,9 @@ func elBarsOf(tr elTrial, ping string) (bars []elBar, n int) {
 		if b.ping {
 			b.colour = ping
 		}
-		if q.probeTimes() {
+		if probeTimes(q) {
 			d := shift[q.Answer.EnvID]
-			b.from, b.to = *q.Answer.ReceivedAt+d, *q.Answer.FinishedAt+d
+			b.from, b.to = q.Answer.ReceivedAt+d, q.Answer.FinishedAt+d
 			b.what = fmt.Sprintf("%s %s handled %.1f to %.1f ms in process %s", q.Name, q.Path, b.from, b.to, elShortID(q.Answer.EnvID))
 		} else {
 			b.from, b.to, b.client = q.SentMs, q.DoneMs, true

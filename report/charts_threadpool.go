@@ -15,7 +15,9 @@ import (
 	"strings"
 
 	"github.com/serverless-claims/claims/harness/claim/stats"
+	noderuntime "github.com/serverless-claims/claims/harness/workload/runtimes"
 	"github.com/serverless-claims/claims/report/svg"
+	"github.com/serverless-claims/claims/results/family"
 )
 
 func init() {
@@ -100,21 +102,6 @@ func tpDashedKey(c *svg.Canvas, x, y float64, label string) float64 {
 
 // --- threadpool.waves (P3, P4) ---
 
-type tpWaveConfig struct {
-	Config string `json:"config"`
-	Jobs   int    `json:"jobs"`
-	Size   string `json:"uvThreadpoolSize"`
-}
-
-type tpWaveRun struct {
-	tpWaveConfig
-	EndsMs []float64 `json:"endsMs"`
-}
-
-type tpWaveTrial struct {
-	Runs []tpWaveRun `json:"runs"`
-}
-
 // tpWaveEnds is when each wave of jobs equal pure-CPU jobs of jobMs ends in a pool of slots on
 // cores CPUs: a wave runs min(slots, jobs left) at once, sharing the cores.
 func tpWaveEnds(jobs, slots, cores int, jobMs float64) []float64 {
@@ -137,14 +124,9 @@ func tpWaveEnds(jobs, slots, cores int, jobMs float64) []float64 {
 // trial in it, with where the waves of pure CPU work would end.
 func tpWavesChart(e Entry) ([]Figure, error) {
 	var (
-		params struct {
-			JobMs   float64        `json:"jobMs"`
-			Configs []tpWaveConfig `json:"configs"`
-		}
-		summary struct {
-			Cores int `json:"cores"`
-		}
-		trials []tpWaveTrial
+		params  family.WavesParameters
+		summary family.WavesSummary
+		trials  []family.WaveTrial
 	)
 	if err := decodeParts(e, &params, &summary, &trials); err != nil {
 		return nil, err
@@ -155,7 +137,7 @@ func tpWavesChart(e Entry) ([]Figure, error) {
 	configs := params.Configs
 	if len(configs) == 0 {
 		for _, r := range trials[0].Runs {
-			configs = append(configs, r.tpWaveConfig)
+			configs = append(configs, r.WaveConfig)
 		}
 	}
 	cores := cmp.Or(summary.Cores, e.Result.Environment.Cores)
@@ -173,7 +155,7 @@ func tpWavesChart(e Entry) ([]Figure, error) {
 		return nil, errors.New("threadpool.waves: no job ends in the trials")
 	}
 	for _, cf := range configs {
-		maxMs = max(maxMs, slices.Max(append([]float64{0}, tpWaveEnds(cf.Jobs, tpSlots(cf.Size), cores, params.JobMs)...)))
+		maxMs = max(maxMs, slices.Max(append([]float64{0}, tpWaveEnds(cf.Jobs, tpSlots(cf.Size), cores, float64(params.JobMs))...)))
 	}
 
 	const (
@@ -194,11 +176,11 @@ func tpWavesChart(e Entry) ([]Figure, error) {
 		}
 		c.Text(left-8, y0+band/2-2, svg.End, cf.Config)
 		c.Text(left-8, y0+band/2+11, svg.End, "size "+tpShownSize(cf.Size))
-		for _, end := range tpWaveEnds(cf.Jobs, tpSlots(cf.Size), cores, params.JobMs) {
+		for _, end := range tpWaveEnds(cf.Jobs, tpSlots(cf.Size), cores, float64(params.JobMs)) {
 			c.Line(x.At(end), y0+2, x.At(end), y0+band-2, svg.Ink, true)
 		}
 		for t, tr := range trials {
-			j := slices.IndexFunc(tr.Runs, func(r tpWaveRun) bool { return r.Config == cf.Config })
+			j := slices.IndexFunc(tr.Runs, func(r family.WaveRun) bool { return r.Config == cf.Config })
 			if j < 0 {
 				continue
 			}
@@ -220,7 +202,7 @@ func tpWavesChart(e Entry) ([]Figure, error) {
 		Caption: fmt.Sprintf("Each mark is one job's end, in ms after its batch started; all %d trials are overlaid, "+
 			"one thin line each (trial 1 at the top of its band). Dashed: where each wave would end if the jobs were "+
 			"pure CPU of %s ms each sharing %s, the pool running as many at once as it has slots.",
-			len(trials), svg.Format(0)(params.JobMs), coresText),
+			len(trials), svg.Format(0)(float64(params.JobMs)), coresText),
 		SVG:   c.HTML(),
 		Entry: e,
 	}}, nil
@@ -232,14 +214,6 @@ const (
 	tpDocsPool    = "uses the pool"
 	tpDocsNotPool = "does not use the pool"
 )
-
-type tpAPIRow struct {
-	API             string  `json:"api"`
-	Docs            string  `json:"docs"`
-	CompletedMs     float64 `json:"completedMs"`
-	HeavyDoneBefore int     `json:"heavyDoneBefore"`
-	WaitedForSlot   bool    `json:"waitedForSlot"`
-}
 
 // tpPoolCell is the fill and text of a "does it use the pool" cell.
 func tpPoolCell(s string) (fill, text string) {
@@ -256,23 +230,9 @@ func tpPoolCell(s string) (fill, text string) {
 // measured, whether they agree, and each run's figures, each cell coloured by its answer.
 func tpAPITableChart(e Entry) ([]Figure, error) {
 	var (
-		params struct {
-			HeavyJobs int    `json:"heavyJobs"`
-			JobMs     int    `json:"jobMs"`
-			Size      string `json:"uvThreadpoolSize"`
-		}
-		summary struct {
-			Table []struct {
-				API      string `json:"api"`
-				Docs     string `json:"docs"`
-				Measured string `json:"measured"`
-				Agree    bool   `json:"agree"`
-			} `json:"table"`
-		}
-		trials []struct {
-			HeavyJobs int        `json:"heavyJobs"`
-			Rows      []tpAPIRow `json:"rows"`
-		}
+		params  family.APITableParameters
+		summary family.APITableSummary
+		trials  []family.APITableRun
 	)
 	if err := decodeParts(e, &params, &summary, &trials); err != nil {
 		return nil, err
@@ -314,7 +274,7 @@ func tpAPITableChart(e Entry) ([]Figure, error) {
 		tpCell(c, cols[3], y, agreeW-gap, rowH-gap, fill, text, row.API+": agrees with the docs: "+text)
 		for r, tr := range trials {
 			x := cols[4] + float64(r)*runW
-			j := slices.IndexFunc(tr.Rows, func(a tpAPIRow) bool { return a.API == row.API })
+			j := slices.IndexFunc(tr.Rows, func(a family.APIRow) bool { return a.API == row.API })
 			if j < 0 {
 				tpCell(c, x, y, runW-gap, rowH-gap, tpMixed, "not run", fmt.Sprintf("%s: not in run %d", row.API, r+1))
 				continue
@@ -337,7 +297,7 @@ func tpAPITableChart(e Entry) ([]Figure, error) {
 		Title: fmt.Sprintf("Which APIs wait for a pool slot, with %d pbkdf2 jobs holding the pool", params.HeavyJobs),
 		Caption: fmt.Sprintf("One row per API the lab tried, as the result's table has them; UV_THREADPOOL_SIZE=%s, each job about %d ms. "+
 			"A run's cell: ms from the call to its callback, and how many of the saturating jobs had ended by then; orange where it waited for a slot.",
-			tpShownSize(params.Size), params.JobMs),
+			tpShownSize(params.UVThreadpoolSize), params.JobMs),
 		SVG:   c.HTML(),
 		Entry: e,
 	}}, nil
@@ -345,32 +305,13 @@ func tpAPITableChart(e Entry) ([]Figure, error) {
 
 // --- threadpool.entry (P5) ---
 
-type tpEntryNode struct {
-	Version string `json:"version"`
-	Major   int    `json:"major"`
-}
-
-type tpEntryTrial struct {
-	Node    string `json:"node"`
-	Form    string `json:"form"`
-	Slots   int    `json:"slots"`
-	Honored bool   `json:"honored"`
-}
-
 // tpEntryChart draws each entry form on each runtime: did the pool take the size the program's
 // first line set? Both runtimes are in one result, so they sit side by side in one table.
 func tpEntryChart(e Entry) ([]Figure, error) {
 	var (
-		params struct {
-			SetPoolSize int `json:"setPoolSize"`
-		}
-		target struct {
-			Nodes []tpEntryNode `json:"nodes"`
-			Forms []struct {
-				Name string `json:"name"`
-			} `json:"forms"`
-		}
-		trials []tpEntryTrial
+		params family.EntryParameters
+		target family.EntryTarget
+		trials []family.EntryOutcome
 	)
 	if err := decodeParts(e, &params, nil, &trials); err != nil {
 		return nil, err
@@ -382,7 +323,7 @@ func tpEntryChart(e Entry) ([]Figure, error) {
 		return nil, errors.New("threadpool.entry: no trials")
 	}
 	// Columns by Node major, oldest first; rows by form, as the target lists them.
-	slices.SortStableFunc(target.Nodes, func(a, b tpEntryNode) int { return a.Major - b.Major })
+	slices.SortStableFunc(target.Nodes, func(a, b noderuntime.Node) int { return a.Major - b.Major })
 	var nodes, forms []string
 	for _, n := range target.Nodes {
 		nodes = append(nodes, n.Version)
@@ -418,7 +359,7 @@ func tpEntryChart(e Entry) ([]Figure, error) {
 		c.Text(left-8, y+rowH/2+3, svg.End, f)
 		for j, n := range nodes {
 			x := left + float64(j)*colW
-			k := slices.IndexFunc(trials, func(t tpEntryTrial) bool { return t.Node == n && t.Form == f })
+			k := slices.IndexFunc(trials, func(t family.EntryOutcome) bool { return t.Node == n && t.Form == f })
 			if k < 0 {
 				tpCell(c, x, y, colW-gap, rowH-gap, tpMixed, "not run", f+" on Node "+n+": not run")
 				continue
@@ -443,15 +384,10 @@ func tpEntryChart(e Entry) ([]Figure, error) {
 
 // --- threadpool.slots and threadpool.poolThreads (P3, P4, P11) ---
 
-type tpThreadList struct {
-	Total  int            `json:"total"`
-	ByName map[string]int `json:"byName"`
-}
-
 // tpThreadRow is one bar of a threads chart: a process's threads by name.
 type tpThreadRow struct {
 	Label   string
-	Threads tpThreadList
+	Threads family.ThreadList
 }
 
 // tpThreadsSVG draws each row's threads as one bar, a segment per thread name, with dashed lines
@@ -522,23 +458,9 @@ func tpThreadsSVG(label string, rows []tpThreadRow, refs []tpRef) template.HTML 
 // the threads the process had.
 func tpSlotsChart(e Entry) ([]Figure, error) {
 	var (
-		params struct {
-			MaxJobs int `json:"maxJobs"`
-			HoldMs  int `json:"holdMs"`
-			Want    int `json:"want"`
-		}
-		target struct {
-			Env map[string]string `json:"env"`
-		}
-		trials []struct {
-			Slots  *int `json:"slots"`
-			Rounds []struct {
-				Jobs                int  `json:"jobs"`
-				HeavyDoneBeforeStat int  `json:"heavyDoneBeforeStat"`
-				StatWaited          bool `json:"statWaited"`
-			} `json:"rounds"`
-			Threads tpThreadList `json:"threads"`
-		}
+		params family.SlotsParameters
+		target family.Lab
+		trials []family.SlotCount
 	)
 	if err := decodeParts(e, &params, nil, &trials); err != nil {
 		return nil, err
@@ -611,15 +533,8 @@ func tpSlotsChart(e Entry) ([]Figure, error) {
 // libuv allows started.
 func tpPoolThreadsChart(e Entry) ([]Figure, error) {
 	var (
-		params struct {
-			Requested int `json:"requested"`
-			Max       int `json:"max"`
-		}
-		trials struct {
-			PoolThreads int          `json:"poolThreads"`
-			Before      tpThreadList `json:"before"`
-			After       tpThreadList `json:"after"`
-		}
+		params family.PoolThreadsParameters
+		trials family.PoolThreadsRun
 	)
 	if err := decodeParts(e, &params, nil, &trials); err != nil {
 		return nil, err
@@ -738,24 +653,11 @@ func tpMs(v float64) string {
 	return strconv.FormatFloat(v, 'f', 0, 64)
 }
 
-type tpLoopMeasure struct {
-	WorkMs    float64 `json:"workMs"`
-	CPUMs     float64 `json:"cpuMs"`
-	BlockedMs float64 `json:"blockedMs"`
-}
-
 // tpBlockingChart draws each run's work time, CPU time and longest loop stall, Sync and async.
 func tpBlockingChart(e Entry) ([]Figure, error) {
 	var (
-		params struct {
-			Op    string `json:"op"`
-			JobMs int    `json:"jobMs"`
-			Bytes int    `json:"bytes"`
-		}
-		trials []struct {
-			Sync  tpLoopMeasure  `json:"sync"`
-			Async *tpLoopMeasure `json:"async"`
-		}
+		params family.BlockingParameters
+		trials []family.BlockingTrial
 	)
 	if err := decodeParts(e, &params, nil, &trials); err != nil {
 		return nil, err
@@ -763,7 +665,7 @@ func tpBlockingChart(e Entry) ([]Figure, error) {
 	if len(trials) == 0 {
 		return nil, errors.New("threadpool.blocking: no trials")
 	}
-	way := func(label string, get func(int) *tpLoopMeasure) tpGroup {
+	way := func(label string, get func(int) *family.LoopMeasure) tpGroup {
 		var work, cpu, blocked []float64
 		for i := range trials {
 			if m := get(i); m != nil {
@@ -780,12 +682,12 @@ func tpBlockingChart(e Entry) ([]Figure, error) {
 	if what == "" {
 		what = params.Op
 	}
-	groups := []tpGroup{way(what+"Sync", func(i int) *tpLoopMeasure { return &trials[i].Sync })}
+	groups := []tpGroup{way(what+"Sync", func(i int) *family.LoopMeasure { return &trials[i].Sync })}
 	if params.Op == "json" {
 		groups[0].Label = "JSON.parse (it has no async form)"
 	}
 	if trials[0].Async != nil {
-		groups = append(groups, way(what+" (async)", func(i int) *tpLoopMeasure { return trials[i].Async }))
+		groups = append(groups, way(what+" (async)", func(i int) *family.LoopMeasure { return trials[i].Async }))
 	}
 	title := what + ": time the call takes and time it blocks the loop"
 	switch {
@@ -806,34 +708,13 @@ func tpBlockingChart(e Entry) ([]Figure, error) {
 	}}, nil
 }
 
-type tpReadUnder struct {
-	ReadMs float64 `json:"readMs"`
-}
-
-type tpInterferenceTrial struct {
-	Alone    tpReadUnder `json:"alone"`
-	Gzip     tpReadUnder `json:"gzip"`
-	Lookup   tpReadUnder `json:"lookup"`
-	Resolve4 tpReadUnder `json:"resolve4"`
-}
-
 // tpInterferenceChart draws each trial's file read under each load, in the measured pool and,
 // for P6, in the roomy control pool.
 func tpInterferenceChart(e Entry) ([]Figure, error) {
 	var (
-		params struct {
-			Size      string `json:"uvThreadpoolSize"`
-			GzipJobs  int    `json:"gzipJobs"`
-			Names     int    `json:"names"`
-			RoomyPool string `json:"roomyPool"`
-		}
-		summary struct {
-			OneLookupMs float64 `json:"oneLookupMs"`
-		}
-		trials struct {
-			Pool      []tpInterferenceTrial `json:"pool"`
-			RoomyPool []tpInterferenceTrial `json:"roomyPool"`
-		}
+		params  family.InterferenceParameters
+		summary family.InterferenceSummary
+		trials  family.InterferenceTrials
 	)
 	if err := decodeParts(e, &params, &summary, &trials); err != nil {
 		return nil, err
@@ -843,21 +724,21 @@ func tpInterferenceChart(e Entry) ([]Figure, error) {
 	}
 	loads := []struct {
 		label string
-		get   func(tpInterferenceTrial) float64
+		get   func(family.InterferenceTrial) float64
 	}{
-		{"alone", func(t tpInterferenceTrial) float64 { return t.Alone.ReadMs }},
-		{fmt.Sprintf("under gzip\n(%d jobs)", params.GzipJobs), func(t tpInterferenceTrial) float64 { return t.Gzip.ReadMs }},
-		{fmt.Sprintf("under dns.lookup\n(%d names)", params.Names), func(t tpInterferenceTrial) float64 { return t.Lookup.ReadMs }},
-		{fmt.Sprintf("under dns.resolve4\n(%d names)", params.Names), func(t tpInterferenceTrial) float64 { return t.Resolve4.ReadMs }},
+		{"alone", func(t family.InterferenceTrial) float64 { return t.Alone.ReadMs }},
+		{fmt.Sprintf("under gzip\n(%d jobs)", params.GzipJobs), func(t family.InterferenceTrial) float64 { return t.Gzip.ReadMs }},
+		{fmt.Sprintf("under dns.lookup\n(%d names)", params.Names), func(t family.InterferenceTrial) float64 { return t.Lookup.ReadMs }},
+		{fmt.Sprintf("under dns.resolve4\n(%d names)", params.Names), func(t family.InterferenceTrial) float64 { return t.Resolve4.ReadMs }},
 	}
 	pools := []struct {
-		trials []tpInterferenceTrial
+		trials []family.InterferenceTrial
 		colour string
 		label  string
-	}{{trials.Pool, svg.Series[0], "UV_THREADPOOL_SIZE=" + tpShownSize(params.Size)}}
+	}{{trials.Pool, svg.Series[0], "UV_THREADPOOL_SIZE=" + tpShownSize(params.UVThreadpoolSize)}}
 	if len(trials.RoomyPool) > 0 {
 		pools = append(pools, struct {
-			trials []tpInterferenceTrial
+			trials []family.InterferenceTrial
 			colour string
 			label  string
 		}{trials.RoomyPool, svg.Series[2], "UV_THREADPOOL_SIZE=" + tpShownSize(params.RoomyPool) + " (control)"})
@@ -894,22 +775,9 @@ func tpInterferenceChart(e Entry) ([]Figure, error) {
 // every request-path read's time, and the start-up read.
 func tpSyncPathChart(e Entry) ([]Figure, error) {
 	var (
-		params struct {
-			FileBytes int `json:"fileBytes"`
-		}
-		summary struct {
-			StartupReadMs float64 `json:"startupReadMs"`
-		}
-		trials []struct {
-			IdlePingMs []float64 `json:"idlePingMs"`
-			Startup    struct {
-				PingMs []float64 `json:"pingMs"`
-			} `json:"startup"`
-			Request struct {
-				PingMs        []float64 `json:"pingMs"`
-				WorkHandlerMs []float64 `json:"workHandlerMs"`
-			} `json:"request"`
-		}
+		params  family.SyncPathParameters
+		summary family.SyncPathSummary
+		trials  []family.SyncPathRound
 	)
 	if err := decodeParts(e, &params, &summary, &trials); err != nil {
 		return nil, err

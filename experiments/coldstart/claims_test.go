@@ -15,6 +15,7 @@ import (
 	"github.com/serverless-claims/claims/harness/claim/results"
 	"github.com/serverless-claims/claims/harness/claim/stats"
 	"github.com/serverless-claims/claims/harness/claim/verdict"
+	"github.com/serverless-claims/claims/results/family"
 )
 
 // The families of T6's and T4's results.
@@ -45,35 +46,12 @@ func testPhasesAreTheSDKsOwnConnection(t *testing.T, p lambdaPlatform) {
 	ownConnectionClaim.Check(t, measureOwnConnection(t, p, getitem, cfg.Trials))
 }
 
-// ownConnectionParameters are T6's parameters.
-type ownConnectionParameters struct {
-	ColdStarts int    `json:"coldStarts"`
-	Variant    string `json:"variant"`
-	MemoryMB   int    `json:"memoryMB"`
-}
-
-// ownConnectionSummary is T6's summary.
-type ownConnectionSummary struct {
-	// NewWithHandshake counts the first calls whose trace shows a new connection with a
-	// handshake; CountsAgree the cold starts whose traced handshakes equal DynamoDB's count
-	// (N = 0 where the platform cannot count them); SecondCallReused the second calls that
-	// reused the first's connection.
-	NewWithHandshake stats.Proportion `json:"newWithHandshake"`
-	CountsAgree      stats.Proportion `json:"countsAgree"`
-	SecondCallReused stats.Proportion `json:"secondCallReused"`
-	FirstCallTLSMs   stats.Summary    `json:"firstCallTlsMs"`
-	// NotEvidence counts the cold starts that are no evidence, by reason.
-	NotEvidence notEvidence `json:"notEvidence,omitempty"`
-}
-
-// ownConnection is one cold start's T6 evidence: what the function's trace of its SDK calls said,
-// and what DynamoDB saw from its side.
-type ownConnection struct {
-	coldStart
-	// ServerHandshakes is the handshakes DynamoDB completed during this cold start; nil where
-	// the platform cannot count them.
-	ServerHandshakes *int `json:"serverHandshakes,omitempty"`
-}
+// The coldstart.ownConnection family's parts (results/family).
+type (
+	ownConnectionParameters = family.OwnConnectionParameters
+	ownConnectionSummary    = family.OwnConnectionSummary
+	ownConnection           = family.OwnConnection
+)
 
 // measureOwnConnection runs trials cold starts of the cold variant built from b, unthrottled,
 // and decides T6 from the function's traces and, where the platform counts them, DynamoDB's
@@ -92,7 +70,7 @@ func measureOwnConnection(t *testing.T, p lambdaPlatform, b functionCode, trials
 		if counts {
 			before = counter.DynamoDBHandshakes()
 		}
-		runs[i].coldStart = runColdStart(t, fn, c.String(), 0)
+		runs[i].ColdStart = runColdStart(t, fn, c.String(), 0)
 		if counts {
 			n := counter.DynamoDBHandshakes() - before
 			runs[i].ServerHandshakes = &n
@@ -106,8 +84,8 @@ func measureOwnConnection(t *testing.T, p lambdaPlatform, b functionCode, trials
 	var tls []float64
 	for _, tr := range runs {
 		f, g := tr.First.Answer, tr.Second.Answer
-		if reason := tr.judge(); reason != "" {
-			s.NotEvidence.add(reason)
+		if reason := judge(&tr.ColdStart); reason != "" {
+			addReason(s.NotEvidence, reason)
 			continue
 		}
 		evidence.K++
@@ -122,7 +100,7 @@ func measureOwnConnection(t *testing.T, p lambdaPlatform, b functionCode, trials
 		// pooled); either way the trace must say what happened.
 		if tr.ServerHandshakes != nil {
 			s.CountsAgree.N++
-			if handshakesShown(f.phases)+handshakesShown(g.phases) == *tr.ServerHandshakes {
+			if handshakesShown(f.Call)+handshakesShown(g.Call) == *tr.ServerHandshakes {
 				s.CountsAgree.K++
 			}
 		}
@@ -140,7 +118,7 @@ func measureOwnConnection(t *testing.T, p lambdaPlatform, b functionCode, trials
 		headline = fmt.Sprintf("first call: new connection with a handshake in %s; traced handshakes = the stand-in's in %s; second call reused the connection in %s",
 			s.NewWithHandshake, s.CountsAgree, s.SecondCallReused)
 	}
-	headline = s.NotEvidence.after(headline)
+	headline = withNotEvidence(s.NotEvidence, headline)
 	return claimtest.Measurement{
 		Target:      onPlatform{Platform: p, Functions: []functionConfig{c}},
 		Broken:      brokenIn(p, b),
@@ -182,38 +160,12 @@ func testWarmupFailureDoesNotFailInit(t *testing.T, p lambdaPlatform) {
 	warmupFailureClaim.Check(t, measureWarmupFailure(t, p, getitem, warmupTimeout, cfg.Trials))
 }
 
-// warmupFailureParameters are T4's parameters.
-type warmupFailureParameters struct {
-	ColdStarts      int    `json:"coldStarts"`
-	Variant         string `json:"variant"`
-	MemoryMB        int    `json:"memoryMB"`
-	WarmupTimeoutMs int64  `json:"warmupTimeoutMs"`
-	InitMarginMs    int64  `json:"initMarginMs"`
-	StallForMs      int64  `json:"stallForMs"`
-}
-
-// warmupFailureSummary is T4's summary: proportions of cold starts, and Init and the first
-// invocation's CPU while DynamoDB was unreachable (0 where Init failed).
-type warmupFailureSummary struct {
-	WarmupFailed         stats.Proportion `json:"warmupFailed"`
-	BoundedInit          stats.Proportion `json:"boundedInit"`
-	ClearError           stats.Proportion `json:"clearError"`
-	ServedAfter          stats.Proportion `json:"servedAfter"`
-	SameProcess          stats.Proportion `json:"sameProcess"`
-	InitMs               stats.Summary    `json:"initMs"`
-	FirstInvocationCPUMs stats.Summary    `json:"firstInvocationCpuMs"`
-	// NotEvidence counts the cold starts that are no evidence, by reason.
-	NotEvidence notEvidence `json:"notEvidence,omitempty"`
-}
-
-// unreachableStart is one cold start of TestWarmupFailureDoesNotFailInit.
-type unreachableStart struct {
-	How       outage  `json:"how"`
-	WhileDown invoked `json:"whileDown"`
-	AfterUp   invoked `json:"afterUp"`
-	// NotEvidence says why the cold start is no evidence, "" where it is.
-	NotEvidence string `json:"notEvidence,omitempty"`
-}
+// The coldstart.warmupFailure family's parts (results/family).
+type (
+	warmupFailureParameters = family.WarmupFailureParameters
+	warmupFailureSummary    = family.WarmupFailureSummary
+	unreachableStart        = family.UnreachableStart
+)
 
 // measureWarmupFailure runs trials cold starts of the warm variant built from b, its warm-up
 // bounded by timeout, with DynamoDB unreachable: refused and stalled in turn. Each cold start's
@@ -253,7 +205,7 @@ func measureWarmupFailure(t *testing.T, p lambdaPlatform, b functionCode, timeou
 			back.Stop()
 			require.NoError(t, away.RestoreDynamoDB(), "bringing DynamoDB back")
 		}
-		if r.WhileDown.ok() {
+		if functionAnswered(r.WhileDown) {
 			r.AfterUp = invoke(t, f)
 		} // else the environment failed; the emulator would hold a second invoke forever
 	})
@@ -267,7 +219,7 @@ func measureWarmupFailure(t *testing.T, p lambdaPlatform, b functionCode, timeou
 		// A cold start that was none ran no Init, so no warm-up met the outage: no evidence.
 		if reason, detail := notCold(r.WhileDown); reason != "" {
 			r.NotEvidence = reason + " (" + detail + ")"
-			s.NotEvidence.add(reason)
+			addReason(s.NotEvidence, reason)
 			continue
 		}
 		for _, pr := range []*stats.Proportion{&s.BoundedInit, &s.ClearError, &s.ServedAfter, &s.SameProcess} {
@@ -275,7 +227,7 @@ func measureWarmupFailure(t *testing.T, p lambdaPlatform, b functionCode, timeou
 		}
 		// The warm-up's failure shows in the answer, or, where Init failed over it, in the
 		// platform's error: either way it failed.
-		if (d.Warmup != nil && d.Warmup.Error != "") || !r.WhileDown.ok() {
+		if (d.Warmup != nil && d.Warmup.Error != "") || !functionAnswered(r.WhileDown) {
 			s.WarmupFailed.K++
 		}
 		initMs = append(initMs, d.InitMs)
@@ -285,14 +237,14 @@ func measureWarmupFailure(t *testing.T, p lambdaPlatform, b functionCode, timeou
 		}
 		// Refused: a clear error. Stalled: DynamoDB came back during the call, which succeeded.
 		// Where the outage reached the warm-up alone, the handler's GetItem must simply succeed.
-		if wantError := handlerDown && r.How == refused; r.WhileDown.ok() &&
+		if wantError := handlerDown && r.How == refused; functionAnswered(r.WhileDown) &&
 			(wantError && !d.Found && d.Error != "" || !wantError && d.Found && d.Error == "") {
 			s.ClearError.K++
 		}
-		if r.AfterUp.ok() && u.Found && u.Error == "" {
+		if functionAnswered(r.AfterUp) && u.Found && u.Error == "" {
 			s.ServedAfter.K++
 		}
-		if r.WhileDown.ok() && r.AfterUp.ok() && d.Pid == u.Pid && u.Invocation == 2 {
+		if functionAnswered(r.WhileDown) && functionAnswered(r.AfterUp) && d.Pid == u.Pid && u.Invocation == 2 {
 			s.SameProcess.K++
 		}
 	}
@@ -301,7 +253,7 @@ func measureWarmupFailure(t *testing.T, p lambdaPlatform, b functionCode, timeou
 	// none at all, tests nothing here.
 	headline := fmt.Sprintf("warm-up failed in %s (refused and stalled), Init max %.0f ms (bound %v + %v), served after DynamoDB came back in %s",
 		s.WarmupFailed, s.InitMs.MaxMs, timeout, initMargin, s.ServedAfter)
-	headline = s.NotEvidence.after(headline)
+	headline = withNotEvidence(s.NotEvidence, headline)
 	return claimtest.Measurement{
 		Target:    onPlatform{Platform: p, Functions: []functionConfig{c}},
 		Broken:    brokenIn(p, b),

@@ -32,6 +32,7 @@ import (
 	"github.com/serverless-claims/claims/harness/claim/results"
 	"github.com/serverless-claims/claims/harness/claim/stats"
 	"github.com/serverless-claims/claims/harness/claim/verdict"
+	"github.com/serverless-claims/claims/results/family"
 )
 
 // familyPhases is the family of these four claims' results.
@@ -107,7 +108,7 @@ func (r *phasesRun) measurement(s phasesSummary, headline string, evidence stats
 		arm.NotEvidence = r.notEvidence[i]
 		s.Arms = append(s.Arms, arm)
 	}
-	headline = r.allNotEvidence().after(headline)
+	headline = withNotEvidence(r.allNotEvidence(), headline)
 	checks = append([]verdict.Check{notEvidenceCheck(r.allNotEvidence(), evidence)}, checks...)
 	// The cold starts in the order they ran.
 	var trials []coldStart
@@ -131,71 +132,18 @@ func (r *phasesRun) measurement(s phasesSummary, headline string, evidence stats
 	}
 }
 
-// phasesParameters are a coldstart.phases experiment's parameters.
-type phasesParameters struct {
-	// ColdStarts is the number of cold starts of each arm.
-	ColdStarts int `json:"coldStarts"`
-	// WarmInvocations is the number of warm invocations of each cold start, the second and later.
-	WarmInvocations int `json:"warmInvocations"`
-	// InvocationGapMs is the pause between one invocation's answer and the next invoke.
-	InvocationGapMs float64         `json:"invocationGapMs"`
-	Arms            []armParameters `json:"arms"`
-}
-
-// armParameters is one arm: its name, the function's variant and memory size, and whether it is
-// an unthrottled control.
-type armParameters struct {
-	Arm         string `json:"arm"`
-	Variant     string `json:"variant"`
-	MemoryMB    int    `json:"memoryMB"`
-	Unthrottled bool   `json:"unthrottled"`
-}
-
-// phasesSummary is a coldstart.phases experiment's summary: each arm's figures, and the
-// estimates of the one claim it decides.
-type phasesSummary struct {
-	// Statistic says how the claim is decided.
-	Statistic       string                  `json:"statistic"`
-	Arms            []armSummary            `json:"arms"`
-	Setup           *setupFigures           `json:"setup,omitempty"`
-	FirstInvocation *firstInvocationFigures `json:"firstInvocation,omitempty"`
-	Warmup          *warmupFigures          `json:"warmup,omitempty"`
-	Scaling         *scalingFigures         `json:"scaling,omitempty"`
-}
-
-// armSummary is one arm's figures over its cold starts that answered, in ms.
-type armSummary struct {
-	Arm      string           `json:"arm"`
-	MemoryMB int              `json:"memoryMB"`
-	Answered stats.Proportion `json:"answered"`
-	InitMs   stats.Summary    `json:"initMs"`
-	// The first call's phases.
-	DNSMs     stats.Summary `json:"dnsMs"`
-	ConnectMs stats.Summary `json:"connectMs"`
-	TLSMs     stats.Summary `json:"tlsMs"`
-	// The handler's own measure of its Duration: of the first invocation, of the second, and
-	// each environment's mean over its warm invocations.
-	FirstDurationMs  stats.Summary `json:"firstDurationMs"`
-	SecondDurationMs stats.Summary `json:"secondDurationMs"`
-	WarmDurationMs   stats.Summary `json:"warmDurationMs"`
-	// BilledMs is Init + the first Duration, what Lambda bills for a cold start, in the
-	// function's own measures: once, as the REPORT's Billed Duration of a provided.al2023 cold
-	// start holds Init already.
-	BilledMs stats.Summary `json:"billedMs"`
-	// ReportFirstDurationMs is the first REPORT's Duration, beside the handler's.
-	ReportFirstDurationMs stats.Summary `json:"reportFirstDurationMs"`
-	// ThrottledMs is the time the platform counted the environment throttled (0 where it
-	// counts none).
-	ThrottledMs stats.Summary `json:"throttledMs"`
-	// WarmupMs is the warm variant's warm-up call in Init.
-	WarmupMs *stats.Summary `json:"warmupMs,omitempty"`
-	// NotEvidence counts the arm's cold starts that are no evidence, by reason.
-	NotEvidence notEvidence `json:"notEvidence,omitempty"`
-	CPU         cpuCost     `json:"cpu"`
-	// HandshakeMBSeconds is the mean handshake times the memory size: what a bill by
-	// GB-seconds follows, in MB·s.
-	HandshakeMBSeconds float64 `json:"handshakeMBSeconds"`
-}
+// The coldstart.phases family's parts (results/family).
+type (
+	phasesParameters       = family.PhasesParameters
+	armParameters          = family.ArmParameters
+	phasesSummary          = family.PhasesSummary
+	armSummary             = family.ArmSummary
+	cpuCost                = family.CPUCost
+	setupFigures           = family.SetupFigures
+	firstInvocationFigures = family.FirstInvocationFigures
+	warmupFigures          = family.WarmupFigures
+	scalingFigures         = family.ScalingFigures
+)
 
 // summarizeArm is a's figures over kept, of which answered counts the cold starts that answered.
 func summarizeArm(a arm, kept []coldStart, answered stats.Proportion) armSummary {
@@ -205,7 +153,7 @@ func summarizeArm(a arm, kept []coldStart, answered stats.Proportion) armSummary
 		ConnectMs: stats.Summarize(figure(kept, connectMs)), TLSMs: stats.Summarize(figure(kept, tlsMs)),
 		FirstDurationMs: stats.Summarize(figure(kept, firstMs)), SecondDurationMs: stats.Summarize(figure(kept, warmMs)),
 		WarmDurationMs: stats.Summarize(figure(kept, meanWarmMs)), BilledMs: stats.Summarize(figure(kept, billedMs)),
-		ReportFirstDurationMs: stats.Summarize(figure(kept, func(c coldStart) float64 { return c.First.reportDurationMs() })),
+		ReportFirstDurationMs: stats.Summarize(figure(kept, func(c coldStart) float64 { return reportDurationMs(c.First) })),
 		ThrottledMs:           stats.Summarize(figure(kept, throttledMs)),
 		CPU:                   costOf(kept),
 	}
@@ -226,8 +174,8 @@ func evidential(runs []coldStart, planned int) ([]coldStart, stats.Proportion, n
 	var kept []coldStart
 	why := notStarted(planned, len(runs))
 	for i := range runs {
-		if reason := runs[i].judge(); reason != "" {
-			why.add(reason)
+		if reason := judge(&runs[i]); reason != "" {
+			addReason(why, reason)
 			continue
 		}
 		kept = append(kept, runs[i])
@@ -252,8 +200,8 @@ var (
 	connectMs  = func(c coldStart) float64 { return c.First.Answer.ConnectMs }
 	tlsMs      = func(c coldStart) float64 { return c.First.Answer.TLSMs }
 	tlsCPUMs   = func(c coldStart) float64 { return c.First.Answer.TLSCPUMs }
-	setupMs    = func(c coldStart) float64 { return c.First.Answer.setupMs() }
-	setupCPUMs = func(c coldStart) float64 { return c.First.Answer.setupCPUMs() }
+	setupMs    = func(c coldStart) float64 { return c.First.Answer.SetupMs() }
+	setupCPUMs = func(c coldStart) float64 { return c.First.Answer.SetupCPUMs() }
 	initMs     = func(c coldStart) float64 { return c.First.Answer.InitMs }
 	firstMs    = func(c coldStart) float64 { return c.First.Answer.HandlerMs }
 	firstCPUMs = func(c coldStart) float64 { return c.First.Answer.HandlerCPUMs }
@@ -284,13 +232,6 @@ var (
 
 // statistic says, in every result of these claims, how they are decided.
 const statistic = "means with percentile-bootstrap 95% intervals (stats.MeansCI): under a CPU quota a phase holds a whole number of throttles, so a median jumps between modes while a mean moves with the share of throttled cold starts"
-
-// cpuCost is what the function's process was charged in CPU time, beside the wall times: the
-// unit in which a figure measured at another CPU share compares.
-type cpuCost struct {
-	HandshakeMs       stats.Summary `json:"handshakeCpuMs"`
-	FirstInvocationMs stats.Summary `json:"firstInvocationCpuMs"`
-}
 
 // costOf is runs' CPU cost.
 func costOf(runs []coldStart) cpuCost {
@@ -338,23 +279,6 @@ const (
 	minQuotaSlowdown  = 5
 )
 
-// setupFigures are T1's estimates. The check is on the CPU: in some cold starts a throttle falls
-// in the TCP connect, which takes a period of wall time though the connect costs next to no CPU,
-// so the wall-time share is a figure, as is its median per cold start. And it is on the median
-// cold start: a garbage collection that lands in a connect charges the process milliseconds of
-// CPU that no part of the set-up spent, and one such cold start in forty moves the ratio of the
-// means by about as much as its interval is wide, which left T1 open in 1 of 20 runs; the
-// median does not move. The ratio of the means is kept as a figure.
-type setupFigures struct {
-	NewConnection             stats.Proportion `json:"newConnection"`
-	HandshakeCPUSharePerStart stats.Interval   `json:"handshakeCpuSharePerStart"`
-	HandshakeCPUShare         stats.Estimate   `json:"handshakeCpuShare"`
-	HandshakeShare            stats.Estimate   `json:"handshakeShare"`
-	HandshakeSharePerStart    stats.Interval   `json:"handshakeSharePerStart"`
-	ShareAtLeastBound         stats.Proportion `json:"coldStartsShareAtLeast90"`
-	Slowdown                  stats.Estimate   `json:"slowdown"`
-}
-
 // measureSetup runs n cold starts of the cold variant at 128 MB, in turn with n of the same
 // function unthrottled (the control), and decides T1 from the first call's phases.
 func measureSetup(t *testing.T, p lambdaPlatform, n int) claimtest.Measurement {
@@ -374,7 +298,7 @@ func measureSetup(t *testing.T, p lambdaPlatform, n int) claimtest.Measurement {
 	shares := make([]float64, len(quota))
 	var cpuShares []float64
 	for i, c := range quota {
-		if cpu := c.First.Answer.setupCPUMs(); cpu > 0 {
+		if cpu := c.First.Answer.SetupCPUMs(); cpu > 0 {
 			cpuShares = append(cpuShares, c.First.Answer.TLSCPUMs/cpu)
 		}
 		f.NewConnection.N++
@@ -382,7 +306,7 @@ func measureSetup(t *testing.T, p lambdaPlatform, n int) claimtest.Measurement {
 		if !c.First.Answer.Reused && c.First.Answer.TLSMs > 0 {
 			f.NewConnection.K++
 		}
-		shares[i] = c.First.Answer.TLSMs / c.First.Answer.setupMs()
+		shares[i] = c.First.Answer.TLSMs / c.First.Answer.SetupMs()
 		if shares[i] >= minHandshakeShare {
 			f.ShareAtLeastBound.K++
 		}
@@ -435,12 +359,6 @@ const (
 // figure is the mean of several, which the bootstrap then compares with its first.
 const warmInvocationsT2 = 4
 
-// firstInvocationFigures are T2's estimates, each within the same environments.
-type firstInvocationFigures struct {
-	FirstOverInit stats.Estimate `json:"firstOverInit"`
-	FirstOverWarm stats.Estimate `json:"firstOverWarm"`
-}
-
 // measureFirstInvocation runs n cold starts of the cold variant at 128 MB and decides T2 from
 // Init, the first invocation's Duration and the warm ones', compared within each environment.
 func measureFirstInvocation(t *testing.T, p lambdaPlatform, n int) claimtest.Measurement {
@@ -481,17 +399,6 @@ func testWarmupRemovesHandshake(t *testing.T, p lambdaPlatform) {
 // call's other work, which a warm-up can move or not, and is far from none (0), which is what a
 // warm-up on a connection the handler cannot use saves.
 const minSavedOfHandshake = 0.5
-
-// warmupFigures are T3's figures and estimates.
-type warmupFigures struct {
-	// WarmupsPooled counts the warm-ups whose connection the SDK pooled, of all.
-	WarmupsPooled stats.Proportion `json:"warmupsPooled"`
-	// Reused counts the first calls that reused it, of those pooled.
-	Reused                    stats.Proportion `json:"reused"`
-	SavedOfHandshake          stats.Estimate   `json:"savedOfHandshake"`
-	BilledWarmOverCold        stats.Estimate   `json:"billedWarmOverCold"`
-	FirstDurationWarmOverCold stats.Estimate   `json:"firstDurationWarmOverCold"`
-}
 
 // measureWarmup runs n cold starts of the cold variant and n of the warm one, both built from b,
 // at 128 MB, in turn, and decides T3.
@@ -562,12 +469,6 @@ var scalingSizes = []int{128, 256, 512, 1024, 1769}
 // that is all CPU and spans many periods falls by about that much, one that fits in a period's
 // quota not at all.
 const minScaling = 4
-
-// scalingFigures are T5's estimate, and the table its log prints.
-type scalingFigures struct {
-	Scaling stats.Estimate `json:"scaling"`
-	Table   string         `json:"table"`
-}
 
 // measureScaling runs n cold starts of the cold variant at each size of scalingSizes, in turn,
 // and decides T5.

@@ -5,13 +5,10 @@ package coldstart
 // warm ones).
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"net/http"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -21,6 +18,7 @@ import (
 
 	"github.com/serverless-claims/claims/harness/claim/stats"
 	"github.com/serverless-claims/claims/harness/claim/verdict"
+	"github.com/serverless-claims/claims/results/family"
 )
 
 // memoryMB is the memory size the article's function had.
@@ -39,75 +37,25 @@ func getitemConfig(b functionCode, variant string, memory int, unthrottled bool)
 	return functionConfig{Build: b, MemoryMB: memory, Unthrottled: unthrottled, DynamoDB: true, Env: map[string]string{"CLAIMS_VARIANT": variant}}
 }
 
-// phases is the function's account of one SDK call, on its own connection (functions/getitem).
-type phases struct {
-	DNSMs        float64 `json:"dnsMs"`
-	DNSCPUMs     float64 `json:"dnsCpuMs"`
-	ConnectMs    float64 `json:"connectMs"`
-	ConnectCPUMs float64 `json:"connectCpuMs"`
-	TLSMs        float64 `json:"tlsMs"`
-	TLSCPUMs     float64 `json:"tlsCpuMs"`
-	TTFBMs       float64 `json:"ttfbMs"`
-	Reused       bool    `json:"reused"`
-	Pooled       bool    `json:"pooled"`
-	TotalMs      float64 `json:"totalMs"`
-	Attempts     int     `json:"attempts"`
-	Curve        string  `json:"curve,omitempty"`
-	Error        string  `json:"error,omitempty"`
+// The cold-start families' parts (results/family): the function's answer, an invocation and a
+// cold start as results keep them.
+type (
+	phases      = family.Call
+	answer      = family.Answer
+	invoked     = family.Invoked
+	report      = family.InvocationReport
+	throttling  = family.Throttling
+	coldStart   = family.ColdStart
+	notEvidence = family.NotEvidence
+)
+
+// functionAnswered says the function answered: status 200 with its JSON.
+func functionAnswered(i invoked) bool {
+	return i.Status == http.StatusOK && i.Error == "" && i.Body == ""
 }
-
-// answer is the function's answer to one invocation.
-type answer struct {
-	phases
-	Found      bool    `json:"found"`
-	Variant    string  `json:"variant"`
-	Invocation int     `json:"invocation"`
-	InitMs     float64 `json:"initMs"`
-	InitFrom   string  `json:"initFrom"`
-	InitGoMs   float64 `json:"initGoMs"`
-	Warmup     *phases `json:"warmup,omitempty"`
-	Pid        int     `json:"pid"`
-	HandlerMs  float64 `json:"handlerMs"`
-	// HandlerCPUMs is the CPU the function's process was charged over its handler.
-	HandlerCPUMs float64 `json:"handlerCpuMs"`
-}
-
-// setupMs is the first call's network set-up: DNS, TCP and TLS.
-func (p phases) setupMs() float64 { return p.DNSMs + p.ConnectMs + p.TLSMs }
-
-// setupCPUMs is the CPU the process was charged over the same phases.
-func (p phases) setupCPUMs() float64 { return p.DNSCPUMs + p.ConnectCPUMs + p.TLSCPUMs }
-
-// invoked is one invocation as a result keeps it.
-type invoked struct {
-	Status int `json:"status"`
-	// Error is the platform's word that the function failed (an Init that failed, a crash).
-	Error  string `json:"error,omitempty"`
-	Answer answer `json:"answer"`
-	// Body is the answer as sent, when it is not the function's JSON.
-	Body     string  `json:"body,omitempty"`
-	Report   report  `json:"report"`
-	ClientMs float64 `json:"clientMs"`
-	// Attempts is how many requests the platform's client sent for the invoke.
-	Attempts int `json:"attempts"`
-}
-
-// report is an invocation's REPORT as a result keeps it: what the line carried, nil where it
-// carried nothing (Init only on a cold start).
-type report struct {
-	InitMs          *float64 `json:"initMs,omitempty"`
-	DurationMs      *float64 `json:"durationMs,omitempty"`
-	BilledMs        *float64 `json:"billedMs,omitempty"`
-	MemorySizeMB    *int     `json:"memorySizeMB,omitempty"`
-	MaxMemoryUsedMB *int     `json:"maxMemoryUsedMB,omitempty"`
-	Status          string   `json:"status,omitempty"` // "timeout", "error"; "" for success
-}
-
-// ok says the function answered: status 200 with its JSON.
-func (i invoked) ok() bool { return i.Status == http.StatusOK && i.Error == "" && i.Body == "" }
 
 // reportDurationMs is the REPORT's Duration, 0 where it had none.
-func (i invoked) reportDurationMs() float64 {
+func reportDurationMs(i invoked) float64 {
 	if i.Report.DurationMs == nil {
 		return 0
 	}
@@ -140,14 +88,6 @@ func invoke(t *testing.T, f function) invoked {
 	return out
 }
 
-// throttling is what the platform counted for one environment's CPU: periods in which it ran,
-// periods in which it was throttled, and the time it waited.
-type throttling struct {
-	Periods   int64   `json:"periods"`
-	Throttled int64   `json:"throttled"`
-	WaitedMs  float64 `json:"waitedMs"`
-}
-
 // throttlingOf is what f's platform counted for its running environment, nil where it counts
 // nothing.
 func throttlingOf(t *testing.T, f function) *throttling {
@@ -159,21 +99,6 @@ func throttlingOf(t *testing.T, f function) *throttling {
 	th, err := tc.Throttling()
 	require.NoError(t, err, "reading the environment's throttling")
 	return th
-}
-
-// coldStart is one cold start: a fresh execution environment, its first invocation and a second,
-// warm one.
-type coldStart struct {
-	// Arm names the function it ran, as the result's parameters list them.
-	Arm    string  `json:"arm"`
-	First  invoked `json:"first"`
-	Second invoked `json:"second"`
-	// Later are the warm invocations after the second, where a test asks for them.
-	Later []invoked `json:"later,omitempty"`
-	// Throttling is the platform's count for the whole cold start; nil where it has none.
-	Throttling *throttling `json:"throttling,omitempty"`
-	// NotEvidence says why the cold start is no evidence (notEvidence), "" where it is.
-	NotEvidence string `json:"notEvidence,omitempty"`
 }
 
 // Why a cold start is no evidence, as results count them (notEvidence's keys). A forced cold
@@ -200,7 +125,7 @@ func notCold(first invoked) (reason, detail string) {
 	if first.Attempts > 1 {
 		return reasonRetried, fmt.Sprintf("%d attempts", first.Attempts)
 	}
-	if !first.ok() {
+	if !functionAnswered(first) {
 		return "", ""
 	}
 	if first.Report.InitMs == nil {
@@ -214,14 +139,14 @@ func notCold(first invoked) (reason, detail string) {
 
 // judge sets c.NotEvidence and returns its reason: a cold start that was none, a GetItem denied,
 // or an invocation that did not answer with the item; "" for a cold start that is evidence.
-func (c *coldStart) judge() string {
+func judge(c *coldStart) string {
 	reason, detail := notCold(c.First)
 	if reason == "" {
 		for _, inv := range append([]invoked{c.First, c.Second}, c.Later...) {
 			switch {
-			case inv.ok() && deniedError(inv.Answer.Error):
+			case functionAnswered(inv) && deniedError(inv.Answer.Error):
 				reason, detail = reasonDenied, inv.Answer.Error
-			case !inv.ok() || !inv.Answer.Found:
+			case !functionAnswered(inv) || !inv.Answer.Found:
 				reason = reasonNoAnswer
 				detail = strings.TrimSpace(fmt.Sprintf("status %d %s%s", inv.Status, inv.Error, inv.Answer.Error))
 			default:
@@ -237,9 +162,6 @@ func (c *coldStart) judge() string {
 	return reason
 }
 
-// notEvidence counts cold starts that are no evidence, by reason.
-type notEvidence map[string]int
-
 // notStarted is the count of a run that started ran of its planned cold starts: those the test's
 // deadline left no time for.
 func notStarted(planned, ran int) notEvidence {
@@ -250,30 +172,19 @@ func notStarted(planned, ran int) notEvidence {
 	return n
 }
 
-// after adds the reasons to a headline, where there are any.
-func (n notEvidence) after(headline string) string {
+// withNotEvidence adds the reasons to a headline, where there are any.
+func withNotEvidence(n notEvidence, headline string) string {
 	if len(n) == 0 {
 		return headline
 	}
 	return headline + "; not evidence: " + n.String()
 }
 
-// add counts one cold start of reason; "" counts nothing.
-func (n notEvidence) add(reason string) {
+// addReason counts one cold start of reason; "" counts nothing.
+func addReason(n notEvidence, reason string) {
 	if reason != "" {
 		n[reason]++
 	}
-}
-
-// String lists the reasons with their counts, most first: "5 the first REPORT has ...; 1 ...".
-func (n notEvidence) String() string {
-	reasons := slices.Collect(maps.Keys(n))
-	slices.SortFunc(reasons, func(a, b string) int { return cmp.Or(n[b]-n[a], strings.Compare(a, b)) })
-	parts := make([]string, len(reasons))
-	for i, r := range reasons {
-		parts[i] = fmt.Sprintf("%d %s", n[r], r)
-	}
-	return strings.Join(parts, "; ")
 }
 
 // notEvidenceCheck is a check that names the cold starts that were no evidence, by reason:
@@ -373,7 +284,7 @@ func TestColdStartsAreJudgedByReason(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c := cold()
 			tc.edit(&c)
-			assert.Equal(t, tc.want, c.judge(), "reason")
+			assert.Equal(t, tc.want, judge(&c), "reason")
 			assert.Contains(t, c.NotEvidence, tc.about, "notEvidence = %q; want the figures that show it", c.NotEvidence)
 			kept, p, why := evidential([]coldStart{c, cold()}, 3)
 			wantK := 1
@@ -394,10 +305,10 @@ func TestColdStartsAreJudgedByReason(t *testing.T) {
 // were evidence names the others by reason, most first, and holds only with at least half.
 func TestNotEvidenceNamesTheReasonsWhereMoreThanHalf(t *testing.T) {
 	why := notEvidence{}
-	why.add(reasonNoInit)
-	why.add(reasonNoInit)
-	why.add(reasonDenied)
-	why.add("")
+	addReason(why, reasonNoInit)
+	addReason(why, reasonNoInit)
+	addReason(why, reasonDenied)
+	addReason(why, "")
 	c := notEvidenceCheck(why, stats.Proportion{K: 1, N: 4})
 	assert.False(t, c.Pass, "%s; want 1/4 not to hold", c)
 	assert.Equal(t, "not evidence: 2 "+reasonNoInit+"; 1 "+reasonDenied, c.Note)

@@ -10,12 +10,14 @@ package coldstart
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/serverless-claims/claims/harness/claim/claimtest"
 	"github.com/serverless-claims/claims/harness/lambda/lambdareport"
+	"github.com/serverless-claims/claims/results/family"
 )
 
 // lambdaPlatform is where a claim's functions run.
@@ -28,21 +30,27 @@ type lambdaPlatform interface {
 }
 
 // functionConfig is what a claim asks of a function: Lambda's function configuration as far as
-// the claims need it.
+// the claims need it. A result records it as family.Function (record).
 type functionConfig struct {
-	Build functionCode `json:"build"`
+	Build functionCode
 	// MemoryMB is the memory size, which on Lambda also sets the CPU share: MemoryMB / 1,769 of
 	// one vCPU, with Init's burst.
-	MemoryMB int `json:"memoryMB"`
+	MemoryMB int
 	// Unthrottled asks for a CPU no memory size limits, for the controls of the claims about a
 	// memory size's CPU: locally the machine's CPU; on Lambda 3008 MB, 1.7 vCPUs
 	// (live_test.go's unthrottledMB).
-	Unthrottled bool `json:"unthrottled,omitempty"`
+	Unthrottled bool
 	// DynamoDB says the function reads the claims' table: the platform provides the table with
 	// its item, and the endpoint, region and credentials in the function's environment.
-	DynamoDB bool `json:"dynamoDB,omitempty"`
+	DynamoDB bool
 	// Env is the function's own settings (CLAIMS_VARIANT, ...), as Lambda's console holds them.
-	Env map[string]string `json:"env,omitempty"`
+	Env map[string]string
+}
+
+// record is c as a result's target lists it.
+func (c functionConfig) record() family.Function {
+	return family.Function{Build: family.Build{Package: c.Build.Package, Tags: c.Build.Tags}, MemoryMB: c.MemoryMB,
+		Unthrottled: c.Unthrottled, DynamoDB: c.DynamoDB, Env: c.Env}
 }
 
 // String names the function as tables and check names print it: "128 MB", "128 MB, unthrottled".
@@ -55,11 +63,11 @@ func (c functionConfig) String() string {
 
 // functionCode is the code a function runs: a package of this repository, built as bootstrap.
 type functionCode struct {
-	Package string `json:"package"`
+	Package string
 	// Tags is the build tag of a variant broken on purpose, for the sensitivity tests.
-	Tags string `json:"tags,omitempty"`
-	// Broken says what Tags breaks, as a sensitivity result records it.
-	Broken string `json:"-"`
+	Tags string
+	// Broken says what Tags breaks, as a sensitivity result records it (in its broken).
+	Broken string
 }
 
 // The functions the claims run.
@@ -118,13 +126,13 @@ type dynamoOutage interface {
 	OutageReachesHandler() bool
 }
 
-// outage is how DynamoDB is unreachable.
-type outage string
+// outage is how DynamoDB is unreachable (results/family).
+type outage = family.Outage
 
 // The outages T4 runs.
 const (
-	refused outage = "refused" // nothing listens: a connection is refused at once
-	stalled outage = "stalled" // a black hole: connections are accepted, never answered
+	refused = family.Refused
+	stalled = family.Stalled
 )
 
 // handshakeCounter counts the TLS handshakes DynamoDB completed: T6's server side of the
@@ -161,8 +169,21 @@ func brokenIn(p lambdaPlatform, b functionCode) string {
 // onPlatform is a cold-start result's target: the platform (what runs the functions, and how)
 // and the functions the claim created there.
 type onPlatform struct {
-	Platform  lambdaPlatform   `json:"platform"`
-	Functions []functionConfig `json:"functions"`
+	Platform  lambdaPlatform
+	Functions []functionConfig
+}
+
+// MarshalJSON records the target as family.ColdStartTarget: the platform's own record, and each
+// function's configuration.
+func (o onPlatform) MarshalJSON() ([]byte, error) {
+	t := family.ColdStartTarget{Platform: o.Platform}
+	if o.Functions != nil {
+		t.Functions = make([]family.Function, len(o.Functions))
+	}
+	for i, c := range o.Functions {
+		t.Functions[i] = c.record()
+	}
+	return json.Marshal(t)
 }
 
 // Mode is the platform's.

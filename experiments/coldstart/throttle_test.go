@@ -22,6 +22,7 @@ import (
 	"github.com/serverless-claims/claims/harness/claim/stats"
 	"github.com/serverless-claims/claims/harness/claim/verdict"
 	"github.com/serverless-claims/claims/harness/lambda/lambdalocal"
+	"github.com/serverless-claims/claims/results/family"
 )
 
 // familyThrottle is T8's results' family.
@@ -77,67 +78,15 @@ const (
 	throttleInvocations = 1
 )
 
-// span is a stretch of a busy loop, in ms from its start (functions/throttle).
-type span struct {
-	StartMs float64 `json:"startMs"`
-	EndMs   float64 `json:"endMs"`
-}
-
-// loopAnswer is the throttle function's answer to one invocation.
-type loopAnswer struct {
-	WallMs       float64 `json:"wallMs"`
-	RunMs        float64 `json:"runMs"`
-	GapMs        float64 `json:"gapMs"`
-	Runs         []span  `json:"runs"`
-	Stalls       []span  `json:"stalls"`
-	ThreadCPUMs  float64 `json:"threadCpuMs"`
-	ProcessCPUMs float64 `json:"processCpuMs"`
-	Invocation   int     `json:"invocation"`
-	Pid          int     `json:"pid"`
-	NumCPU       int     `json:"numCpu"`
-	MemoryMB     int     `json:"memoryMB"`
-}
-
-// throttleParameters are T8's parameters.
-type throttleParameters struct {
-	BusyMs            int64   `json:"busyMs"`
-	Invocations       int     `json:"invocations"`
-	MemorySizesMB     []int   `json:"memorySizesMB"`
-	PublishedPeriodMs float64 `json:"publishedPeriodMs"`
-}
-
-// throttleSummary is T8's summary: each memory size's figures, and the table its log prints.
-type throttleSummary struct {
-	BySize []sizeFigures `json:"bySize"`
-	Table  string        `json:"table"`
-}
-
-// sizeFigures are one memory size's figures.
-type sizeFigures struct {
-	MemoryMB int `json:"memoryMB"`
-	// ExpectedShare is M/1,769 of one CPU, at most 1.
-	ExpectedShare float64 `json:"expectedShare"`
-	// Share is the function's share, the one decided: the CPU the kernel charged the function's
-	// process over the loops, over their wall time.
-	Share float64 `json:"share"`
-	// LoopShare is the loops' run time over their wall time, and ThreadShare the kernel's
-	// charge to the loop's thread over the same: the part of the function's share the loop got.
-	LoopShare   float64 `json:"loopShare"`
-	ThreadShare float64 `json:"threadShare"`
-	// Grids are the coarsest grid each loop's stall ends fall on.
-	Grids []stats.GridFit `json:"grids"`
-	// RunMs and StallMs are the lengths of the runs between stalls and of the stalls.
-	RunMs   stats.Summary `json:"runMs"`
-	StallMs stats.Summary `json:"stallMs"`
-}
-
-// sizeLoops is one memory size's trials: what each loop saw, and what the platform counted.
-type sizeLoops struct {
-	MemoryMB   int          `json:"memoryMB"`
-	Loops      []loopAnswer `json:"loops"`
-	Failures   []string     `json:"failures,omitempty"`
-	Throttling *throttling  `json:"throttling,omitempty"`
-}
+// The coldstart.throttle family's parts (results/family).
+type (
+	span               = family.Span
+	loopAnswer         = family.LoopAnswer
+	throttleParameters = family.ThrottleParameters
+	throttleSummary    = family.ThrottleSummary
+	sizeFigures        = family.SizeFigures
+	sizeLoops          = family.SizeLoops
+)
 
 // throttleClaim is T8.
 var throttleClaim = claimtest.Claim{IDs: []string{"T8"}, Family: familyThrottle}

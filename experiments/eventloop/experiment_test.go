@@ -20,6 +20,7 @@ import (
 	"github.com/serverless-claims/claims/harness/workload/probe"
 	"github.com/serverless-claims/claims/harness/workload/protocol"
 	"github.com/serverless-claims/claims/harness/workload/target"
+	"github.com/serverless-claims/claims/results/family"
 )
 
 // web is what an event-loop claim runs against: HTTP endpoints whose every answer names the
@@ -28,7 +29,7 @@ import (
 type web struct {
 	endpoints target.Target
 	mode      string              // results.ModeLocal, ModeLocalRouter or ModeLive: claimtest.Target
-	about     any                 // what the result records as its target: probe.Info locally
+	about     any                 // what the result records as its target: family.Probe locally, family.WebFunction for an endpoint
 	env       results.Environment // the machine and the runtime that serves the endpoints
 	broken    string              // what was broken on purpose; its results go under results/sensitivity
 }
@@ -108,7 +109,7 @@ func local(t *testing.T, p *probe.Probe, broken string) *web {
 	t.Helper()
 	tgt := target.NewLocal(p.Ready.Addr)
 	t.Cleanup(tgt.Close)
-	return &web{endpoints: tgt, mode: results.ModeLocal, about: p.Info, env: environmentOf(p), broken: broken}
+	return &web{endpoints: tgt, mode: results.ModeLocal, about: family.Probe(p.Info), env: environmentOf(p), broken: broken}
 }
 
 // environmentOf is the machine's fingerprint with the runtime the probe p reported.
@@ -274,23 +275,12 @@ func (r *run) measurement(headline string, evidence stats.Proportion, checks ...
 	}
 }
 
-// parameters is what an eventloop result was asked to do.
-type parameters struct {
-	Pattern     string `json:"pattern"` // ping-only, one-cpu, two-cpu
-	Steps       []step `json:"steps"`
-	Trials      int    `json:"trials"`
-	SpinMs      int    `json:"spinMs"`
-	PauseMs     int    `json:"pauseMs"`     // between trials
-	WarmupPings int    `json:"warmupPings"` // sent before the first trial, not recorded
-}
-
-// step is one request of the pattern.
-type step struct {
-	Name     string  `json:"name"`
-	Kind     string  `json:"kind"`
-	Path     string  `json:"path"`
-	OffsetMs float64 `json:"offsetMs"` // from the trial's start
-}
+// The eventloop family's parts (results/family).
+type (
+	parameters  = family.EventLoopParameters
+	summary     = family.EventLoopSummary
+	trialRecord = family.EventLoopTrial
+)
 
 func (r *run) parameters() parameters {
 	p := parameters{
@@ -298,20 +288,9 @@ func (r *run) parameters() parameters {
 		PauseMs: r.settings.PauseMs(), WarmupPings: warmupPings,
 	}
 	for _, s := range r.pattern.Steps {
-		p.Steps = append(p.Steps, step{Name: s.Name, Kind: s.Kind, Path: s.Path, OffsetMs: ms(s.Offset)})
+		p.Steps = append(p.Steps, family.Step{Name: s.Name, Kind: s.Kind, Path: s.Path, OffsetMs: ms(s.Offset)})
 	}
 	return p
-}
-
-// summary is an eventloop result's figures. The /cpu figures are there only where the pattern
-// sends a /cpu.
-type summary struct {
-	Ping         stats.Summary     `json:"ping"`       // client-side /ping latency
-	Evidential   stats.Proportion  `json:"evidential"` // the trials that could speak to the claim, of all
-	CPUHandler   *stats.Summary    `json:"cpuHandler,omitempty"`
-	WaitedForAll *stats.Proportion `json:"waitedForAll,omitempty"`
-	WaitedForAny *stats.Proportion `json:"waitedForAny,omitempty"`
-	CoLocated    *stats.Proportion `json:"coLocated,omitempty"`
 }
 
 func (r *run) summary(evidence stats.Proportion) summary {
@@ -323,18 +302,26 @@ func (r *run) summary(evidence stats.Proportion) summary {
 	return s
 }
 
-// trialRecord is a trial as the result file keeps it: the requests and the wait evidence.
-type trialRecord struct {
-	pattern.Trial
-	Wait *pattern.Wait `json:"wait,omitempty"`
-}
-
 func (r *run) records() []trialRecord {
 	out := make([]trialRecord, len(r.trials))
 	for i, tr := range r.trials {
-		out[i].Trial = tr
+		out[i].Trial = recorded(tr)
 		if i < len(r.waits) {
-			out[i].Wait = &r.waits[i]
+			w := family.Wait(r.waits[i])
+			out[i].Wait = &w
+		}
+	}
+	return out
+}
+
+// recorded is a trial as a result keeps it (family.Trial, which pattern.Trial's requests convert
+// to field for field).
+func recorded(tr pattern.Trial) family.Trial {
+	out := family.Trial{Index: tr.Index}
+	if tr.Requests != nil {
+		out.Requests = make([]family.Request, len(tr.Requests))
+		for i, q := range tr.Requests {
+			out.Requests[i] = family.Request(q)
 		}
 	}
 	return out

@@ -16,7 +16,7 @@ import (
 	"github.com/serverless-claims/claims/harness/claim/verdict"
 	"github.com/serverless-claims/claims/harness/standin/webrouter"
 	"github.com/serverless-claims/claims/harness/sys/settings"
-	"github.com/serverless-claims/claims/harness/workload/pattern"
+	"github.com/serverless-claims/claims/results/family"
 )
 
 // The routing claims as tests. Each runs the article's pattern against a Web Function endpoint
@@ -206,16 +206,16 @@ func concurrencyLowered(t *testing.T, p webPlatform, s settings.Settings) (claim
 		defShare, lowShare, lowOut, latency), 0, ch)
 	m.Evidence = stats.Proportion{K: defShare.N + lowShare.N, N: len(def.trials) + len(low.trials)}
 	m.Summary = sum
-	m.Parameters = concurrencyParameters{parameters: def.parameters(), Default: webrouter.DefaultMaxConcurrency, Lowered: 1}
-	m.Trials = map[string][]routedTrial{"default": def.routed(), "lowered": low.routed()}
-	m.Target = &web{mode: def.w.mode, about: map[string]any{"default": def.w.about, "lowered": low.w.about}}
+	m.Parameters = concurrencyParameters{EventLoopParameters: def.parameters(), Default: webrouter.DefaultMaxConcurrency, Lowered: 1}
+	m.Trials = family.ConcurrencyTrials{Default: def.routed(), Lowered: low.routed()}
+	m.Target = &web{mode: def.w.mode, about: family.ConcurrencyTarget{Default: def.w.about.(family.WebFunction), Lowered: low.w.about.(family.WebFunction)}}
 	require.Equal(t, def.w.mode, low.w.mode, "both endpoints on one platform")
 	return c, m
 }
 
 // withNotEvidence adds to a headline what kept r's trials from being evidence, if anything did.
 func withNotEvidence(headline string, r *routingRun) string {
-	if ne := r.summary().notEvidence(); ne != "" {
+	if ne := notEvidence(r.summary()); ne != "" {
 		return headline + "; " + ne
 	}
 	return headline
@@ -234,7 +234,7 @@ func pingPlaced(p placement) bool {
 // with ids that agree (the /ping may have been throttled), and the second was routed while the
 // first was in flight.
 func cpusPlaced(p placement) bool {
-	return p.OtherExisted && p.clocks() && len(p.CPUEnvs) == 2 && !slices.Contains(p.CPUEnvs, 0) && p.SecondCPUWhileFirstBusy
+	return p.OtherExisted && clocks(p) && len(p.CPUEnvs) == 2 && !slices.Contains(p.CPUEnvs, 0) && p.SecondCPUWhileFirstBusy
 }
 
 // twoAtOnce holds when both /cpu ran in one environment.
@@ -246,7 +246,7 @@ func idsChecked(p placement) bool { return p.PairsChecked > 0 }
 // everyEnvBusy selects the trials whose two /cpu ran in two environments (with maxEnvironments 2,
 // all of them) and whose ids agree, so that their clocks can be compared.
 func everyEnvBusy(p placement) bool {
-	return len(p.CPUEnvs) == 2 && !slices.Contains(p.CPUEnvs, 0) && p.CPUEnvs[0] != p.CPUEnvs[1] && p.clocks()
+	return len(p.CPUEnvs) == 2 && !slices.Contains(p.CPUEnvs, 0) && p.CPUEnvs[0] != p.CPUEnvs[1] && clocks(p)
 }
 
 // fewer checks that share a is below share b, their 95% Wilson intervals apart; intervals that
@@ -268,48 +268,12 @@ func share(p stats.Proportion) float64 {
 	return float64(p.K) / float64(p.N)
 }
 
-// placement is where one trial's requests ran, environments numbered from 1 in the order their
-// logstreams were first seen (0: throttled, or placed by neither id).
-type placement struct {
-	CPUEnvs []int `json:"cpuEnvs"`
-	PingEnv int   `json:"pingEnv"`
-	// OtherExisted: an environment other than the first /cpu's answered both at or before this
-	// trial and at or after it (the discovery requests before and after the trials count).
-	OtherExisted bool `json:"otherExisted"`
-	// PingCoLocated counts the /cpu in the /ping's environment, by logstream.
-	PingCoLocated int `json:"pingCoLocated"`
-	// Agree: envId and logstream agree, for every pair of the trial's answers that both carried
-	// the header (PairsChecked of them), on whether the two ran in one environment. Where they do
-	// not, no clocks of the trial are compared.
-	Agree        bool `json:"agree"`
-	PairsChecked int  `json:"pairsChecked"`
-	// Placed: every served answer of the trial was placed, by its logstream or, without one, by
-	// the logstream its envId carried elsewhere (LogstreamInferred of LogstreamMissing).
-	Placed            bool `json:"placed"`
-	LogstreamMissing  int  `json:"logstreamMissing"`
-	LogstreamInferred int  `json:"logstreamInferred"`
-	// Throttled counts the trial's requests the endpoint answered 429; PingThrottled says the
-	// /ping was one. A throttled request ran nowhere: it is never evidence of co-location.
-	Throttled     int  `json:"throttled"`
-	PingThrottled bool `json:"pingThrottled"`
-	// PingAfterCPU: every co-located /cpu's handler started before the /ping's: the /ping reached
-	// an environment already busy. One that got there first shows nothing about waiting.
-	PingAfterCPU bool `json:"pingAfterCpu"`
-	// PingWaited: the /ping's handler started at or after every co-located /cpu finished.
-	PingWaited bool `json:"pingWaited"`
-	// PingBesideBusy: the /ping's handler started while a co-located /cpu was running.
-	PingBesideBusy bool `json:"pingBesideBusy"`
-	// PingBesideInFlight: a co-located /cpu had not finished when the /ping's handler started,
-	// running or not yet started: the endpoint put the /ping where a /cpu held a slot.
-	PingBesideInFlight bool `json:"pingBesideInFlight"`
-	// SecondCPUWhileFirstBusy: the second /cpu was sent in the first half of the first's round
-	// trip (the client's clock), so that the first was still in flight when the second was
-	// routed; without it, both in one environment shows nothing about routing beside a busy one.
-	SecondCPUWhileFirstBusy bool `json:"secondCpuWhileFirstBusy"`
-}
-
-// routedTrial is a trial as a routing result keeps it.
-type routedTrial struct {
-	pattern.Trial
-	Placement placement `json:"placement"`
-}
+// The routing families' parts (results/family).
+type (
+	placement             = family.Placement
+	routedTrial           = family.RoutedTrial
+	routingSummary        = family.RoutingSummary
+	concurrencySummary    = family.ConcurrencySummary
+	pingOutcomes          = family.PingOutcomes
+	concurrencyParameters = family.ConcurrencyParameters
+)

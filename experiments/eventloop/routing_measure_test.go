@@ -184,7 +184,7 @@ func place(tr pattern.Trial, envs map[string]int, logstream func(pattern.Request
 		}
 	}
 	// Times are compared only where both ids say one environment: then they are one clock.
-	if p.clocks() && p.PingCoLocated > 0 {
+	if clocks(p) && p.PingCoLocated > 0 {
 		p.PingAfterCPU = startedBefore == p.PingCoLocated
 		p.PingWaited = finishedBefore == p.PingCoLocated
 		p.PingBesideBusy = runningAt > 0
@@ -202,7 +202,7 @@ func place(tr pattern.Trial, envs map[string]int, logstream func(pattern.Request
 
 // clocks says whether the trial's answers in one environment may be compared on its clock: every
 // served answer placed, and envId agreeing with the logstream wherever both were given.
-func (p placement) clocks() bool { return p.Placed && p.Agree }
+func clocks(p placement) bool { return p.Placed && p.Agree }
 
 // share counts, among the trials for which sel holds (N), those for which hit holds too (K).
 func (r *routingRun) share(sel, hit func(placement) bool) stats.Proportion {
@@ -226,34 +226,9 @@ func (r *routingRun) measurement(headline string, evidential int, checks ...verd
 	return m
 }
 
-// routingSummary is a routing result's figures: the shares behind each routing claim, whichever
-// the result decides, so that one run's result can be read for all of them.
-type routingSummary struct {
-	Ping         stats.Summary `json:"ping"`         // client-side /ping latency, served ones
-	Environments int           `json:"environments"` // distinct logstreams seen, discovery included
-	// Each share's N is the trials it is taken over, K those it counts.
-	OtherExisted    stats.Proportion  `json:"otherExisted"`           // another environment than the first /cpu's existed, of all
-	PingElsewhere   stats.Proportion  `json:"pingElsewhere"`          // the /ping in no /cpu's environment, of those
-	TwoOnOneSide    *stats.Proportion `json:"twoOnOneSide,omitempty"` // both /cpu in one environment at once, of those (two /cpu)
-	EveryEnvBusy    stats.Proportion  `json:"everyEnvBusy"`           // the two /cpu in two environments, of all (two /cpu)
-	PingWaited      stats.Proportion  `json:"pingWaited"`             // the /ping waited for the /cpu beside it, of co-located trials
-	PingBesideBusy  stats.Proportion  `json:"pingBesideBusy"`         // the /ping's handler started while a /cpu beside it ran, of all
-	IDsAgree        stats.Proportion  `json:"idsAgree"`               // envId and logstream agreed, of trials with a pair to check
-	EnvIDsSeen      int               `json:"envIdsSeen"`             // distinct envIds seen in the trials
-	LogstreamsInRun int               `json:"logstreamsInRun"`        // distinct logstreams seen in the trials
-	// What kept trials from being evidence: throttled requests (429, served nowhere) and
-	// answers without lambda-web-logstream, placed by their envId or not at all.
-	Throttled         stats.Proportion `json:"throttled"`         // trials with a throttled request, of all
-	PingThrottled     stats.Proportion `json:"pingThrottled"`     // trials whose /ping was throttled, of all
-	ThrottledRequests int              `json:"throttledRequests"` // throttled requests in the trials
-	LogstreamMissing  int              `json:"logstreamMissing"`  // served answers in the trials without the header
-	LogstreamInferred int              `json:"logstreamInferred"` // of those, placed by the logstream their envId carried elsewhere
-	Unplaced          stats.Proportion `json:"unplaced"`          // trials with a served answer neither id placed, of all
-}
-
 func (r *routingRun) summary() routingSummary {
 	all := func(placement) bool { return true }
-	coLocated := func(p placement) bool { return p.PingCoLocated > 0 && p.clocks() }
+	coLocated := func(p placement) bool { return p.PingCoLocated > 0 && clocks(p) }
 	s := routingSummary{
 		Ping: r.ping(), Environments: len(r.envs),
 		OtherExisted:   r.share(all, otherExisted),
@@ -291,7 +266,7 @@ func (r *routingRun) summary() routingSummary {
 
 // notEvidence says, for a headline, what kept trials from being evidence: throttled requests and
 // answers without a logstream; "" when nothing did.
-func (s routingSummary) notEvidence() string {
+func notEvidence(s routingSummary) string {
 	var parts []string
 	if s.ThrottledRequests > 0 {
 		parts = append(parts, fmt.Sprintf("%d requests throttled (429) in %s trials", s.ThrottledRequests, s.Throttled))
@@ -306,42 +281,9 @@ func (s routingSummary) notEvidence() string {
 func (r *routingRun) routed() []routedTrial {
 	out := make([]routedTrial, len(r.trials))
 	for i, tr := range r.trials {
-		out[i] = routedTrial{Trial: tr, Placement: r.placements[i]}
+		out[i] = routedTrial{Trial: recorded(tr), Placement: r.placements[i]}
 	}
 	return out
-}
-
-// concurrencySummary is W12's: the routing at the default and at the lowered setting, and what
-// lowering it did to the /ping's latency and to where the /ping went.
-type concurrencySummary struct {
-	Default routingSummary `json:"default"`
-	Lowered routingSummary `json:"lowered"`
-	// PingP50RatioLoweredToDefault is the served /ping's p50 lowered over default, one run's clock.
-	// The ratio is left out, and PingFaster false, when either setting served no /ping.
-	PingP50RatioLoweredToDefault *float64 `json:"pingP50RatioLoweredToDefault,omitempty"`
-	PingFaster                   bool     `json:"pingFaster"`
-	// DefaultPings and LoweredPings say where each /ping of a trial with every environment busy
-	// went, so that fewer /ping beside a running /cpu can be read as placed elsewhere, queued or
-	// throttled.
-	DefaultPings pingOutcomes `json:"defaultPings"`
-	LoweredPings pingOutcomes `json:"loweredPings"`
-}
-
-// pingOutcomes are the /ping of the trials with every environment busy (N of each share), by
-// where they went.
-type pingOutcomes struct {
-	BesideBusy stats.Proportion `json:"besideBusy"` // handled while a /cpu beside it ran
-	// Elsewhere: served in an environment none of the trial's /cpu ran in.
-	Elsewhere stats.Proportion `json:"elsewhere"`
-	// Queued: served beside a /cpu only after it had finished: the request waited for a free
-	// slot, not in the process.
-	Queued stats.Proportion `json:"queued"`
-	// ArrivedFirst: served beside a /cpu whose handler had not started yet.
-	ArrivedFirst stats.Proportion `json:"arrivedFirst"`
-	Throttled    stats.Proportion `json:"throttled"` // answered 429 by the endpoint, served nowhere
-	Unplaced     stats.Proportion `json:"unplaced"`  // served, but neither id said where
-	// ServedBesideBusy is BesideBusy among the served /ping only.
-	ServedBesideBusy stats.Proportion `json:"servedBesideBusy"`
 }
 
 // pingOutcomes counts where r's /ping went in the trials with every environment busy.
@@ -356,23 +298,4 @@ func (r *routingRun) pingOutcomes() pingOutcomes {
 		Unplaced:         r.share(everyEnvBusy, func(p placement) bool { return !p.PingThrottled && p.PingEnv == 0 }),
 		ServedBesideBusy: r.share(func(p placement) bool { return everyEnvBusy(p) && !p.PingThrottled }, beside),
 	}
-}
-
-// String reads "beside a busy /cpu 0/8, elsewhere 0/8, queued 0/8, throttled 8/8".
-func (o pingOutcomes) String() string {
-	s := fmt.Sprintf("beside a busy /cpu %s, elsewhere %s, queued %s, throttled %s", o.BesideBusy, o.Elsewhere, o.Queued, o.Throttled)
-	if o.ArrivedFirst.K > 0 {
-		s += fmt.Sprintf(", before its /cpu started %s", o.ArrivedFirst)
-	}
-	if o.Unplaced.K > 0 {
-		s += fmt.Sprintf(", not placed %s", o.Unplaced)
-	}
-	return s
-}
-
-// concurrencyParameters are W12's: the pattern's, and the two settings compared.
-type concurrencyParameters struct {
-	parameters
-	Default int `json:"defaultMaxConcurrencyPerEnvironment"`
-	Lowered int `json:"loweredMaxConcurrencyPerEnvironment"`
 }

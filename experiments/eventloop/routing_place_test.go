@@ -95,7 +95,7 @@ func TestWebPlacementOfThrottledAndHeaderlessAnswers(t *testing.T) {
 		}, func(t *testing.T, p placement) {
 			assert.Equal(t, 1, p.PairsChecked, "W9's pairs")
 			assert.False(t, p.Agree, "one envId under two logstreams agrees")
-			assert.False(t, p.clocks(), "clocks compared across a disagreement")
+			assert.False(t, clocks(p), "clocks compared across a disagreement")
 		}},
 	}
 	for _, c := range cases {

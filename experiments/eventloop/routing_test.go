@@ -34,6 +34,7 @@ import (
 	"github.com/serverless-claims/claims/harness/standin/webrouter"
 	"github.com/serverless-claims/claims/harness/workload/probe"
 	"github.com/serverless-claims/claims/harness/workload/target"
+	"github.com/serverless-claims/claims/results/family"
 )
 
 // standInEnv, set to 1, runs the Web Functions claims against the local router.
@@ -99,32 +100,15 @@ func deployed(ctx context.Context) (p liveWeb, missing string, err error) {
 	return liveWeb{d: d, creds: awsCfg.Credentials, region: awsCfg.Region}, "", nil
 }
 
+// The routing families' target (results/family).
+type (
+	webAbout    = family.WebFunction
+	routerAbout = family.Router
+)
+
 // signsAny reports whether any endpoint of d takes only SigV4-signed requests (IamAuth).
 func signsAny(d webendpoints.Deployment) bool {
 	return slices.ContainsFunc(d.Endpoints, func(e webendpoints.Endpoint) bool { return e.Auth != webendpoints.AuthPublic })
-}
-
-// webAbout is what a routing result records as its target.
-type webAbout struct {
-	Runtime  string `json:"runtime"`
-	Endpoint string `json:"endpoint"` // "local router", or the deployed function's name
-	Region   string `json:"region,omitempty"`
-	Auth     string `json:"auth"`
-	// The endpoint's settings; zero where a deployment named by a variable does not say.
-	MaxEnvironments              int          `json:"maxEnvironments"`
-	MaxConcurrencyPerEnvironment int          `json:"maxConcurrencyPerEnvironment"`
-	Router                       *routerAbout `json:"router,omitempty"` // the local router's model
-	Probes                       []probe.Info `json:"probes,omitempty"` // the local router's environments
-}
-
-// routerAbout is the local router's routing, the documented behaviours it models, and what it
-// breaks on purpose.
-type routerAbout struct {
-	Policy                 webrouter.Policy `json:"policy"`
-	CPUBusyLimit           int              `json:"cpuBusyLimit,omitempty"`
-	OmitLogstreamEvery     int              `json:"omitLogstreamEvery,omitempty"`
-	IgnoreConcurrencyLimit bool             `json:"ignoreConcurrencyLimit,omitempty"`
-	SwapLogstreams         bool             `json:"swapLogstreams,omitempty"`
 }
 
 // localRouter is the stand-in platform: two probe processes behind harness/standin/webrouter, which
@@ -155,7 +139,7 @@ func (l localRouter) endpoint(t *testing.T, runtime string, conc int) *web {
 		Runtime: runtime, Endpoint: "local router", Auth: webendpoints.AuthIAM, MaxEnvironments: environments,
 		MaxConcurrencyPerEnvironment: cmp.Or(conc, webrouter.DefaultMaxConcurrency),
 		Router: &routerAbout{
-			Policy: l.policy, CPUBusyLimit: l.busyLimit(conc), OmitLogstreamEvery: l.omitLogstreamEvery,
+			Policy: string(l.policy), CPUBusyLimit: l.busyLimit(conc), OmitLogstreamEvery: l.omitLogstreamEvery,
 			IgnoreConcurrencyLimit: l.ignoreConcurrencyLimit, SwapLogstreams: l.swapLogstreams,
 		},
 	}
@@ -166,7 +150,7 @@ func (l localRouter) endpoint(t *testing.T, runtime string, conc int) *web {
 			first = p
 		}
 		rc.Environments = append(rc.Environments, webrouter.Environment{Addr: p.Ready.Addr, Logstream: webrouter.NewLogstream()})
-		about.Probes = append(about.Probes, p.Info)
+		about.Probes = append(about.Probes, family.Probe(p.Info))
 	}
 	r, err := webrouter.Start(rc)
 	require.NoError(t, err, "starting the local router")

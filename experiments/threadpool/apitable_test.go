@@ -13,6 +13,7 @@ import (
 	"github.com/serverless-claims/claims/harness/claim/stats"
 	"github.com/serverless-claims/claims/harness/claim/verdict"
 	"github.com/serverless-claims/claims/harness/standin/dnsstub"
+	"github.com/serverless-claims/claims/results/family"
 )
 
 // What the docs say about a row, as the lab writes it.
@@ -39,44 +40,14 @@ var apiTableClaim = claimtest.Claim{IDs: []string{"P2", "P7"}, Family: "threadpo
 // apiTableStatement is what the table tests of P2 and P7: which APIs take a pool slot.
 const apiTableStatement = "the threadpool runs all fs APIs but watchers and Sync ones, async pbkdf2, scrypt, randomBytes, randomFill, generateKeyPair, dns.lookup and async zlib; dns.resolve* and sockets do not use it"
 
-// apiRow is one API's measurement in one run.
-type apiRow struct {
-	API             string  `json:"api"`
-	Docs            string  `json:"docs"`
-	CompletedMs     float64 `json:"completedMs"`
-	HeavyDoneBefore int     `json:"heavyDoneBefore"`
-	WaitedForSlot   bool    `json:"waitedForSlot"`
-}
-
-// apiTableRun is what the lab's apiTable scenario reports: a trial of threadpool.apiTable.
-type apiTableRun struct {
-	HeavyJobs  int      `json:"heavyJobs"`
-	Iterations int      `json:"iterations"`
-	Rows       []apiRow `json:"rows"`
-}
-
-// tableRow is one row of the result's table.
-type tableRow struct {
-	API      string `json:"api"`
-	Docs     string `json:"docs"`
-	Measured string `json:"measured"`
-	Agree    bool   `json:"agree"`
-}
-
-// apiTableParameters are threadpool.apiTable's parameters.
-type apiTableParameters struct {
-	Runs             int    `json:"runs"`
-	HeavyJobs        int    `json:"heavyJobs"`  // pbkdf2 jobs started before each call
-	JobMs            int    `json:"jobMs"`      // one job's length on an idle core
-	Iterations       int    `json:"iterations"` // its pbkdf2 iterations, calibrated to JobMs
-	UVThreadpoolSize string `json:"uvThreadpoolSize"`
-}
-
-// apiTableSummary is threadpool.apiTable's summary.
-type apiTableSummary struct {
-	Table        []tableRow       `json:"table"`
-	RowsAgreeing stats.Proportion `json:"rowsAgreeing"` // rows whose every run agrees with the docs
-}
+// The threadpool.apiTable family's parts (results/family).
+type (
+	apiRow             = family.APIRow
+	apiTableRun        = family.APITableRun
+	tableRow           = family.APITableRow
+	apiTableParameters = family.APITableParameters
+	apiTableSummary    = family.APITableSummary
+)
 
 // startDNS starts the test's own DNS server, which dns.resolve4 in the lab asks.
 func startDNS(t *testing.T) *dnsstub.Server {

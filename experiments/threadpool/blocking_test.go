@@ -10,6 +10,7 @@ import (
 	"github.com/serverless-claims/claims/harness/claim/stats"
 	"github.com/serverless-claims/claims/harness/claim/verdict"
 	"github.com/serverless-claims/claims/harness/sys/settings"
+	"github.com/serverless-claims/claims/results/family"
 )
 
 // The article's sizes. It gave no pbkdf2 parameters for P1; the job is the same 150 ms as the
@@ -31,30 +32,15 @@ var (
 // syncOffLoop is what LAB_BROKEN=sync-off-loop breaks, for the sensitivity test.
 const syncOffLoop = "lab.js blocking with LAB_BROKEN=sync-off-loop: the Sync work runs in a worker thread"
 
-// loopMeasure is one call's measurement by the lab: from call to result, and the longest time
-// the loop could not run a 1 ms timer meanwhile.
-type loopMeasure struct {
-	WorkMs     float64 `json:"workMs"`
-	CPUMs      float64 `json:"cpuMs"` // the process's CPU over the call, every thread
-	BlockedMs  float64 `json:"blockedMs"`
-	Samples    int     `json:"samples"`
-	IntervalMs float64 `json:"intervalMs"`
-	Method     string  `json:"method"`
-}
-
-// blockingTrial is one run of the work each way: a trial of threadpool.blocking.
-type blockingTrial struct {
-	Sync            loopMeasure      `json:"sync"`
-	Async           *loopMeasure     `json:"async,omitempty"`           // P1, P9; JSON.parse has none
-	CompressedBytes *compressedBytes `json:"compressedBytes,omitempty"` // P9
-	Records         int              `json:"records,omitempty"`         // P8: the parsed array's length
-}
-
-// compressedBytes is the gzip output's size each way.
-type compressedBytes struct {
-	Sync  int `json:"sync"`
-	Async int `json:"async"`
-}
+// The threadpool.blocking family's parts (results/family).
+type (
+	loopMeasure        = family.LoopMeasure
+	blockingTrial      = family.BlockingTrial
+	compressedBytes    = family.CompressedBytes
+	blockingParameters = family.BlockingParameters
+	blockingSummary    = family.BlockingSummary
+	loopFigures        = family.LoopFigures
+)
 
 // blockingRun is what the lab's blocking scenario reports.
 type blockingRun struct {
@@ -80,36 +66,6 @@ func (b blockingRun) fastest(f func(blockingTrial) float64) float64 {
 		least = min(least, f(r))
 	}
 	return least
-}
-
-// blockingParameters are threadpool.blocking's parameters, and the lab's.
-type blockingParameters struct {
-	Op         string `json:"op"`                   // pbkdf2, gzip or json
-	Reps       int    `json:"reps"`                 // runs each way, in one process
-	JobMs      int    `json:"jobMs,omitempty"`      // pbkdf2: one call's length on an idle core
-	Iterations int    `json:"iterations,omitempty"` // pbkdf2: its iterations, calibrated to JobMs
-	Bytes      int    `json:"bytes,omitempty"`      // gzip: the input; json: the document asked for
-}
-
-// blockingSummary is threadpool.blocking's summary.
-type blockingSummary struct {
-	Method        string       `json:"method"`
-	Runs          int          `json:"runs"`
-	Sync          loopFigures  `json:"sync"`
-	Async         *loopFigures `json:"async,omitempty"`
-	DocumentBytes int          `json:"documentBytes,omitempty"` // P8: the document the lab made
-}
-
-// loopFigures are one way's figures over the runs.
-type loopFigures struct {
-	MedianWorkMs    float64 `json:"medianWorkMs"`
-	FastestWorkMs   float64 `json:"fastestWorkMs"`
-	MedianCPUMs     float64 `json:"medianCpuMs"`
-	LeastCPUMs      float64 `json:"leastCpuMs"`
-	MedianBlockedMs float64 `json:"medianBlockedMs"`
-	// MedianBlockedShare is the median of blocked / work: the share of the call the loop could
-	// not run.
-	MedianBlockedShare float64 `json:"medianBlockedShare"`
 }
 
 // figures sums up one way of the runs.

@@ -11,6 +11,7 @@ import (
 	"github.com/serverless-claims/claims/harness/claim/verdict"
 	"github.com/serverless-claims/claims/harness/sys/build"
 	"github.com/serverless-claims/claims/harness/sys/settings"
+	"github.com/serverless-claims/claims/results/family"
 )
 
 // The interference loads. Eight 2 MiB gzip streams, each compressed in one pool job (an output
@@ -40,20 +41,17 @@ var (
 		Expect: claimtest.Refuted("libuv runs getaddrinfo as slow I/O, on at most half the pool's threads (since libuv 1.21), so file reads keep the other half")}
 )
 
-// readUnder is one condition's measurement in one trial.
-type readUnder struct {
-	ReadMs             float64 `json:"readMs"`
-	LoadDoneBeforeRead int     `json:"loadDoneBeforeRead"`
-	LoadCalls          int     `json:"loadCalls"`
-}
-
-// interferenceTrial is one trial: the read under each condition in turn.
-type interferenceTrial struct {
-	Alone    readUnder `json:"alone"`
-	Gzip     readUnder `json:"gzip"`
-	Lookup   readUnder `json:"lookup"`
-	Resolve4 readUnder `json:"resolve4"`
-}
+// The threadpool.interference family's parts (results/family).
+type (
+	readUnder              = family.ReadUnder
+	interferenceTrial      = family.InterferenceTrial
+	interferenceParameters = family.InterferenceParameters
+	interferenceSummary    = family.InterferenceSummary
+	roomyReads             = family.RoomyReads
+	readsByLoad            = family.ReadsByLoad
+	readSummary            = family.ReadSummary
+	interferenceTrials     = family.InterferenceTrials
+)
 
 // condition picks one condition's measurement of a trial.
 type condition func(interferenceTrial) readUnder
@@ -95,60 +93,12 @@ func (r interferenceRun) readsAfterLoad(c condition) stats.Proportion {
 	return p
 }
 
-// interferenceParameters are threadpool.interference's parameters.
-type interferenceParameters struct {
-	Trials           int    `json:"trials"`
-	UVThreadpoolSize string `json:"uvThreadpoolSize"`
-	GzipJobs         int    `json:"gzipJobs"`
-	GzipBytes        int    `json:"gzipBytes"`
-	GzipChunkBytes   int    `json:"gzipChunkBytes"`
-	Names            int    `json:"names"`       // lookups, and resolve4 calls, in flight
-	NameDelayMs      int64  `json:"nameDelayMs"` // each name's delay at both resolvers
-	LoadSettleMs     int    `json:"loadSettleMs"`
-	SlowResolver     string `json:"slowResolver"`
-	RoomyPool        string `json:"roomyPool,omitempty"` // P6's control's UV_THREADPOOL_SIZE
-}
-
-// interferenceSummary is threadpool.interference's summary.
-type interferenceSummary struct {
-	OneLookupMs float64     `json:"oneLookupMs"` // one lookup alone, before the trials
-	Reads       readsByLoad `json:"reads"`
-	RoomyPool   *roomyReads `json:"roomyPool,omitempty"` // P6's control
-}
-
-// roomyReads is the reads of P6's control, the same load in a pool with room for it.
-type roomyReads struct {
-	UVThreadpoolSize string      `json:"uvThreadpoolSize"`
-	Reads            readsByLoad `json:"reads"`
-}
-
-// readsByLoad is the reads under each condition.
-type readsByLoad struct {
-	Alone    readSummary `json:"alone"`
-	Gzip     readSummary `json:"gzip"`
-	Lookup   readSummary `json:"lookup"`
-	Resolve4 readSummary `json:"resolve4"`
-}
-
-// readSummary is the reads under one condition.
-type readSummary struct {
-	MedianReadMs   float64          `json:"medianReadMs"`
-	ReadsAfterLoad stats.Proportion `json:"readsAfterLoad"`
-}
-
 // reads sums up the reads of r.
 func (r interferenceRun) reads() readsByLoad {
 	of := func(c condition) readSummary {
 		return readSummary{MedianReadMs: ms(r.medianRead(c)), ReadsAfterLoad: r.readsAfterLoad(c)}
 	}
 	return readsByLoad{Alone: of(alone), Gzip: of(underGzip), Lookup: of(underLookup), Resolve4: of(underResolve4)}
-}
-
-// interferenceTrials is threadpool.interference's trials: the pool under test's, and P6's
-// control's.
-type interferenceTrials struct {
-	Pool      []interferenceTrial `json:"pool"`
-	RoomyPool []interferenceTrial `json:"roomyPool,omitempty"`
 }
 
 // measureInterference runs s.Trials trials of the interference lab on l's runtime with

@@ -15,6 +15,7 @@ import (
 	"github.com/serverless-claims/claims/harness/sys/proc"
 	"github.com/serverless-claims/claims/harness/sys/repo"
 	"github.com/serverless-claims/claims/harness/workload/runtimes"
+	"github.com/serverless-claims/claims/results/family"
 )
 
 // The lab programs, relative to the repository root.
@@ -35,11 +36,7 @@ const labTimeout = 3 * time.Minute
 // against (nodeModes starts one per runtime) and what a result records as its target. The
 // environment holds nothing but PATH, HOME and Env (see proc.CleanEnv), so a UV_THREADPOOL_SIZE
 // in the user's shell never reaches the lab: the tests set it, or leave it unset on purpose.
-type lab struct {
-	Node   runtimes.Node     `json:"node"`
-	Script string            `json:"script"` // repository-relative
-	Env    map[string]string `json:"env"`
-}
+type lab struct{ family.Lab }
 
 // Mode is "local": the lab runs on this machine.
 func (lab) Mode() string { return "local" }
@@ -70,7 +67,7 @@ func labModes(nodes []runtimes.Node) []claimtest.Mode[lab] {
 	for i, n := range nodes {
 		modes[i] = claimtest.Mode[lab]{
 			Name:  fmt.Sprintf("node%d", n.Major),
-			Start: func(*testing.T) lab { return lab{Node: n, Script: labScript, Env: map[string]string{}} },
+			Start: func(*testing.T) lab { return lab{family.Lab{Node: n, Script: labScript, Env: map[string]string{}}} },
 		}
 	}
 	return modes
@@ -90,12 +87,12 @@ func (l lab) sized(size string) lab {
 	if size != "" {
 		env["UV_THREADPOOL_SIZE"] = size
 	}
-	return lab{Node: l.Node, Script: labScript, Env: env}
+	return lab{family.Lab{Node: l.Node, Script: labScript, Env: env}}
 }
 
 // script is another program on l's runtime, with env.
 func (l lab) script(script string, env map[string]string) lab {
-	return lab{Node: l.Node, Script: script, Env: env}
+	return lab{family.Lab{Node: l.Node, Script: script, Env: env}}
 }
 
 // environment is the machine and l's runtime, for l's result.
@@ -165,7 +162,7 @@ func iterationsFor(t *testing.T, node runtimes.Node, jobMs int) int {
 		return n
 	}
 	var c struct{ Iterations int }
-	l := lab{Node: node, Script: labScript, Env: map[string]string{}}
+	l := lab{family.Lab{Node: node, Script: labScript, Env: map[string]string{}}}
 	l.run(t, "calibrate", map[string]any{"jobMs": jobMs}, &c)
 	require.Positive(t, c.Iterations, "calibrated pbkdf2 iterations")
 	calibrations.iterations[key] = c.Iterations

@@ -15,6 +15,7 @@ import (
 	"github.com/serverless-claims/claims/harness/claim/stats"
 	"github.com/serverless-claims/claims/harness/claim/verdict"
 	"github.com/serverless-claims/claims/harness/workload/runtimes"
+	"github.com/serverless-claims/claims/results/family"
 )
 
 // libuvMaxThreads is libuv's absolute maximum pool size (MAX_THREADPOOL_SIZE in threadpool.c).
@@ -38,47 +39,22 @@ var (
 	poolCapClaim   = claimtest.Claim{IDs: []string{"P3", "P4", "P11"}, Family: "threadpool.poolThreads"}
 )
 
-// threadList is the process's threads as /proc/self/task lists them.
-type threadList struct {
-	Total  int            `json:"total"`
-	ByName map[string]int `json:"byName"` // libuv 1.50 and later name the pool's threads libuv-worker
-}
-
-// slotRound is one round of a count: jobs heavy jobs, then the tiny one.
-type slotRound struct {
-	Jobs                int  `json:"jobs"`
-	HeavyDoneBeforeStat int  `json:"heavyDoneBeforeStat"`
-	StatWaited          bool `json:"statWaited"`
-}
-
-// slotCount is what the lab's slots scenario reports: one count, a trial of threadpool.slots.
-type slotCount struct {
-	Slots   *int        `json:"slots"` // nil: the stat never waited up to maxJobs
-	Rounds  []slotRound `json:"rounds"`
-	Threads threadList  `json:"threads"`
-}
-
-// String is the count as a message reads it.
-func (c slotCount) String() string {
-	if c.Slots == nil {
-		return fmt.Sprintf("none found up to %d jobs", len(c.Rounds))
-	}
-	return strconv.Itoa(*c.Slots)
-}
-
-// slotsParameters are threadpool.slots' parameters: how the slots were counted.
-type slotsParameters struct {
-	Runs    int `json:"runs"`    // processes that each counted
-	MaxJobs int `json:"maxJobs"` // the most slot-holding jobs a count tries
-	HoldMs  int `json:"holdMs"`  // how long a round waits for its tiny job before letting the slots go
-	Want    int `json:"want"`    // the slot count the claim says
-}
-
-// slotsSummary is threadpool.slots' summary.
-type slotsSummary struct {
-	Counts         []*int           `json:"counts"` // each run's count; null where none was found
-	CountsAgreeing stats.Proportion `json:"countsAgreeing"`
-}
+// The threadpool.slots, threadpool.poolThreads and threadpool.entry families' parts
+// (results/family).
+type (
+	threadList            = family.ThreadList
+	slotRound             = family.SlotRound
+	slotCount             = family.SlotCount
+	slotsParameters       = family.SlotsParameters
+	slotsSummary          = family.SlotsSummary
+	poolThreadsParameters = family.PoolThreadsParameters
+	poolThreadsSummary    = family.PoolThreadsSummary
+	poolThreadsRun        = family.PoolThreadsRun
+	entryForm             = family.EntryForm
+	entryParameters       = family.EntryParameters
+	entrySummary          = family.EntrySummary
+	insideOutcome         = family.EntryOutcome
+)
 
 // countSlots runs the lab's ordering count on l: k pool jobs that hold a slot without using the
 // CPU, then one tiny job, for k = 1, 2, ... up to maxJobs; the smallest k whose tiny job had to
@@ -126,24 +102,6 @@ func measurePoolSlots(t *testing.T, l lab, size string, want int) claimtest.Meas
 	}
 }
 
-// poolThreadsParameters are threadpool.poolThreads' parameters.
-type poolThreadsParameters struct {
-	Requested int `json:"requested"` // UV_THREADPOOL_SIZE
-	Max       int `json:"max"`       // libuv's maximum
-}
-
-// poolThreadsSummary is threadpool.poolThreads' summary.
-type poolThreadsSummary struct {
-	PoolThreads int `json:"poolThreads"` // threads the first pool job started
-}
-
-// poolThreadsRun is what the lab's poolThreads scenario reports: threadpool.poolThreads' trials.
-type poolThreadsRun struct {
-	PoolThreads int        `json:"poolThreads"`
-	Before      threadList `json:"before"`
-	After       threadList `json:"after"`
-}
-
 // poolCapRequest is the pool size P11's test asks for: more than libuv allows.
 const poolCapRequest = 2000
 
@@ -185,48 +143,17 @@ func testPoolSlots(t *testing.T, l lab) {
 // P5: setting the pool's size from inside the program.
 var setInsideClaim = claimtest.Claim{IDs: []string{"P5"}, Family: "threadpool.entry"}
 
-// entryForm is one way to write a program's entry that sets the pool size on its first line.
-type entryForm struct {
-	Name   string `json:"name"`
-	Script string `json:"script"`
-}
-
-var entryForms = []entryForm{{"CommonJS", labCJS}, {"ES module", labESM}}
+var entryForms = []entryForm{{Name: "CommonJS", Script: labCJS}, {Name: "ES module", Script: labESM}}
 
 // setInsideSize is what the entries set; it differs from the default so the count tells them
 // apart.
 const setInsideSize = 8
 
-// entryTarget is threadpool.entry's target: every entry form on every runtime measured.
-type entryTarget struct {
-	Nodes []runtimes.Node   `json:"nodes"`
-	Forms []entryForm       `json:"forms"`
-	Env   map[string]string `json:"env"` // UV_THREADPOOL_SIZE unset: the program is to set it
-}
+// entryTarget is threadpool.entry's target, run on this machine.
+type entryTarget struct{ family.EntryTarget }
 
 // Mode is "local": the entries run on this machine.
 func (entryTarget) Mode() string { return "local" }
-
-// entryParameters are threadpool.entry's parameters.
-type entryParameters struct {
-	SetPoolSize int `json:"setPoolSize"` // what each entry's first line sets
-}
-
-// entrySummary is threadpool.entry's summary.
-type entrySummary struct {
-	Ignored  stats.Proportion `json:"ignored"`  // entry forms whose count is not what they set
-	Outcomes []string         `json:"outcomes"` // each form on each runtime, in words
-	Why      string           `json:"why"`      // why the ES-module form differs by version (the catalog's)
-}
-
-// insideOutcome is what one entry form did on one runtime: a trial of threadpool.entry.
-type insideOutcome struct {
-	Node    string `json:"node"`
-	Form    string `json:"form"`
-	Script  string `json:"script"`
-	Slots   int    `json:"slots"`
-	Honored bool   `json:"honored"` // the count is the size the program set
-}
 
 // setInsideEnv is the environment of the entries.
 func setInsideEnv() map[string]string {
@@ -279,7 +206,7 @@ func setInsideMeasurement(t *testing.T, nodes []runtimes.Node, outcomes []inside
 		}
 		summary.Outcomes = append(summary.Outcomes, fmt.Sprintf("%s %s: %s (%d slots)", o.Node, o.Form, what, o.Slots))
 	}
-	env := lab{Node: nodes[0], Env: setInsideEnv()}.environment()
+	env := lab{family.Lab{Node: nodes[0], Env: setInsideEnv()}}.environment()
 	var versions []string
 	for _, n := range nodes {
 		versions = append(versions, n.Version)
@@ -291,7 +218,7 @@ func setInsideMeasurement(t *testing.T, nodes []runtimes.Node, outcomes []inside
 	check := verdict.Some("entry forms that ignored the first-line setting", summary.Ignored)
 	check.Note = strings.Join(summary.Outcomes, "; ") + ". Why the ES-module form differs by version: " + summary.Why
 	return claimtest.Measurement{
-		Target:      entryTarget{Nodes: nodes, Forms: entryForms, Env: setInsideEnv()},
+		Target:      entryTarget{family.EntryTarget{Nodes: nodes, Forms: entryForms, Env: setInsideEnv()}},
 		Headline:    strings.Join(summary.Outcomes, "; "),
 		Parameters:  entryParameters{SetPoolSize: setInsideSize},
 		Summary:     summary,

@@ -21,6 +21,7 @@ import (
 	"github.com/serverless-claims/claims/harness/sys/settings"
 	"github.com/serverless-claims/claims/harness/workload/protocol"
 	"github.com/serverless-claims/claims/harness/workload/target"
+	"github.com/serverless-claims/claims/results/family"
 )
 
 // syncServerScript is claim P10's server: it reads one data file with fs.readFileSync, once
@@ -81,54 +82,21 @@ func testSyncOnRequestPath(t *testing.T, l lab) {
 	syncOnRequestPathClaim.Check(t, measureSyncOnRequestPath(t, l, cfg, false))
 }
 
-// syncPathParameters are threadpool.syncPath's parameters.
-type syncPathParameters struct {
-	Rounds        int   `json:"rounds"`
-	FileBytes     int   `json:"fileBytes"` // the data file each read reads
-	Loaders       int   `json:"loaders"`   // goroutines keeping /work flowing
-	PingsPerRound int   `json:"pingsPerRound"`
-	PingEveryMs   int64 `json:"pingEveryMs"`
-}
+// The threadpool.syncPath family's parts (results/family).
+type (
+	syncPathParameters = family.SyncPathParameters
+	syncServerRun      = family.SyncServer
+	syncServerReady    = family.SyncServerReady
+	syncPathSummary    = family.SyncPathSummary
+	syncPathRound      = family.SyncPathRound
+	syncPathLoad       = family.SyncPathLoad
+)
 
-// syncPathTarget is threadpool.syncPath's target: both variants of the sync-server, side by side.
-type syncPathTarget struct {
-	Startup syncServerRun `json:"startup"`
-	Request syncServerRun `json:"request"`
-}
+// syncPathTarget is threadpool.syncPath's target, run on this machine.
+type syncPathTarget struct{ family.SyncPathTarget }
 
 // Mode is "local": both servers run on this machine.
 func (syncPathTarget) Mode() string { return "local" }
-
-// syncServerRun is one variant: its lab and what its READY line said.
-type syncServerRun struct {
-	Lab   lab             `json:"lab"`
-	Ready syncServerReady `json:"ready"`
-}
-
-// syncServerReady is the sync-server's READY line.
-type syncServerReady struct {
-	Addr          string   `json:"addr"`
-	EnvID         string   `json:"envId"`
-	PID           int      `json:"pid"`
-	Runtime       string   `json:"runtime"`
-	Version       string   `json:"version"`
-	SyncAt        string   `json:"syncAt"`        // startup or request
-	Mode          string   `json:"mode"`          // SyncAt, or request-async-read when broken
-	Broken        *string  `json:"broken"`        // LAB_BROKEN, null when unset
-	StartupBytes  *int     `json:"startupBytes"`  // the start-up read's length; null on the request path
-	StartupReadMs *float64 `json:"startupReadMs"` // the start-up read's time; null on the request path
-}
-
-// syncPathSummary is threadpool.syncPath's summary.
-type syncPathSummary struct {
-	IdlePing                    stats.Summary `json:"idlePing"`
-	StartupVariantPingUnderWork stats.Summary `json:"startupVariantPingUnderWork"`
-	RequestVariantPingUnderWork stats.Summary `json:"requestVariantPingUnderWork"`
-	// RequestVariantWorkHandler is the server's own time per /work: one read per answer.
-	RequestVariantWorkHandler stats.Summary    `json:"requestVariantWorkHandler"`
-	StartupReadMs             float64          `json:"startupReadMs"`
-	EvidentialRounds          stats.Proportion `json:"evidentialRounds"`
-}
 
 // measureSyncOnRequestPath runs both variants of the sync-server on l's runtime side by side,
 // s.Trials rounds:
@@ -176,7 +144,7 @@ func measureSyncOnRequestPath(t *testing.T, l lab, s settings.Settings, broken b
 		l.Node.Major, broken, idle, atStart, onReq, reads, evidence)
 
 	return claimtest.Measurement{
-		Target:    syncPathTarget{Startup: startup.run, Request: request.run},
+		Target:    syncPathTarget{family.SyncPathTarget{Startup: startup.run, Request: request.run}},
 		StartedAt: started,
 		Headline: fmt.Sprintf("/ping p50: idle %.2f ms; under /work, start-up variant %.2f ms, request variant %.2f ms; one read %.1f ms",
 			idle.P50Ms, atStart.P50Ms, onReq.P50Ms, reads.P50Ms),
@@ -189,7 +157,7 @@ func measureSyncOnRequestPath(t *testing.T, l lab, s settings.Settings, broken b
 			RequestVariantWorkHandler: reads, StartupReadMs: *startup.run.Ready.StartupReadMs, EvidentialRounds: evidence,
 		},
 		Trials:      rounds,
-		Environment: request.run.Lab.environment(),
+		Environment: lab{request.run.Lab}.environment(),
 		Evidence:    evidence,
 		Checks: []verdict.Check{
 			verdict.RatioAtLeast("request-path /ping p50 / start-up /ping p50, both under /work",
@@ -201,33 +169,6 @@ func measureSyncOnRequestPath(t *testing.T, l lab, s settings.Settings, broken b
 				atStart.P50Ms, idle.P50Ms, syncPathHarmlessAtMost, "idle: the same server, no /work"),
 		},
 	}
-}
-
-// syncPathRound is one round's figures, in milliseconds on the client's clock.
-type syncPathRound struct {
-	Round      int          `json:"round"`
-	Order      string       `json:"order"`
-	IdlePingMs []float64    `json:"idlePingMs"` // the start-up variant, no /work in flight
-	IdleP50Ms  float64      `json:"idleP50Ms"`
-	Startup    syncPathLoad `json:"startup"`
-	Request    syncPathLoad `json:"request"`
-	Evidential bool         `json:"evidential"`
-}
-
-// syncPathLoad is one variant's /ping under /work load.
-type syncPathLoad struct {
-	PingMs    []float64 `json:"pingMs"`
-	PingP50Ms float64   `json:"pingP50Ms"`
-	// WorkAnswered counts every /work answered in the round; WorkInWindow those in flight in the
-	// /ping window (from the first /ping sent to the last answered): sent before it ended and
-	// answered after it began. Counting only those answered inside it left a loaded machine's
-	// rounds of the broken variant without evidence: its async read outlasted the window.
-	WorkAnswered int `json:"workAnswered"`
-	WorkInWindow int `json:"workInWindow"`
-	// WorkHandlerMs is the server's own time per /work (finishedAt - receivedAt): on the request
-	// path, one read of the data file. Omitted for the start-up variant's thousands of answers.
-	WorkHandlerMs    []float64 `json:"workHandlerMs,omitempty"`
-	WorkHandlerP50Ms float64   `json:"workHandlerP50Ms"`
 }
 
 // syncPathDataFile writes syncPathFileBytes of data into the test's temporary folder: fresh
@@ -273,7 +214,7 @@ func startSyncServer(t *testing.T, l lab) *syncServer {
 		Dir:   t.TempDir(),
 		Ready: protocol.AwaitReady(&ready),
 	})
-	s := &syncServer{run: syncServerRun{Lab: l}, target: target.NewLocal(ready.Addr)}
+	s := &syncServer{run: syncServerRun{Lab: l.Lab}, target: target.NewLocal(ready.Addr)}
 	extra, err := json.Marshal(ready.Extra)
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(extra, &s.run.Ready), "the sync-server's READY line")

@@ -11,6 +11,7 @@ import (
 	"github.com/serverless-claims/claims/harness/claim/stats"
 	"github.com/serverless-claims/claims/harness/claim/verdict"
 	"github.com/serverless-claims/claims/harness/sys/settings"
+	"github.com/serverless-claims/claims/results/family"
 )
 
 // waveJobMs is one pbkdf2 job's length on an idle core: the article's four jobs ended near 300 ms
@@ -30,65 +31,30 @@ const (
 	eightOnEight = "8 jobs, 8 slots"
 )
 
-// waveConfig is one configuration: how many jobs in a pool of which size.
-type waveConfig struct {
-	Config string `json:"config"`
-	Jobs   int    `json:"jobs"`
-	Size   string `json:"uvThreadpoolSize"`
-}
+// The threadpool.waves family's parts (results/family).
+type (
+	waveConfig        = family.WaveConfig
+	waveRun           = family.WaveRun
+	waveTrial         = family.WaveTrial
+	wavesParameters   = family.WavesParameters
+	wavesSummary      = family.WavesSummary
+	waveConfigSummary = family.WaveConfigSummary
+)
 
-// waveRun is one lab run of the waves scenario: when each job ended, in ms after the start.
-type waveRun struct {
-	waveConfig
-	EndsMs []float64 `json:"endsMs"`
-}
-
-// split is the median end of the later half of the jobs over that of the earlier half: near 2
+// splitOf is the median end of the later half of the jobs over that of the earlier half: near 2
 // for two waves (the later half starts only as the earlier one ends), near 1 for one.
-func (w waveRun) split() float64 {
+func splitOf(w waveRun) float64 {
 	h := len(w.EndsMs) / 2
 	return stats.Quantile(w.EndsMs[h:], 0.5) / stats.Quantile(w.EndsMs[:h], 0.5)
 }
 
-// last is when the last job ended.
-func (w waveRun) last() float64 { return w.EndsMs[len(w.EndsMs)-1] }
+// lastEnd is when the last job ended.
+func lastEnd(w waveRun) float64 { return w.EndsMs[len(w.EndsMs)-1] }
 
-// waveTrial is one trial, a trial of threadpool.waves: the three configurations, in the order
-// they ran.
-type waveTrial struct {
-	Runs []waveRun `json:"runs"`
-}
-
-// run is the trial's run of config.
-func (tr waveTrial) run(config string) waveRun {
+// runOf is the trial's run of config.
+func runOf(tr waveTrial, config string) waveRun {
 	i := slices.IndexFunc(tr.Runs, func(r waveRun) bool { return r.Config == config })
 	return tr.Runs[i]
-}
-
-// wavesParameters are threadpool.waves' parameters.
-type wavesParameters struct {
-	Trials     int          `json:"trials"`
-	JobMs      int          `json:"jobMs"`      // one job's length on an idle core
-	Iterations int          `json:"iterations"` // pbkdf2 iterations of a job, calibrated to JobMs
-	Configs    []waveConfig `json:"configs"`
-}
-
-// wavesSummary is threadpool.waves' summary.
-type wavesSummary struct {
-	Configs []waveConfigSummary `json:"configs"`
-	// TotalRatio is the median over trials of the last end with 8 slots / with 4 (8 jobs);
-	// ExpectedTotalRatio what pure CPU work on Cores cores gives.
-	TotalRatio         float64 `json:"totalRatio"`
-	ExpectedTotalRatio float64 `json:"expectedTotalRatio"`
-	Cores              int     `json:"cores"`
-}
-
-// waveConfigSummary is one configuration's figures over the trials.
-type waveConfigSummary struct {
-	Config           string    `json:"config"`
-	MedianLastEndMs  float64   `json:"medianLastEndMs"`
-	MedianSplit      float64   `json:"medianSplit"`      // later half's median end / earlier half's
-	FirstTrialEndsMs []float64 `json:"firstTrialEndsMs"` // as the article printed its ends
 }
 
 // waveConfigs are the configurations each trial runs. fourSlots is the UV_THREADPOOL_SIZE of
@@ -129,7 +95,7 @@ func measurePoolWaves(t *testing.T, l lab, s settings.Settings, fourSlots string
 			slices.Reverse(order)
 		}
 		for _, c := range order {
-			r := waveRun{waveConfig: c}
+			r := waveRun{WaveConfig: c}
 			l.sized(c.Size).run(t, "waves", map[string]any{"jobs": c.Jobs, "iterations": params.Iterations}, &r)
 			trials[i].Runs = append(trials[i].Runs, r)
 		}
@@ -138,22 +104,22 @@ func measurePoolWaves(t *testing.T, l lab, s settings.Settings, fourSlots string
 	medianOf := func(config string, f func(waveRun) float64) float64 {
 		var xs []float64
 		for _, tr := range trials {
-			xs = append(xs, f(tr.run(config)))
+			xs = append(xs, f(runOf(tr, config)))
 		}
 		return stats.Quantile(xs, 0.5)
 	}
 	totalRatios := make([]float64, len(trials))
 	for i, tr := range trials {
-		totalRatios[i] = tr.run(eightOnEight).last() / tr.run(eightOnFour).last()
+		totalRatios[i] = lastEnd(runOf(tr, eightOnEight)) / lastEnd(runOf(tr, eightOnFour))
 	}
 	cores := runtime.NumCPU()
 	summary := wavesSummary{TotalRatio: stats.Quantile(totalRatios, 0.5), ExpectedTotalRatio: expectedTotalRatio(cores), Cores: cores}
 	for _, c := range params.Configs {
 		summary.Configs = append(summary.Configs, waveConfigSummary{
 			Config:           c.Config,
-			MedianLastEndMs:  ms(medianOf(c.Config, waveRun.last)),
-			MedianSplit:      medianOf(c.Config, waveRun.split),
-			FirstTrialEndsMs: rounded(trials[0].run(c.Config).EndsMs),
+			MedianLastEndMs:  ms(medianOf(c.Config, lastEnd)),
+			MedianSplit:      medianOf(c.Config, splitOf),
+			FirstTrialEndsMs: rounded(runOf(trials[0], c.Config).EndsMs),
 		})
 	}
 	wantTotal := summary.ExpectedTotalRatio
@@ -161,8 +127,8 @@ func measurePoolWaves(t *testing.T, l lab, s settings.Settings, fourSlots string
 		Target:    l.sized(fourSlots),
 		StartedAt: started,
 		Headline: fmt.Sprintf("last job ends (medians): 4 jobs/4 slots %.0f ms, 8/4 %.0f ms, 8/8 %.0f ms; split 8/4 %.2f, 8/8 %.2f",
-			medianOf(fourOnFour, waveRun.last), medianOf(eightOnFour, waveRun.last), medianOf(eightOnEight, waveRun.last),
-			medianOf(eightOnFour, waveRun.split), medianOf(eightOnEight, waveRun.split)),
+			medianOf(fourOnFour, lastEnd), medianOf(eightOnFour, lastEnd), medianOf(eightOnEight, lastEnd),
+			medianOf(eightOnFour, splitOf), medianOf(eightOnEight, splitOf)),
 		Parameters:  params,
 		Summary:     summary,
 		Trials:      trials,
@@ -175,16 +141,16 @@ func measurePoolWaves(t *testing.T, l lab, s settings.Settings, fourSlots string
 			// (the article: 703/319 = 2.2), less when a loaded machine staggers the first wave's
 			// ends. waveSplit, 1.5, sits between. (On 2 cores the time to the last end cannot
 			// tell 2 slots from 4; the shape can: 4 jobs in 2 slots would end as two pairs.)
-			verdict.AtMost("4 jobs on 4 slots: later half's median end / earlier half's (median of trials)", medianOf(fourOnFour, waveRun.split), waveSplit, "", ""),
-			verdict.AtLeast("8 jobs on 4 slots: later half's median end / earlier half's (median of trials)", medianOf(eightOnFour, waveRun.split), waveSplit, "", ""),
-			verdict.AtMost("8 jobs on 8 slots: later half's median end / earlier half's (median of trials)", medianOf(eightOnEight, waveRun.split), waveSplit, "", ""),
+			verdict.AtMost("4 jobs on 4 slots: later half's median end / earlier half's (median of trials)", medianOf(fourOnFour, splitOf), waveSplit, "", ""),
+			verdict.AtLeast("8 jobs on 4 slots: later half's median end / earlier half's (median of trials)", medianOf(eightOnFour, splitOf), waveSplit, "", ""),
+			verdict.AtMost("8 jobs on 8 slots: later half's median end / earlier half's (median of trials)", medianOf(eightOnEight, splitOf), waveSplit, "", ""),
 			// P4: the last job ends when the CPU has done all eight jobs' work, however many
 			// slots share it. The band is +-25% around the expected ratio: trials alternate the
 			// sizes, and a shared 2-core machine moves single runs by about 10%.
 			verdict.InBand("time until the last of 8 ends, 8 slots / 4 slots (median of per-trial ratios)",
 				summary.TotalRatio, 0.8*wantTotal, 1.25*wantTotal, "",
 				fmt.Sprintf("expected %.2f on %d cores; medians %.0f ms / %.0f ms", wantTotal, cores,
-					medianOf(eightOnEight, waveRun.last), medianOf(eightOnFour, waveRun.last))),
+					medianOf(eightOnEight, lastEnd), medianOf(eightOnFour, lastEnd))),
 		},
 	}
 }

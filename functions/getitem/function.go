@@ -18,6 +18,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/serverless-claims/claims/results/family/getitem"
 )
 
 // The variants, the values CLAIMS_VARIANT takes.
@@ -155,36 +157,16 @@ type function struct {
 	calls  atomic.Int64
 }
 
-// callResult is one SDK call's phases, and its error if it failed.
-type callResult struct {
-	Phases
-	Error string `json:"error,omitempty"`
-}
-
-// response is the handler's answer. The GetItem's phases are at the top level (dnsMs, connectMs,
-// tlsMs, ttfbMs, reused, totalMs, ...), the warm-up's under "warmup".
+// response is the handler's answer, results/family/getitem's Answer: the GetItem's call at the top
+// level (dnsMs, connectMs, tlsMs, ttfbMs, reused, totalMs, ..., error), found, variant, the
+// invocation's number from 1, the function's own measure of its Init (initMs, initFrom,
+// initGoMs), pid, handlerMs and handlerCpuMs. The function adds what the calls' connections
+// negotiated (getitem.Connection), which results leave out: the GetItem's at the top, and the
+// warm-up's with it under "warmup" (absent for the cold variant), which hides Answer's Warmup.
 type response struct {
-	callResult
-	// Found says GetItem returned an item.
-	Found bool `json:"found"`
-	// Variant is CLAIMS_VARIANT.
-	Variant string `json:"variant"`
-	// Invocation counts this process's invocations, from 1: 1 is the cold start's.
-	Invocation int64 `json:"invocation"`
-	// InitMs, InitFrom and InitGoMs are the function's own measure of its Init (initMeasure).
-	InitMs   float64 `json:"initMs"`
-	InitFrom string  `json:"initFrom"`
-	InitGoMs float64 `json:"initGoMs"`
-	// HandlerMs is the function's own measure of this invocation, from the handler's entry to
-	// its answer: what Lambda's Duration covers. (The emulator runs Init inside the first
-	// invoke, so its first Duration holds Init too.)
-	HandlerMs float64 `json:"handlerMs"`
-	// HandlerCPUMs is the CPU time the process was charged over the same span (processCPU).
-	HandlerCPUMs float64 `json:"handlerCpuMs"`
-	// Warmup is the warm variant's warm-up; absent for cold.
-	Warmup *callResult `json:"warmup,omitempty"`
-	// Pid is the process's id: two answers with the same pid came from one environment.
-	Pid int `json:"pid"`
+	getitem.Answer
+	getitem.Connection
+	Warmup *Phases `json:"warmup,omitempty"`
 }
 
 // initialize is the function's Init: the client, and for the warm variant the warm-up.
@@ -216,11 +198,13 @@ type warmupCall struct {
 }
 
 // result is the warm-up as the handler reports it; nil for no warm-up.
-func (w *warmupCall) result() *callResult {
+func (w *warmupCall) result() *Phases {
 	if w == nil {
 		return nil
 	}
-	return &callResult{Phases: w.tr.phases(), Error: w.err}
+	p := w.tr.phases()
+	p.Error = w.err
+	return &p
 }
 
 // warmUp makes the article's warm-up call, ListTables with Limit 1, which needs no table and
@@ -253,15 +237,19 @@ func (f *function) handle(ctx context.Context, _ json.RawMessage) (response, err
 	tctx, tr := withTrace(ctx)
 	out, err := f.client.GetItem(tctx, &dynamodb.GetItemInput{TableName: &f.table, Key: f.key})
 	tr.finish()
+	p := tr.phases()
 	r := response{
-		callResult: callResult{Phases: tr.phases()},
-		Variant:    f.variant,
-		Invocation: n,
-		InitMs:     f.init.Ms,
-		InitFrom:   f.init.From,
-		InitGoMs:   f.init.GoMs,
+		Answer: getitem.Answer{
+			Call:       p.Call,
+			Variant:    f.variant,
+			Invocation: int(n),
+			InitMs:     f.init.Ms,
+			InitFrom:   f.init.From,
+			InitGoMs:   f.init.GoMs,
+			Pid:        f.pid,
+		},
+		Connection: p.Connection,
 		Warmup:     f.warmup.result(),
-		Pid:        f.pid,
 	}
 	if err != nil {
 		r.Error = err.Error()

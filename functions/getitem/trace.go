@@ -6,6 +6,8 @@ import (
 	"net/http/httptrace"
 	"sync"
 	"time"
+
+	"github.com/serverless-claims/claims/results/family/getitem"
 )
 
 // Phases is what one SDK call cost on the wire, as net/http saw it on the SDK's own connection
@@ -16,50 +18,11 @@ import (
 // returned, or whose failure it reported) and Attempts counts them all. A phase that did not
 // happen is 0: no DNS for an IP literal, no connect or TLS on a reused connection.
 type Phases struct {
-	// DNSMs is DNSStart to DNSDone.
-	DNSMs float64 `json:"dnsMs"`
-	// DNSCPUMs is the CPU time the process was charged over the same span (processCPU).
-	DNSCPUMs float64 `json:"dnsCpuMs"`
-	// ConnectMs is the first ConnectStart to the ConnectDone that succeeded (the dialer may
-	// race addresses; the time to a usable socket is what the request waited).
-	ConnectMs float64 `json:"connectMs"`
-	// ConnectCPUMs is the CPU time the process was charged over the same span.
-	ConnectCPUMs float64 `json:"connectCpuMs"`
-	// TLSMs is TLSHandshakeStart to TLSHandshakeDone.
-	TLSMs float64 `json:"tlsMs"`
-	// TLSCPUMs is the CPU time the process was charged over the same span (processCPU): the
-	// handshake's cost, whatever throttling stretched it to.
-	TLSCPUMs float64 `json:"tlsCpuMs"`
-	// TTFBMs is the request's start (GetConn: net/http asked for a connection) to the first
-	// byte of the response: the wait for a connection, its setup if new, writing the request,
-	// and the server's time to answer.
-	TTFBMs float64 `json:"ttfbMs"`
-	// Reused is GotConnInfo.Reused: the request went out on a pooled connection.
-	Reused bool `json:"reused"`
-	// TotalMs is the whole SDK call, as its caller saw it: serialising, signing, retries and
-	// all.
-	TotalMs float64 `json:"totalMs"`
-	// Attempts counts the HTTP requests the call made (GetConn hooks).
-	Attempts int `json:"attempts"`
-	// TLSVersion, CipherSuite and Curve are what the connection negotiated, and DidResume says
-	// the handshake resumed a session: what a handshake's cost depends on (claim T7).
-	TLSVersion  string `json:"tlsVersion,omitempty"`
-	CipherSuite string `json:"cipherSuite,omitempty"`
-	Curve       string `json:"curve,omitempty"`
-	DidResume   bool   `json:"didResume"`
-	// RemoteAddr is the server's address as connected.
-	RemoteAddr string `json:"remoteAddr,omitempty"`
-	// Pooled says net/http put the connection back in its idle pool when the response was
-	// read (PutIdleConn with no error): the next call can reuse it. When it is false after a
-	// call that succeeded, WriteError usually says why.
-	Pooled bool `json:"pooled"`
-	// WriteError is the error net/http reported for writing the request, if any. A request can
-	// fail to write and still get its answer: smithy-go closes the request body as soon as the
-	// response is in, and net/http's last read of it (its check for bytes past Content-Length),
-	// if it comes later, fails with EOF. The call succeeds, but net/http then closes the
-	// connection instead of pooling it. It can be reported after the call returned, so read the
-	// phases as late as possible (the warm-up's are read when the handler answers).
-	WriteError string `json:"writeError,omitempty"`
+	// Call is what results keep of the call (results/family/getitem): each phase's time and CPU,
+	// reused and pooled, the total, the attempts, the curve, and the error the handler sets.
+	getitem.Call
+	// Connection is what the connection negotiated and where it went, which results leave out.
+	getitem.Connection
 }
 
 // tracer collects the phases of one SDK call. net/http calls the hooks from more than one

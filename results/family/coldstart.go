@@ -1,0 +1,370 @@
+package family
+
+// The cold-start families (T1-T6, T8): functions/getitem (and functions/throttle for T8) run on
+// a platform of Lambda's model, local or live. Times are ms; a …CpuMs is the CPU time the
+// function's process was charged; shares and ratios have no unit. The target's platform is the
+// experiment's platform's own record, which differs by platform (local, live); it is not typed
+// here.
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/serverless-claims/claims/harness/claim/stats"
+	"github.com/serverless-claims/claims/results/family/getitem"
+)
+
+func init() {
+	target := Of[ColdStartTarget]()
+	register("coldstart.phases", Parts{Parameters: Of[PhasesParameters](), Target: target, Summary: Of[PhasesSummary](), Trials: Of[[]ColdStart]()})
+	register("coldstart.ownConnection", Parts{Parameters: Of[OwnConnectionParameters](), Target: target, Summary: Of[OwnConnectionSummary](), Trials: Of[[]OwnConnection]()})
+	register("coldstart.warmupFailure", Parts{Parameters: Of[WarmupFailureParameters](), Target: target, Summary: Of[WarmupFailureSummary](), Trials: Of[[]UnreachableStart]()})
+	register("coldstart.throttle", Parts{Parameters: Of[ThrottleParameters](), Target: target, Summary: Of[ThrottleSummary](), Trials: Of[[]SizeLoops]()})
+}
+
+// ColdStartTarget is a cold-start result's target: the platform the functions ran on, as it
+// records itself (locally the emulator, the CPU model and the DynamoDB stand-in; live the region,
+// the architecture and the deployed functions), and the functions the claim created there.
+type ColdStartTarget struct {
+	Platform  any        `json:"platform"`
+	Functions []Function `json:"functions"`
+}
+
+// Function is a function a claim created: Lambda's function configuration as far as the claims
+// need it.
+type Function struct {
+	Build Build `json:"build"`
+	// MemoryMB is the memory size, which on Lambda also sets the CPU share: MemoryMB / 1,769 of
+	// one vCPU, with Init's burst.
+	MemoryMB int `json:"memoryMB"`
+	// Unthrottled: a CPU no memory size limits, for the controls of the claims about a memory
+	// size's CPU (locally the machine's CPU; on Lambda 3008 MB, 1.7 vCPUs).
+	Unthrottled bool `json:"unthrottled,omitempty"`
+	// DynamoDB says the function reads the claims' table.
+	DynamoDB bool `json:"dynamoDB,omitempty"`
+	// Env is the function's own settings (CLAIMS_VARIANT, ...), as Lambda's console holds them.
+	Env map[string]string `json:"env,omitempty"`
+}
+
+// Build is the code a function runs: a package of this repository, built as bootstrap.
+type Build struct {
+	Package string `json:"package"`
+	// Tags is the build tag of a variant broken on purpose, for the sensitivity tests.
+	Tags string `json:"tags,omitempty"`
+}
+
+// Call, Connection and Answer are functions/getitem's answer, which the function itself answers
+// with: a package of their own, which imports nothing, keeps the function's binary as it was.
+type (
+	Call       = getitem.Call
+	Connection = getitem.Connection
+	Answer     = getitem.Answer
+)
+
+// Invoked is one invocation as a result keeps it.
+type Invoked struct {
+	Status int `json:"status"`
+	// Error is the platform's word that the function failed (an Init that failed, a crash).
+	Error  string `json:"error,omitempty"`
+	Answer Answer `json:"answer"`
+	// Body is the answer as sent, when it is not the function's JSON.
+	Body     string           `json:"body,omitempty"`
+	Report   InvocationReport `json:"report"`
+	ClientMs float64          `json:"clientMs"`
+	// Attempts is how many requests the platform's client sent for the invoke.
+	Attempts int `json:"attempts"`
+}
+
+// InvocationReport is an invocation's REPORT as a result keeps it: what the line carried, nil
+// where it carried nothing (Init only on a cold start).
+type InvocationReport struct {
+	InitMs          *float64 `json:"initMs,omitempty"`
+	DurationMs      *float64 `json:"durationMs,omitempty"`
+	BilledMs        *float64 `json:"billedMs,omitempty"`
+	MemorySizeMB    *int     `json:"memorySizeMB,omitempty"`
+	MaxMemoryUsedMB *int     `json:"maxMemoryUsedMB,omitempty"`
+	Status          string   `json:"status,omitempty"` // "timeout", "error"; "" for success
+}
+
+// Throttling is what the platform counted for one environment's CPU: periods in which it ran,
+// periods in which it was throttled, and the time it waited.
+type Throttling struct {
+	Periods   int64   `json:"periods"`
+	Throttled int64   `json:"throttled"`
+	WaitedMs  float64 `json:"waitedMs"`
+}
+
+// ColdStart is one cold start: a fresh execution environment, its first invocation and a
+// second, warm one.
+type ColdStart struct {
+	// Arm names the function it ran, as the result's parameters list them.
+	Arm    string  `json:"arm"`
+	First  Invoked `json:"first"`
+	Second Invoked `json:"second"`
+	// Later are the warm invocations after the second, where a test asks for them.
+	Later []Invoked `json:"later,omitempty"`
+	// Throttling is the platform's count for the whole cold start; nil where it has none.
+	Throttling *Throttling `json:"throttling,omitempty"`
+	// NotEvidence says why the cold start is no evidence, "" where it is.
+	NotEvidence string `json:"notEvidence,omitempty"`
+}
+
+// NotEvidence counts cold starts that are no evidence, by reason.
+type NotEvidence map[string]int
+
+// String lists the reasons with their counts, most first: "5 the first REPORT has ...; 1 ...".
+func (n NotEvidence) String() string {
+	reasons := slices.Collect(maps.Keys(n))
+	slices.SortFunc(reasons, func(a, b string) int { return cmp.Or(n[b]-n[a], strings.Compare(a, b)) })
+	parts := make([]string, len(reasons))
+	for i, r := range reasons {
+		parts[i] = fmt.Sprintf("%d %s", n[r], r)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// PhasesParameters are coldstart.phases' (T1, T2, T3, T5).
+type PhasesParameters struct {
+	// ColdStarts is the number of cold starts of each arm.
+	ColdStarts int `json:"coldStarts"`
+	// WarmInvocations is the number of warm invocations of each cold start, the second and later.
+	WarmInvocations int `json:"warmInvocations"`
+	// InvocationGapMs is the pause between one invocation's answer and the next invoke.
+	InvocationGapMs float64         `json:"invocationGapMs"`
+	Arms            []ArmParameters `json:"arms"`
+}
+
+// ArmParameters is one arm: the function it runs.
+type ArmParameters struct {
+	Arm         string `json:"arm"`
+	Variant     string `json:"variant"`
+	MemoryMB    int    `json:"memoryMB"`
+	Unthrottled bool   `json:"unthrottled"`
+}
+
+// PhasesSummary is coldstart.phases' figures: each arm's, and the claim's estimates under one
+// of Setup (T1), FirstInvocation (T2), Warmup (T3) or Scaling (T5).
+type PhasesSummary struct {
+	// Statistic says how the claim is decided.
+	Statistic       string                  `json:"statistic"`
+	Arms            []ArmSummary            `json:"arms"`
+	Setup           *SetupFigures           `json:"setup,omitempty"`
+	FirstInvocation *FirstInvocationFigures `json:"firstInvocation,omitempty"`
+	Warmup          *WarmupFigures          `json:"warmup,omitempty"`
+	Scaling         *ScalingFigures         `json:"scaling,omitempty"`
+}
+
+// ArmSummary is an arm's figures over the cold starts that answered.
+type ArmSummary struct {
+	Arm      string           `json:"arm"`
+	MemoryMB int              `json:"memoryMB"`
+	Answered stats.Proportion `json:"answered"`
+	InitMs   stats.Summary    `json:"initMs"`
+	// The first call's phases.
+	DNSMs     stats.Summary `json:"dnsMs"`
+	ConnectMs stats.Summary `json:"connectMs"`
+	TLSMs     stats.Summary `json:"tlsMs"`
+	// The handler's own measure of its Duration: of the first invocation, of the second, and
+	// each environment's mean over its warm invocations.
+	FirstDurationMs  stats.Summary `json:"firstDurationMs"`
+	SecondDurationMs stats.Summary `json:"secondDurationMs"`
+	WarmDurationMs   stats.Summary `json:"warmDurationMs"`
+	// BilledMs is Init + the first Duration, what Lambda bills for a cold start, in the
+	// function's own measures: once, as the REPORT's Billed Duration of a provided.al2023 cold
+	// start holds Init already.
+	BilledMs stats.Summary `json:"billedMs"`
+	// ReportFirstDurationMs is the first REPORT's Duration, beside the handler's.
+	ReportFirstDurationMs stats.Summary `json:"reportFirstDurationMs"`
+	// ThrottledMs is the time the platform counted the environment throttled (0 where it
+	// counts none).
+	ThrottledMs stats.Summary `json:"throttledMs"`
+	// WarmupMs is the warm variant's warm-up call in Init.
+	WarmupMs *stats.Summary `json:"warmupMs,omitempty"`
+	// NotEvidence counts the arm's cold starts that are no evidence, by reason.
+	NotEvidence NotEvidence `json:"notEvidence,omitempty"`
+	CPU         CPUCost     `json:"cpu"`
+	// HandshakeMBSeconds is the mean handshake times the memory size: what a bill by
+	// GB-seconds follows, in MB·s.
+	HandshakeMBSeconds float64 `json:"handshakeMBSeconds"`
+}
+
+// CPUCost is the CPU an arm's cold starts were charged: over the handshake and over the first
+// invocation.
+type CPUCost struct {
+	HandshakeMs       stats.Summary `json:"handshakeCpuMs"`
+	FirstInvocationMs stats.Summary `json:"firstInvocationCpuMs"`
+}
+
+// SetupFigures are T1's estimates.
+type SetupFigures struct {
+	NewConnection             stats.Proportion `json:"newConnection"`
+	HandshakeCPUSharePerStart stats.Interval   `json:"handshakeCpuSharePerStart"`
+	HandshakeCPUShare         stats.Estimate   `json:"handshakeCpuShare"`
+	HandshakeShare            stats.Estimate   `json:"handshakeShare"`
+	HandshakeSharePerStart    stats.Interval   `json:"handshakeSharePerStart"`
+	ShareAtLeastBound         stats.Proportion `json:"coldStartsShareAtLeast90"`
+	Slowdown                  stats.Estimate   `json:"slowdown"`
+}
+
+// FirstInvocationFigures are T2's estimates.
+type FirstInvocationFigures struct {
+	FirstOverInit stats.Estimate `json:"firstOverInit"`
+	FirstOverWarm stats.Estimate `json:"firstOverWarm"`
+}
+
+// WarmupFigures are T3's estimates.
+type WarmupFigures struct {
+	// WarmupsPooled counts the warm-ups whose connection the SDK pooled, of all.
+	WarmupsPooled stats.Proportion `json:"warmupsPooled"`
+	// Reused counts the first calls that reused it, of those pooled.
+	Reused                    stats.Proportion `json:"reused"`
+	SavedOfHandshake          stats.Estimate   `json:"savedOfHandshake"`
+	BilledWarmOverCold        stats.Estimate   `json:"billedWarmOverCold"`
+	FirstDurationWarmOverCold stats.Estimate   `json:"firstDurationWarmOverCold"`
+}
+
+// ScalingFigures are T5's estimate, with its printed table.
+type ScalingFigures struct {
+	Scaling stats.Estimate `json:"scaling"`
+	Table   string         `json:"table"`
+}
+
+// OwnConnectionParameters are coldstart.ownConnection's (T6).
+type OwnConnectionParameters struct {
+	ColdStarts int    `json:"coldStarts"`
+	Variant    string `json:"variant"`
+	MemoryMB   int    `json:"memoryMB"`
+}
+
+// OwnConnectionSummary is coldstart.ownConnection's figures.
+type OwnConnectionSummary struct {
+	// NewWithHandshake counts the first calls whose trace shows a new connection with a
+	// handshake; CountsAgree the cold starts whose traced handshakes equal DynamoDB's count
+	// (N = 0 where the platform cannot count them); SecondCallReused the second calls that
+	// reused the first's connection.
+	NewWithHandshake stats.Proportion `json:"newWithHandshake"`
+	CountsAgree      stats.Proportion `json:"countsAgree"`
+	SecondCallReused stats.Proportion `json:"secondCallReused"`
+	FirstCallTLSMs   stats.Summary    `json:"firstCallTlsMs"`
+	// NotEvidence counts the cold starts that are no evidence, by reason.
+	NotEvidence NotEvidence `json:"notEvidence,omitempty"`
+}
+
+// OwnConnection is one cold start of coldstart.ownConnection.
+type OwnConnection struct {
+	ColdStart
+	// ServerHandshakes is the handshakes DynamoDB completed during this cold start; nil where
+	// the platform cannot count them.
+	ServerHandshakes *int `json:"serverHandshakes,omitempty"`
+}
+
+// WarmupFailureParameters are coldstart.warmupFailure's (T4).
+type WarmupFailureParameters struct {
+	ColdStarts      int    `json:"coldStarts"`
+	Variant         string `json:"variant"`
+	MemoryMB        int    `json:"memoryMB"`
+	WarmupTimeoutMs int64  `json:"warmupTimeoutMs"`
+	InitMarginMs    int64  `json:"initMarginMs"`
+	StallForMs      int64  `json:"stallForMs"`
+}
+
+// WarmupFailureSummary is coldstart.warmupFailure's figures.
+type WarmupFailureSummary struct {
+	WarmupFailed         stats.Proportion `json:"warmupFailed"`
+	BoundedInit          stats.Proportion `json:"boundedInit"`
+	ClearError           stats.Proportion `json:"clearError"`
+	ServedAfter          stats.Proportion `json:"servedAfter"`
+	SameProcess          stats.Proportion `json:"sameProcess"`
+	InitMs               stats.Summary    `json:"initMs"`
+	FirstInvocationCPUMs stats.Summary    `json:"firstInvocationCpuMs"`
+	// NotEvidence counts the cold starts that are no evidence, by reason.
+	NotEvidence NotEvidence `json:"notEvidence,omitempty"`
+}
+
+// UnreachableStart is one cold start of coldstart.warmupFailure: DynamoDB refused or stalled
+// while the function started, then up again.
+type UnreachableStart struct {
+	How       Outage  `json:"how"`
+	WhileDown Invoked `json:"whileDown"`
+	AfterUp   Invoked `json:"afterUp"`
+	// NotEvidence says why the cold start is no evidence, "" where it is.
+	NotEvidence string `json:"notEvidence,omitempty"`
+}
+
+// Outage is how DynamoDB was unreachable while a T4 cold start ran.
+type Outage string
+
+// The outages T4 runs.
+const (
+	Refused Outage = "refused" // nothing listens: a connection is refused at once
+	Stalled Outage = "stalled" // a black hole: connections are accepted, never answered
+)
+
+// Enum is the values an Outage takes, for the schema's check.
+func (Outage) Enum() []string { return []string{string(Refused), string(Stalled)} }
+
+// ThrottleParameters are coldstart.throttle's (T8).
+type ThrottleParameters struct {
+	BusyMs            int64   `json:"busyMs"`
+	Invocations       int     `json:"invocations"`
+	MemorySizesMB     []int   `json:"memorySizesMB"`
+	PublishedPeriodMs float64 `json:"publishedPeriodMs"`
+}
+
+// ThrottleSummary is coldstart.throttle's figures, with its printed table.
+type ThrottleSummary struct {
+	BySize []SizeFigures `json:"bySize"`
+	Table  string        `json:"table"`
+}
+
+// SizeFigures are one memory size's figures.
+type SizeFigures struct {
+	MemoryMB int `json:"memoryMB"`
+	// ExpectedShare is M/1,769 of one CPU, at most 1.
+	ExpectedShare float64 `json:"expectedShare"`
+	// Share is the function's share, the one decided: the CPU the kernel charged the function's
+	// process over the loops, over their wall time.
+	Share float64 `json:"share"`
+	// LoopShare is the loops' run time over their wall time, and ThreadShare the kernel's
+	// charge to the loop's thread over the same: the part of the function's share the loop got.
+	LoopShare   float64 `json:"loopShare"`
+	ThreadShare float64 `json:"threadShare"`
+	// Grids are the coarsest grid each loop's stall ends fall on.
+	Grids []stats.GridFit `json:"grids"`
+	// RunMs and StallMs are the lengths of the runs between stalls and of the stalls.
+	RunMs   stats.Summary `json:"runMs"`
+	StallMs stats.Summary `json:"stallMs"`
+}
+
+// SizeLoops are one memory size's busy loops.
+type SizeLoops struct {
+	MemoryMB   int          `json:"memoryMB"`
+	Loops      []LoopAnswer `json:"loops"`
+	Failures   []string     `json:"failures,omitempty"`
+	Throttling *Throttling  `json:"throttling,omitempty"`
+}
+
+// LoopAnswer is functions/throttle's answer: one busy loop's runs and stalls, in ms from the
+// loop's start, and its CPU.
+type LoopAnswer struct {
+	WallMs       float64 `json:"wallMs"`
+	RunMs        float64 `json:"runMs"`
+	GapMs        float64 `json:"gapMs"`
+	Runs         []Span  `json:"runs"`
+	Stalls       []Span  `json:"stalls"`
+	ThreadCPUMs  float64 `json:"threadCpuMs"`
+	ProcessCPUMs float64 `json:"processCpuMs"`
+	Invocation   int     `json:"invocation"`
+	Pid          int     `json:"pid"`
+	NumCPU       int     `json:"numCpu"`
+	MemoryMB     int     `json:"memoryMB"`
+}
+
+// Span is a stretch of a busy loop, in ms from its start.
+type Span struct {
+	StartMs float64 `json:"startMs"`
+	EndMs   float64 `json:"endMs"`
+}

@@ -1,0 +1,277 @@
+package family
+
+// The event-loop families: eventloop (W1-W5, W10, W11: a request pattern sent to one probe),
+// eventloop.routing (W6-W9: the same to a Web Function endpoint, with where each request ran)
+// and eventloop.concurrency (W12: two endpoints that differ only in
+// maxConcurrencyPerEnvironment). Harness times are ms from the trial's start; an Answer's
+// receivedAt and finishedAt are ms on the answering process's own clock.
+
+import (
+	"fmt"
+
+	"github.com/serverless-claims/claims/harness/claim/stats"
+	"github.com/serverless-claims/claims/harness/workload/protocol"
+	"github.com/serverless-claims/claims/harness/workload/runtimes"
+)
+
+func init() {
+	register("eventloop", Parts{
+		Parameters: Of[EventLoopParameters](), Target: Of[Probe](), Summary: Of[EventLoopSummary](), Trials: Of[[]EventLoopTrial](),
+	})
+	register("eventloop.routing", Parts{
+		Parameters: Of[EventLoopParameters](), Target: Of[WebFunction](), Summary: Of[RoutingSummary](), Trials: Of[[]RoutedTrial](),
+	})
+	register("eventloop.concurrency", Parts{
+		Parameters: Of[ConcurrencyParameters](), Target: Of[ConcurrencyTarget](), Summary: Of[ConcurrencySummary](), Trials: Of[ConcurrencyTrials](),
+	})
+}
+
+// EventLoopParameters is what an event-loop result was asked to do.
+type EventLoopParameters struct {
+	Pattern     string `json:"pattern"` // ping-only, one-cpu, two-cpu
+	Steps       []Step `json:"steps"`
+	Trials      int    `json:"trials"`
+	SpinMs      int    `json:"spinMs"`
+	PauseMs     int    `json:"pauseMs"`     // between trials
+	WarmupPings int    `json:"warmupPings"` // sent before the first trial, not recorded
+}
+
+// Step is one request of the pattern.
+type Step struct {
+	Name     string  `json:"name"`
+	Kind     string  `json:"kind"`
+	Path     string  `json:"path"`
+	OffsetMs float64 `json:"offsetMs"` // from the trial's start
+}
+
+// Probe is what a result records about a probe process; harness/workload/probe's Info converts
+// to it (the conversion fails to compile when the two differ).
+type Probe struct {
+	Runtime string            `json:"runtime"` // node or go
+	Source  string            `json:"source"`  // built-in, CLAIMS_NODE_PROBE, CLAIMS_GO_PROBE, or a test's own
+	Program string            `json:"program"` // the script or binary, relative to the repository where it is in it
+	Env     map[string]string `json:"env"`     // the variables the experiment set for it (nothing else is passed but PATH and HOME)
+	Node    runtimes.Node     `json:"node"`    // the Node.js that ran the probe or the Go probe's launcher
+	Ready   map[string]any    `json:"ready"`   // the READY line, whole
+}
+
+// EventLoopSummary is an eventloop result's figures. The /cpu figures are there only where the
+// pattern sends a /cpu.
+type EventLoopSummary struct {
+	Ping         stats.Summary     `json:"ping"`       // client-side /ping latency
+	Evidential   stats.Proportion  `json:"evidential"` // the trials that could speak to the claim, of all
+	CPUHandler   *stats.Summary    `json:"cpuHandler,omitempty"`
+	WaitedForAll *stats.Proportion `json:"waitedForAll,omitempty"`
+	WaitedForAny *stats.Proportion `json:"waitedForAny,omitempty"`
+	CoLocated    *stats.Proportion `json:"coLocated,omitempty"`
+}
+
+// Request is one request of a trial as sent and answered; harness/workload/pattern's Request
+// converts to it. Times are ms from the trial's start on the harness's clock; Answer's are on
+// the probe's clock.
+type Request struct {
+	Name      string          `json:"name"`
+	Kind      string          `json:"kind"`
+	Path      string          `json:"path"`
+	OffsetMs  float64         `json:"offsetMs"`  // when the pattern says to send it
+	SentMs    float64         `json:"sentMs"`    // when it was sent
+	DoneMs    float64         `json:"doneMs"`    // when its answer was read
+	LatencyMs float64         `json:"latencyMs"` // DoneMs - SentMs, what the article calls latency
+	Status    int             `json:"status"`
+	Answer    protocol.Answer `json:"answer"`
+	EnvHint   string          `json:"envHint,omitempty"`   // the platform's logstream: which environment answered
+	RequestID string          `json:"requestId,omitempty"` // the platform's id of the request
+	// Throttled: the endpoint answered 429; no environment served the request.
+	Throttled bool   `json:"throttled,omitempty"`
+	Error     string `json:"error,omitempty"`
+}
+
+// Trial is one run of a pattern.
+type Trial struct {
+	Index    int       `json:"index"`
+	Requests []Request `json:"requests"`
+}
+
+// Of returns the trial's requests of one kind, in the pattern's order.
+func (tr Trial) Of(kind string) []Request {
+	var out []Request
+	for _, r := range tr.Requests {
+		if r.Kind == kind {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Wait is the same-clock evidence of one trial: harness/workload/pattern's Wait converts to it.
+type Wait struct {
+	CoLocated  int  `json:"coLocated"`  // the /cpu answered by the /ping's environment (same envId)
+	InFlight   int  `json:"inFlight"`   // of those, whose handler started before the /ping's did
+	WaitedFor  int  `json:"waitedFor"`  // of those, that finished at or before the /ping's handler started
+	Evidential bool `json:"evidential"` // the /ping reached a process already busy with a /cpu
+}
+
+// EventLoopTrial is a trial as an eventloop result keeps it: the requests and the wait evidence.
+type EventLoopTrial struct {
+	Trial
+	Wait *Wait `json:"wait,omitempty"`
+}
+
+// WebFunction is what a routing result records as its target: a deployed Web Function (its
+// function's name and region, never its account) or the local router.
+type WebFunction struct {
+	Runtime  string `json:"runtime"`
+	Endpoint string `json:"endpoint"` // "local router", or the deployed function's name
+	Region   string `json:"region,omitempty"`
+	Auth     string `json:"auth"`
+	// The endpoint's settings; zero where a deployment named by a variable does not say.
+	MaxEnvironments              int     `json:"maxEnvironments"`
+	MaxConcurrencyPerEnvironment int     `json:"maxConcurrencyPerEnvironment"`
+	Router                       *Router `json:"router,omitempty"` // the local router's model
+	Probes                       []Probe `json:"probes,omitempty"` // the local router's environments
+}
+
+// Router is the local router's routing, the documented behaviours it models, and what it breaks
+// on purpose.
+type Router struct {
+	Policy                 string `json:"policy"` // a webrouter.Policy
+	CPUBusyLimit           int    `json:"cpuBusyLimit,omitempty"`
+	OmitLogstreamEvery     int    `json:"omitLogstreamEvery,omitempty"`
+	IgnoreConcurrencyLimit bool   `json:"ignoreConcurrencyLimit,omitempty"`
+	SwapLogstreams         bool   `json:"swapLogstreams,omitempty"`
+}
+
+// Placement is where one trial's requests ran, environments numbered from 1 in the order their
+// logstreams were first seen (0: throttled, or placed by neither id).
+type Placement struct {
+	CPUEnvs []int `json:"cpuEnvs"`
+	PingEnv int   `json:"pingEnv"`
+	// OtherExisted: an environment other than the first /cpu's answered both at or before this
+	// trial and at or after it (the discovery requests before and after the trials count).
+	OtherExisted bool `json:"otherExisted"`
+	// PingCoLocated counts the /cpu in the /ping's environment, by logstream.
+	PingCoLocated int `json:"pingCoLocated"`
+	// Agree: envId and logstream agree, for every pair of the trial's answers that both carried
+	// the header (PairsChecked of them), on whether the two ran in one environment. Where they do
+	// not, no clocks of the trial are compared.
+	Agree        bool `json:"agree"`
+	PairsChecked int  `json:"pairsChecked"`
+	// Placed: every served answer of the trial was placed, by its logstream or, without one, by
+	// the logstream its envId carried elsewhere (LogstreamInferred of LogstreamMissing).
+	Placed            bool `json:"placed"`
+	LogstreamMissing  int  `json:"logstreamMissing"`
+	LogstreamInferred int  `json:"logstreamInferred"`
+	// Throttled counts the trial's requests the endpoint answered 429; PingThrottled says the
+	// /ping was one. A throttled request ran nowhere: it is never evidence of co-location.
+	Throttled     int  `json:"throttled"`
+	PingThrottled bool `json:"pingThrottled"`
+	// PingAfterCPU: every co-located /cpu's handler started before the /ping's: the /ping reached
+	// an environment already busy. One that got there first shows nothing about waiting.
+	PingAfterCPU bool `json:"pingAfterCpu"`
+	// PingWaited: the /ping's handler started at or after every co-located /cpu finished.
+	PingWaited bool `json:"pingWaited"`
+	// PingBesideBusy: the /ping's handler started while a co-located /cpu was running.
+	PingBesideBusy bool `json:"pingBesideBusy"`
+	// PingBesideInFlight: a co-located /cpu had not finished when the /ping's handler started,
+	// running or not yet started: the endpoint put the /ping where a /cpu held a slot.
+	PingBesideInFlight bool `json:"pingBesideInFlight"`
+	// SecondCPUWhileFirstBusy: the second /cpu was sent in the first half of the first's round
+	// trip (the client's clock), so that the first was still in flight when the second was
+	// routed; without it, both in one environment shows nothing about routing beside a busy one.
+	SecondCPUWhileFirstBusy bool `json:"secondCpuWhileFirstBusy"`
+}
+
+// RoutedTrial is a trial as a routing result keeps it.
+type RoutedTrial struct {
+	Trial
+	Placement Placement `json:"placement"`
+}
+
+// RoutingSummary is a routing result's figures: the shares behind each routing claim, whichever
+// the result decides, so that one run's result can be read for all of them.
+type RoutingSummary struct {
+	Ping         stats.Summary `json:"ping"`         // client-side /ping latency, served ones
+	Environments int           `json:"environments"` // distinct logstreams seen, discovery included
+	// Each share's N is the trials it is taken over, K those it counts.
+	OtherExisted    stats.Proportion  `json:"otherExisted"`           // another environment than the first /cpu's existed, of all
+	PingElsewhere   stats.Proportion  `json:"pingElsewhere"`          // the /ping in no /cpu's environment, of those
+	TwoOnOneSide    *stats.Proportion `json:"twoOnOneSide,omitempty"` // both /cpu in one environment at once, of those (two /cpu)
+	EveryEnvBusy    stats.Proportion  `json:"everyEnvBusy"`           // the two /cpu in two environments, of all (two /cpu)
+	PingWaited      stats.Proportion  `json:"pingWaited"`             // the /ping waited for the /cpu beside it, of co-located trials
+	PingBesideBusy  stats.Proportion  `json:"pingBesideBusy"`         // the /ping's handler started while a /cpu beside it ran, of all
+	IDsAgree        stats.Proportion  `json:"idsAgree"`               // envId and logstream agreed, of trials with a pair to check
+	EnvIDsSeen      int               `json:"envIdsSeen"`             // distinct envIds seen in the trials
+	LogstreamsInRun int               `json:"logstreamsInRun"`        // distinct logstreams seen in the trials
+	// What kept trials from being evidence: throttled requests (429, served nowhere) and
+	// answers without lambda-web-logstream, placed by their envId or not at all.
+	Throttled         stats.Proportion `json:"throttled"`         // trials with a throttled request, of all
+	PingThrottled     stats.Proportion `json:"pingThrottled"`     // trials whose /ping was throttled, of all
+	ThrottledRequests int              `json:"throttledRequests"` // throttled requests in the trials
+	LogstreamMissing  int              `json:"logstreamMissing"`  // served answers in the trials without the header
+	LogstreamInferred int              `json:"logstreamInferred"` // of those, placed by the logstream their envId carried elsewhere
+	Unplaced          stats.Proportion `json:"unplaced"`          // trials with a served answer neither id placed, of all
+}
+
+// ConcurrencyParameters are W12's: the pattern's, and the two settings compared.
+type ConcurrencyParameters struct {
+	EventLoopParameters
+	Default int `json:"defaultMaxConcurrencyPerEnvironment"`
+	Lowered int `json:"loweredMaxConcurrencyPerEnvironment"`
+}
+
+// ConcurrencyTarget is W12's two endpoints.
+type ConcurrencyTarget struct {
+	Default WebFunction `json:"default"`
+	Lowered WebFunction `json:"lowered"`
+}
+
+// ConcurrencySummary is W12's: the routing at the default and at the lowered setting, and what
+// lowering it did to the /ping's latency and to where the /ping went.
+type ConcurrencySummary struct {
+	Default RoutingSummary `json:"default"`
+	Lowered RoutingSummary `json:"lowered"`
+	// PingP50RatioLoweredToDefault is the served /ping's p50 lowered over default, one run's clock.
+	// The ratio is left out, and PingFaster false, when either setting served no /ping.
+	PingP50RatioLoweredToDefault *float64 `json:"pingP50RatioLoweredToDefault,omitempty"`
+	PingFaster                   bool     `json:"pingFaster"`
+	// DefaultPings and LoweredPings say where each /ping of a trial with every environment busy
+	// went, so that fewer /ping beside a running /cpu can be read as placed elsewhere, queued or
+	// throttled.
+	DefaultPings PingOutcomes `json:"defaultPings"`
+	LoweredPings PingOutcomes `json:"loweredPings"`
+}
+
+// PingOutcomes are the /ping of the trials with every environment busy (N of each share), by
+// where they went.
+type PingOutcomes struct {
+	BesideBusy stats.Proportion `json:"besideBusy"` // handled while a /cpu beside it ran
+	// Elsewhere: served in an environment none of the trial's /cpu ran in.
+	Elsewhere stats.Proportion `json:"elsewhere"`
+	// Queued: served beside a /cpu only after it had finished: the request waited for a free
+	// slot, not in the process.
+	Queued stats.Proportion `json:"queued"`
+	// ArrivedFirst: served beside a /cpu whose handler had not started yet.
+	ArrivedFirst stats.Proportion `json:"arrivedFirst"`
+	Throttled    stats.Proportion `json:"throttled"` // answered 429 by the endpoint, served nowhere
+	Unplaced     stats.Proportion `json:"unplaced"`  // served, but neither id said where
+	// ServedBesideBusy is BesideBusy among the served /ping only.
+	ServedBesideBusy stats.Proportion `json:"servedBesideBusy"`
+}
+
+// String reads "beside a busy /cpu 0/8, elsewhere 0/8, queued 0/8, throttled 8/8".
+func (o PingOutcomes) String() string {
+	s := fmt.Sprintf("beside a busy /cpu %s, elsewhere %s, queued %s, throttled %s", o.BesideBusy, o.Elsewhere, o.Queued, o.Throttled)
+	if o.ArrivedFirst.K > 0 {
+		s += fmt.Sprintf(", before its /cpu started %s", o.ArrivedFirst)
+	}
+	if o.Unplaced.K > 0 {
+		s += fmt.Sprintf(", not placed %s", o.Unplaced)
+	}
+	return s
+}
+
+// ConcurrencyTrials are W12's trials at each setting.
+type ConcurrencyTrials struct {
+	Default []RoutedTrial `json:"default"`
+	Lowered []RoutedTrial `json:"lowered"`
+}

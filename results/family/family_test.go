@@ -1,0 +1,66 @@
+package family
+
+import (
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestIsALeaf keeps the package light for a reader (cmd/report): no SDK, no testing, nothing of
+// the harness beyond the types a result holds; and results/family/getitem, which
+// functions/getitem answers with, imports nothing at all.
+func TestIsALeaf(t *testing.T) {
+	fn, err := exec.Command("go", "list", "-f", "{{join .Imports \" \"}}", "./getitem").Output()
+	require.NoError(t, err, "go list ./getitem")
+	assert.Empty(t, strings.TrimSpace(string(fn)), "results/family/getitem imports %s; want nothing, to keep functions/getitem's binary as it was", fn)
+	out, err := exec.Command("go", "list", "-deps", ".").Output()
+	require.NoError(t, err, "go list -deps")
+	for _, dep := range strings.Fields(string(out)) {
+		assert.NotEqual(t, "testing", dep, "results/family imports testing; want a leaf")
+		assert.NotContains(t, dep, "aws-sdk-go", "results/family imports %s; want no SDK", dep)
+		if strings.HasPrefix(dep, "github.com/serverless-claims/claims/") {
+			assert.Contains(t, []string{
+				"github.com/serverless-claims/claims/results/family",
+				"github.com/serverless-claims/claims/results/family/getitem",
+				"github.com/serverless-claims/claims/harness/claim/stats",
+				"github.com/serverless-claims/claims/harness/workload/protocol",
+				"github.com/serverless-claims/claims/harness/workload/runtimes",
+				"github.com/serverless-claims/claims/harness/sys/repo", // runtimes'
+			}, dep, "results/family depends on %s; want only the packages whose types a result holds", dep)
+		}
+	}
+}
+
+// RoundTripDirEnv names a results folder whose every result TestResultsRoundTrip decodes into
+// the family types and encodes again, wanting the bytes written: that the writers' JSON is these
+// types' (names, order, omitempty). Results written before a change of a family's type differ
+// from it, so the check runs only where asked, on a folder of one run.
+const RoundTripDirEnv = "CLAIMS_ROUNDTRIP_DIR"
+
+func TestResultsRoundTrip(t *testing.T) {
+	dir := os.Getenv(RoundTripDirEnv)
+	if dir == "" {
+		t.Skipf("%s not set: no results folder to read back", RoundTripDirEnv)
+	}
+	n := 0
+	require.NoError(t, filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || filepath.Ext(p) != ".json" || strings.Contains(p, string(filepath.Separator)+"schema"+string(filepath.Separator)) || filepath.Base(p) == "matrix.json" {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		n++
+		assert.NoError(t, RoundTrip(data), "%s", p)
+		return nil
+	}))
+	require.Positive(t, n, "no result files under %s", dir)
+	t.Logf("%d results read back as written", n)
+}

@@ -1,0 +1,95 @@
+// Package getitem is functions/getitem's answer to an invocation, as the function sends it and
+// the cold-start results keep it (results/family's coldstart.phases, .ownConnection and
+// .warmupFailure): the function answers with these types and the experiments and the report
+// read them, so the answer is declared once. It imports nothing, to keep the function's binary
+// (whose Init the claims time) what it was.
+package getitem
+
+// Call is functions/getitem's account of one SDK call, on the SDK's own connection, as a result
+// keeps it: the function answers with it (and with Connection beside it, which results leave
+// out). A phase that did not happen is 0: no DNS for an IP literal, no connect or TLS on a
+// reused connection. When the SDK retries, the phases are the last attempt's.
+type Call struct {
+	// DNSMs is DNSStart to DNSDone.
+	DNSMs float64 `json:"dnsMs"`
+	// DNSCPUMs is the CPU time the process was charged over the same span.
+	DNSCPUMs float64 `json:"dnsCpuMs"`
+	// ConnectMs is the first ConnectStart to the ConnectDone that succeeded (the dialer may
+	// race addresses; the time to a usable socket is what the request waited).
+	ConnectMs float64 `json:"connectMs"`
+	// ConnectCPUMs is the CPU time the process was charged over the same span.
+	ConnectCPUMs float64 `json:"connectCpuMs"`
+	// TLSMs is TLSHandshakeStart to TLSHandshakeDone.
+	TLSMs float64 `json:"tlsMs"`
+	// TLSCPUMs is the CPU time the process was charged over the same span: the handshake's
+	// cost, whatever throttling stretched it to.
+	TLSCPUMs float64 `json:"tlsCpuMs"`
+	// TTFBMs is the request's start (GetConn: net/http asked for a connection) to the first
+	// byte of the response: the wait for a connection, its setup if new, writing the request,
+	// and the server's time to answer.
+	TTFBMs float64 `json:"ttfbMs"`
+	// Reused is GotConnInfo.Reused: the request went out on a pooled connection.
+	Reused bool `json:"reused"`
+	// Pooled says net/http put the connection back in its idle pool when the response was
+	// read (PutIdleConn with no error): the next call can reuse it. When it is false after a
+	// call that succeeded, Connection's WriteError usually says why.
+	Pooled bool `json:"pooled"`
+	// TotalMs is the whole SDK call, as its caller saw it: serialising, signing, retries and
+	// all.
+	TotalMs float64 `json:"totalMs"`
+	// Attempts counts the HTTP requests the call made (GetConn hooks).
+	Attempts int `json:"attempts"`
+	// Curve is the key exchange the connection negotiated.
+	Curve string `json:"curve,omitempty"`
+	// Error is the call's error, if it failed.
+	Error string `json:"error,omitempty"`
+}
+
+// SetupMs is the call's network set-up: DNS, TCP and TLS.
+func (c Call) SetupMs() float64 { return c.DNSMs + c.ConnectMs + c.TLSMs }
+
+// SetupCPUMs is the CPU the process was charged over the same phases.
+func (c Call) SetupCPUMs() float64 { return c.DNSCPUMs + c.ConnectCPUMs + c.TLSCPUMs }
+
+// Connection is what functions/getitem also answers about a call's connection, for a reader of
+// the function's answer; results do not keep it.
+type Connection struct {
+	// TLSVersion and CipherSuite are what the connection negotiated, and DidResume says the
+	// handshake resumed a session: what a handshake's cost depends on (claim T7).
+	TLSVersion  string `json:"tlsVersion,omitempty"`
+	CipherSuite string `json:"cipherSuite,omitempty"`
+	DidResume   bool   `json:"didResume"`
+	// RemoteAddr is the server's address as connected.
+	RemoteAddr string `json:"remoteAddr,omitempty"`
+	// WriteError is the error net/http reported for writing the request, if any. A request can
+	// fail to write and still get its answer: smithy-go closes the request body as soon as the
+	// response is in, and net/http's last read of it (its check for bytes past Content-Length),
+	// if it comes later, fails with EOF. The call succeeds, but net/http then closes the
+	// connection instead of pooling it.
+	WriteError string `json:"writeError,omitempty"`
+}
+
+// Answer is functions/getitem's answer to one invocation, as a result keeps it: the GetItem's
+// call at the top level, the warm variant's warm-up under Warmup.
+type Answer struct {
+	Call
+	// Found says GetItem returned an item.
+	Found bool `json:"found"`
+	// Variant is CLAIMS_VARIANT: cold or warm.
+	Variant string `json:"variant"`
+	// Invocation counts the process's invocations, from 1: 1 is the cold start's.
+	Invocation int `json:"invocation"`
+	// InitMs, InitFrom and InitGoMs are the function's own measure of its Init.
+	InitMs   float64 `json:"initMs"`
+	InitFrom string  `json:"initFrom"`
+	InitGoMs float64 `json:"initGoMs"`
+	// Warmup is the warm variant's warm-up; absent for cold.
+	Warmup *Call `json:"warmup,omitempty"`
+	// Pid is the process's id: two answers with the same pid came from one environment.
+	Pid int `json:"pid"`
+	// HandlerMs is the function's own measure of the invocation, from the handler's entry to
+	// its answer: what Lambda's Duration covers.
+	HandlerMs float64 `json:"handlerMs"`
+	// HandlerCPUMs is the CPU the function's process was charged over its handler.
+	HandlerCPUMs float64 `json:"handlerCpuMs"`
+}
