@@ -14,8 +14,9 @@
 // Waiting is decided on one clock: a /ping waited when its handler started (receivedAt) at or
 // after a /cpu of the same process finished (finishedAt), both on the probe's monotonic clock,
 // which no network or machine noise can reorder. A trial is evidence only if its /ping reached a
-// process already busy with a /cpu; with fewer than half the trials evidence the verdict is
-// inconclusive. Times are judged as ratios within one run, never as absolute times: W1's /ping
+// process already busy with a /cpu and left the client after every /cpu the pattern sends before
+// it (a busy machine can send two late requests in either order); with fewer than half the trials
+// evidence the verdict is inconclusive. Times are judged as ratios within one run, never as absolute times: W1's /ping
 // p50 at most 1% of the spin; W2's within [0.9, 1.2] of the spin less 15 ms, W3's of twice the
 // spin less 65 ms; W4's and W5's at most 0.1 of the spin.
 //

@@ -18,7 +18,6 @@ import (
 	"github.com/serverless-claims/claims/harness/sys/settings"
 	"github.com/serverless-claims/claims/harness/workload/pattern"
 	"github.com/serverless-claims/claims/harness/workload/probe"
-	"github.com/serverless-claims/claims/harness/workload/protocol"
 	"github.com/serverless-claims/claims/harness/workload/target"
 	"github.com/serverless-claims/claims/results/family"
 )
@@ -157,8 +156,8 @@ func measure(t *testing.T, w *web, pat pattern.Pattern, s settings.Settings) *ru
 	require.NoError(t, err, "running pattern %s (allowed %v, within the test's deadline)", pat.Name, limit.Round(time.Second))
 	r.trials = trials
 	for _, tr := range trials {
-		if cpus := tr.Of(pattern.KindCPU); len(cpus) > 0 {
-			r.waits = append(r.waits, pattern.PingWait(tr.Of(pattern.KindPing)[0].Answer, answers(cpus)))
+		if len(tr.Of(pattern.KindCPU)) > 0 {
+			r.waits = append(r.waits, pattern.TrialWait(tr))
 		}
 	}
 	return r
@@ -174,15 +173,6 @@ func budget(t *testing.T, p pattern.Pattern, s settings.Settings) time.Duration 
 		b = time.Until(dl) - 5*time.Second
 	}
 	return b
-}
-
-// answers are the probe's answers to rs.
-func answers(rs []pattern.Request) []protocol.Answer {
-	out := make([]protocol.Answer, len(rs))
-	for i, r := range rs {
-		out[i] = r.Answer
-	}
-	return out
 }
 
 // ping summarizes the client-side latencies of every trial's served /ping: a throttled one's is

@@ -108,7 +108,10 @@ type Wait struct {
 	CoLocated  int  `json:"coLocated"`  // the /cpu answered by the /ping's environment (same envId)
 	InFlight   int  `json:"inFlight"`   // of those, whose handler started before the /ping's did
 	WaitedFor  int  `json:"waitedFor"`  // of those, that finished at or before the /ping's handler started
-	Evidential bool `json:"evidential"` // the /ping reached a process already busy with a /cpu
+	Evidential bool `json:"evidential"` // the /ping reached a process already busy with a /cpu, sent after every /cpu
+	// SentOutOfOrder: the requests left the client in another order than the pattern's, so the
+	// trial is no evidence.
+	SentOutOfOrder bool `json:"sentOutOfOrder,omitempty"`
 }
 
 // EventLoopTrial is a trial as an eventloop result keeps it: the requests and the wait evidence.
