@@ -70,20 +70,36 @@ func client(t *testing.T, r *webrouter.Router, sec string) *target.Web {
 	return w
 }
 
-// concurrently sends paths at once and returns their replies in order.
-func concurrently(w *target.Web, paths ...string) []target.Reply {
+// concurrently sends paths without waiting for their answers, each once r has taken the ones before
+// it, and returns their replies in order.
+func concurrently(r *webrouter.Router, w *target.Web, paths ...string) []target.Reply {
 	out := make([]target.Reply, len(paths))
+	before := arrived(r)
 	var wg sync.WaitGroup
 	for i, p := range paths {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			time.Sleep(time.Duration(i) * 20 * time.Millisecond) // in order of arrival
+			// In order of arrival, by the router's own count rather than a sleep, which a busy
+			// machine can outlast: each request leaves once every earlier one has reached it.
+			for deadline := time.Now().Add(10 * time.Second); arrived(r) < before+i && time.Now().Before(deadline); {
+				time.Sleep(time.Millisecond)
+			}
 			out[i] = w.Get(context.Background(), p)
 		}()
 	}
 	wg.Wait()
 	return out
+}
+
+// arrived counts the requests the router has taken so far: answered, in flight or throttled.
+func arrived(r *webrouter.Router) int {
+	st := r.Stats()
+	n := st.Throttled
+	for i := range st.Served {
+		n += st.Served[i] + st.InFlight[i]
+	}
+	return n
 }
 
 func TestSignedRequestGetsBothHeaders(t *testing.T) {
@@ -126,7 +142,7 @@ func TestPolicies(t *testing.T) {
 	for _, c := range cases {
 		t.Run(string(c.policy), func(t *testing.T) {
 			r := start(t, webrouter.Config{Policy: c.policy})
-			reps := concurrently(client(t, r, secret), "/cpu?ms=300", "/ping")
+			reps := concurrently(r, client(t, r, secret), "/cpu?ms=300", "/ping")
 			require.NoError(t, errors.Join(reps[0].Err, reps[1].Err))
 			assert.Equal(t, c.together, reps[0].EnvHint == reps[1].EnvHint,
 				"/ping beside the busy /cpu = %v; want %v (logstreams %s, %s)", reps[0].EnvHint == reps[1].EnvHint, c.together, reps[0].EnvHint, reps[1].EnvHint)
@@ -139,7 +155,7 @@ func TestPolicies(t *testing.T) {
 func TestFullEndpointThrottles(t *testing.T) {
 	r := start(t, webrouter.Config{Policy: webrouter.LeastBusy, MaxConcurrencyPerEnvironment: 1})
 	w := client(t, r, secret)
-	reps := concurrently(w, "/cpu?ms=300", "/cpu?ms=300", "/ping")
+	reps := concurrently(r, w, "/cpu?ms=300", "/cpu?ms=300", "/ping")
 	require.NoError(t, errors.Join(reps[0].Err, reps[1].Err))
 	assert.NotEqual(t, reps[0].EnvHint, reps[1].EnvHint, "the two /cpu share an environment with one slot each")
 	ping := reps[2]
@@ -161,7 +177,7 @@ func TestThrottledAnswerShape(t *testing.T) {
 	r := start(t, webrouter.Config{Policy: webrouter.LeastBusy, MaxConcurrencyPerEnvironment: 1})
 	busy := client(t, r, secret)
 	done := make(chan struct{})
-	go func() { defer close(done); concurrently(busy, "/cpu?ms=1000", "/cpu?ms=1000") }()
+	go func() { defer close(done); concurrently(r, busy, "/cpu?ms=1000", "/cpu?ms=1000") }()
 	t.Cleanup(func() { <-done })
 	require.Eventually(t, func() bool { in := r.Stats().InFlight; return in[0]+in[1] == 2 }, 900*time.Millisecond, 5*time.Millisecond,
 		"both /cpu hold both slots (in flight %v)", r.Stats().InFlight)
@@ -212,7 +228,7 @@ func TestCPUBusyLimitKeepsRequestsOffABusyEnvironment(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			// CoLocate would put every request beside the busy /cpu: only the limit keeps it off.
 			r := start(t, webrouter.Config{Policy: webrouter.CoLocate, CPUBusyLimit: c.busyLimit})
-			reps := concurrently(client(t, r, secret), "/cpu?ms=300", "/cpu?ms=300", "/ping")
+			reps := concurrently(r, client(t, r, secret), "/cpu?ms=300", "/cpu?ms=300", "/ping")
 			got := []int{reps[0].Status, reps[1].Status, reps[2].Status}
 			assert.Equal(t, c.wantStatus, got, "statuses of /cpu, /cpu, /ping (errors %v, %v, %v)", reps[0].Err, reps[1].Err, reps[2].Err)
 			assert.Equal(t, c.busyLimit == 0, reps[0].EnvHint == reps[1].EnvHint,
