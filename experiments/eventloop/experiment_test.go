@@ -295,23 +295,10 @@ func (r *run) summary(evidence stats.Proportion) summary {
 func (r *run) records() []trialRecord {
 	out := make([]trialRecord, len(r.trials))
 	for i, tr := range r.trials {
-		out[i].Trial = recorded(tr)
+		out[i].Trial = tr
 		if i < len(r.waits) {
-			w := family.Wait(r.waits[i])
+			w := r.waits[i]
 			out[i].Wait = &w
-		}
-	}
-	return out
-}
-
-// recorded is a trial as a result keeps it (family.Trial, which pattern.Trial's requests convert
-// to field for field).
-func recorded(tr pattern.Trial) family.Trial {
-	out := family.Trial{Index: tr.Index}
-	if tr.Requests != nil {
-		out.Requests = make([]family.Request, len(tr.Requests))
-		for i, q := range tr.Requests {
-			out.Requests[i] = family.Request(q)
 		}
 	}
 	return out

@@ -281,7 +281,7 @@ func notEvidence(s routingSummary) string {
 func (r *routingRun) routed() []routedTrial {
 	out := make([]routedTrial, len(r.trials))
 	for i, tr := range r.trials {
-		out[i] = routedTrial{Trial: recorded(tr), Placement: r.placements[i]}
+		out[i] = routedTrial{Trial: tr, Placement: r.placements[i]}
 	}
 	return out
 }

@@ -66,8 +66,7 @@ type EventLoopSummary struct {
 	CoLocated    *stats.Proportion `json:"coLocated,omitempty"`
 }
 
-// Request is one request of a trial as sent and answered; harness/workload/pattern's Request
-// converts to it. Times are ms from the trial's start on the harness's clock; Answer's are on
+// Request is one request of a trial as sent and answered (harness/workload/pattern sends it). Times are ms from the trial's start on the harness's clock; Answer's are on
 // the probe's clock.
 type Request struct {
 	Name      string          `json:"name"`
@@ -81,7 +80,8 @@ type Request struct {
 	Answer    protocol.Answer `json:"answer"`
 	EnvHint   string          `json:"envHint,omitempty"`   // the platform's logstream: which environment answered
 	RequestID string          `json:"requestId,omitempty"` // the platform's id of the request
-	// Throttled: the endpoint answered 429; no environment served the request.
+	// Throttled: the endpoint answered 429, no environment having a free slot; no environment
+	// served the request, so it has no answer and says nothing about where requests ran.
 	Throttled bool   `json:"throttled,omitempty"`
 	Error     string `json:"error,omitempty"`
 }
@@ -103,14 +103,46 @@ func (tr Trial) Of(kind string) []Request {
 	return out
 }
 
-// Wait is the same-clock evidence of one trial: harness/workload/pattern's Wait converts to it.
+// Served says an environment answered r: 200 with a protocol answer, not throttled.
+func (r Request) Served() bool { return !r.Throttled && r.Error == "" }
+
+// Throttled counts the trial's throttled requests of one kind ("" for any).
+func (tr Trial) Throttled(kind string) int {
+	n := 0
+	for _, r := range tr.Requests {
+		if r.Throttled && (kind == "" || r.Kind == kind) {
+			n++
+		}
+	}
+	return n
+}
+
+// SentInOrder says each of tr's requests left the client no earlier than the one the pattern
+// puts before it, on the client's one clock. Each request is sent by a goroutine of its own at
+// its offset, so on a busy machine two late ones can leave in either order.
+func (tr Trial) SentInOrder() bool {
+	for i := 1; i < len(tr.Requests); i++ {
+		if tr.Requests[i].OffsetMs > tr.Requests[i-1].OffsetMs && tr.Requests[i].SentMs < tr.Requests[i-1].SentMs {
+			return false
+		}
+	}
+	return true
+}
+
+// Wait is the same-clock evidence of one trial (harness/workload/pattern's PingWait decides it).
 type Wait struct {
-	CoLocated  int  `json:"coLocated"`  // the /cpu answered by the /ping's environment (same envId)
-	InFlight   int  `json:"inFlight"`   // of those, whose handler started before the /ping's did
-	WaitedFor  int  `json:"waitedFor"`  // of those, that finished at or before the /ping's handler started
-	Evidential bool `json:"evidential"` // the /ping reached a process already busy with a /cpu, sent after every /cpu
-	// SentOutOfOrder: the requests left the client in another order than the pattern's, so the
-	// trial is no evidence.
+	// CoLocated counts the /cpu answered by the /ping's environment (same envId).
+	CoLocated int `json:"coLocated"`
+	// InFlight counts those whose handler started before the /ping's handler did.
+	InFlight int `json:"inFlight"`
+	// WaitedFor counts those that finished at or before the /ping's handler started.
+	WaitedFor int `json:"waitedFor"`
+	// Evidential says the /ping reached a process already busy with a /cpu (InFlight >= 1),
+	// sent after every /cpu: a /ping handled before any /cpu started, or sent ahead of a /cpu
+	// the pattern puts before it, shows nothing about waiting for it.
+	Evidential bool `json:"evidential"`
+	// SentOutOfOrder says the trial's requests left the client in another order than the
+	// pattern's (a late send on a busy machine): its /ping was not sent while every /cpu was.
 	SentOutOfOrder bool `json:"sentOutOfOrder,omitempty"`
 }
 

@@ -16,8 +16,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/serverless-claims/claims/harness/workload/protocol"
 	"github.com/serverless-claims/claims/harness/workload/target"
+	"github.com/serverless-claims/claims/results/family"
 )
 
 // The article's offsets: /ping goes 15 ms after the (last) /cpu, and in the "all busy" pattern
@@ -95,56 +95,11 @@ type Schedule struct {
 	Warmup int
 }
 
-// Request is one request of one trial as it happened. Client times are milliseconds from the
-// trial's start on the harness's clock; Answer's times are on the probe's clock.
-type Request struct {
-	Name      string          `json:"name"`
-	Kind      string          `json:"kind"`
-	Path      string          `json:"path"`
-	OffsetMs  float64         `json:"offsetMs"`  // when the pattern says to send it
-	SentMs    float64         `json:"sentMs"`    // when it was sent
-	DoneMs    float64         `json:"doneMs"`    // when its answer was read
-	LatencyMs float64         `json:"latencyMs"` // DoneMs - SentMs, what the article calls latency
-	Status    int             `json:"status"`
-	Answer    protocol.Answer `json:"answer"`
-	EnvHint   string          `json:"envHint,omitempty"`   // the platform's logstream: which environment answered
-	RequestID string          `json:"requestId,omitempty"` // the platform's id of the request
-	// Throttled: the endpoint answered 429, no environment having a free slot; no environment
-	// served the request, so it has no answer and says nothing about where requests ran.
-	Throttled bool   `json:"throttled,omitempty"`
-	Error     string `json:"error,omitempty"`
-}
+// Request is one request of one trial as it happened, as a result keeps it (results/family).
+type Request = family.Request
 
-// Served says an environment answered r: 200 with a protocol answer, not throttled.
-func (r Request) Served() bool { return !r.Throttled && r.Error == "" }
-
-// Throttled counts the trial's throttled requests of one kind ("" for any).
-func (tr Trial) Throttled(kind string) int {
-	n := 0
-	for _, r := range tr.Requests {
-		if r.Throttled && (kind == "" || r.Kind == kind) {
-			n++
-		}
-	}
-	return n
-}
-
-// Trial is one run of a pattern.
-type Trial struct {
-	Index    int       `json:"index"`
-	Requests []Request `json:"requests"`
-}
-
-// Of returns the trial's requests of one kind, in the pattern's order.
-func (tr Trial) Of(kind string) []Request {
-	var out []Request
-	for _, r := range tr.Requests {
-		if r.Kind == kind {
-			out = append(out, r)
-		}
-	}
-	return out
-}
+// Trial is one run of a pattern, as a result keeps it (results/family).
+type Trial = family.Trial
 
 // Run runs s.Trials trials of p against tgt. Each request must answer 200 with a protocol answer
 // or be throttled (429, recorded as Throttled); the first that does neither ends the run with an

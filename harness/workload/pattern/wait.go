@@ -1,24 +1,13 @@
 package pattern
 
-import "github.com/serverless-claims/claims/harness/workload/protocol"
+import (
+	"github.com/serverless-claims/claims/harness/workload/protocol"
+	"github.com/serverless-claims/claims/results/family"
+)
 
-// Wait is the same-clock evidence of one trial: did the /ping's handler start only after a /cpu
-// of the same environment had finished?
-type Wait struct {
-	// CoLocated counts the /cpu answered by the /ping's environment (same envId).
-	CoLocated int `json:"coLocated"`
-	// InFlight counts those whose handler started before the /ping's handler did.
-	InFlight int `json:"inFlight"`
-	// WaitedFor counts those that finished at or before the /ping's handler started.
-	WaitedFor int `json:"waitedFor"`
-	// Evidential says the /ping reached a process already busy with a /cpu (InFlight >= 1),
-	// sent after every /cpu: a /ping handled before any /cpu started, or sent ahead of a /cpu
-	// the pattern puts before it, shows nothing about waiting for it.
-	Evidential bool `json:"evidential"`
-	// SentOutOfOrder says the trial's requests left the client in another order than the
-	// pattern's (a late send on a busy machine): its /ping was not sent while every /cpu was.
-	SentOutOfOrder bool `json:"sentOutOfOrder,omitempty"`
-}
+// Wait is the same-clock evidence of one trial, as a result keeps it (results/family): did the
+// /ping's handler start only after a /cpu of the same environment had finished?
+type Wait = family.Wait
 
 // PingWait decides from the probe's own clock how the /ping related to the trial's /cpu. Times of
 // different environments are never compared.
@@ -52,16 +41,4 @@ func TrialWait(tr Trial) Wait {
 		w.SentOutOfOrder, w.Evidential = true, false
 	}
 	return w
-}
-
-// SentInOrder says each of tr's requests left the client no earlier than the one the pattern
-// puts before it, on the client's one clock. Each request is sent by a goroutine of its own at
-// its offset, so on a busy machine two late ones can leave in either order.
-func (tr Trial) SentInOrder() bool {
-	for i := 1; i < len(tr.Requests); i++ {
-		if tr.Requests[i].OffsetMs > tr.Requests[i-1].OffsetMs && tr.Requests[i].SentMs < tr.Requests[i-1].SentMs {
-			return false
-		}
-	}
-	return true
 }
