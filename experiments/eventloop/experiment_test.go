@@ -108,7 +108,7 @@ func local(t *testing.T, p *probe.Probe, broken string) *web {
 	t.Helper()
 	tgt := target.NewLocal(p.Ready.Addr)
 	t.Cleanup(tgt.Close)
-	return &web{endpoints: tgt, mode: results.ModeLocal, about: family.Probe(p.Info), env: environmentOf(p), broken: broken}
+	return &web{endpoints: tgt, mode: results.ModeLocal, about: p.Info, env: environmentOf(p), broken: broken}
 }
 
 // environmentOf is the machine's fingerprint with the runtime the probe p reported.

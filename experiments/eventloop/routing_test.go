@@ -150,7 +150,7 @@ func (l localRouter) endpoint(t *testing.T, runtime string, conc int) *web {
 			first = p
 		}
 		rc.Environments = append(rc.Environments, webrouter.Environment{Addr: p.Ready.Addr, Logstream: webrouter.NewLogstream()})
-		about.Probes = append(about.Probes, family.Probe(p.Info))
+		about.Probes = append(about.Probes, p.Info)
 	}
 	r, err := webrouter.Start(rc)
 	require.NoError(t, err, "starting the local router")

@@ -44,8 +44,7 @@ type Step struct {
 	OffsetMs float64 `json:"offsetMs"` // from the trial's start
 }
 
-// Probe is what a result records about a probe process; harness/workload/probe's Info converts
-// to it (the conversion fails to compile when the two differ).
+// Probe is what a result records about a probe process (harness/workload/probe starts it).
 type Probe struct {
 	Runtime string            `json:"runtime"` // node or go
 	Source  string            `json:"source"`  // built-in, CLAIMS_NODE_PROBE, CLAIMS_GO_PROBE, or a test's own

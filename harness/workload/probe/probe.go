@@ -15,6 +15,7 @@ import (
 	"github.com/serverless-claims/claims/harness/sys/repo"
 	"github.com/serverless-claims/claims/harness/workload/protocol"
 	"github.com/serverless-claims/claims/harness/workload/runtimes"
+	"github.com/serverless-claims/claims/results/family"
 )
 
 // The variables that put another server under the tests.
@@ -39,15 +40,8 @@ type Probe struct {
 	proc *proc.Process
 }
 
-// Info is what a result records about a probe.
-type Info struct {
-	Runtime string            `json:"runtime"` // node or go
-	Source  string            `json:"source"`  // built-in, CLAIMS_NODE_PROBE, CLAIMS_GO_PROBE, or a test's own
-	Program string            `json:"program"` // the script or binary, relative to the repository where it is in it
-	Env     map[string]string `json:"env"`     // the variables the experiment set for it (nothing else is passed but PATH and HOME)
-	Node    runtimes.Node     `json:"node"`    // the Node.js that ran the probe or the Go probe's launcher
-	Ready   map[string]any    `json:"ready"`   // the READY line, whole
-}
+// Info is what a result records about a probe process (results/family).
+type Info = family.Probe
 
 // Options say how to start a probe.
 type Options struct {
