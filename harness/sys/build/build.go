@@ -70,11 +70,11 @@ var Flags = []string{"-trimpath", "-buildvcs=false", "-ldflags=-s -w -buildid="}
 
 // Command is the go build of the main package pkg (a repository folder or a module's command)
 // into out, with Flags and tags, cgo off (a static binary), for Linux on goarch, or for this
-// machine where goarch is "". It runs in the repository root where its Dir is set to it.
+// machine where goarch is "". The caller sets its Dir to the repository root.
 func Command(out, pkg, goarch string, tags []string) *exec.Cmd {
 	args := append([]string{"build", "-o", out}, Flags...)
-	if len(tags) > 0 {
-		args = append(args, "-tags", strings.Join(tags, ","))
+	if joined := strings.Join(tags, ","); joined != "" {
+		args = append(args, "-tags", joined)
 	}
 	target := pkg
 	if first, _, _ := strings.Cut(pkg, "/"); !strings.Contains(first, ".") {
