@@ -162,7 +162,7 @@ func goBuild(root, out, pkg string, arch Arch, tags string) error {
 	}
 	cmd := build.Command(out, pkg, arch.GOARCH(), tagList)
 	cmd.Dir = root
-	if msg, err := build.Run(cmd); err != nil {
+	if msg, err := build.Run(arch.GOARCH(), cmd); err != nil {
 		return fmt.Errorf("building %s for %s: %s: %w\n%s", pkg, arch, strings.Join(cmd.Args, " "), err, msg)
 	}
 	return nil

@@ -1,7 +1,7 @@
 // Package build builds what experiments run from source, once per test binary, into .cache/bin:
 // Go commands (the Go probe, the Lambda functions, the emulator) with the Go toolchain running
 // the tests, and C stand-ins as shared libraries for LD_PRELOAD. Every Go binary is built with
-// one set of settings (Flags), and one build runs at a time among a run's test binaries (Run),
+// one set of settings (Flags), and one build per target runs at a time among a run's test binaries (Run),
 // so that each package is compiled once per target, not once per test binary.
 package build
 
@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -57,7 +58,7 @@ func Go(pkg string, tags ...string) (string, error) {
 	if strings.HasPrefix(pkg, FunctionsDir) {
 		tags = WithNoRPC(tags)
 	}
-	return buildOnce(name, func(tmp string) *exec.Cmd { return Command(tmp, pkg, "", tags) })
+	return buildOnce(name, runtime.GOARCH, func(tmp string) *exec.Cmd { return Command(tmp, pkg, "", tags) })
 }
 
 // Flags are go build's flags for every Go binary this repository builds: no paths of this
@@ -101,14 +102,14 @@ func SharedC(src string) (string, error) {
 		return "", fmt.Errorf("no C compiler to build %s: %s is not on PATH (set CC)", src, cc)
 	}
 	name := strings.TrimSuffix(strings.ReplaceAll(src, "/", "_"), ".c") + ".so"
-	return buildOnce(name, func(tmp string) *exec.Cmd {
+	return buildOnce(name, "cc", func(tmp string) *exec.Cmd {
 		return exec.Command(ccPath, "-shared", "-fPIC", "-O2", "-Wall", "-Werror", "-o", tmp, src, "-ldl")
 	})
 }
 
-// buildOnce runs the command build makes, in the repository root, to produce .cache/bin/name,
-// once per test binary.
-func buildOnce(name string, build func(tmp string) *exec.Cmd) (string, error) {
+// buildOnce runs the command build makes for target (as Run takes it), in the repository root,
+// to produce .cache/bin/name, once per test binary.
+func buildOnce(name, target string, build func(tmp string) *exec.Cmd) (string, error) {
 	buildMu.Lock()
 	defer buildMu.Unlock()
 	if p, ok := built[name]; ok {
@@ -128,7 +129,7 @@ func buildOnce(name string, build func(tmp string) *exec.Cmd) (string, error) {
 	tmp := fmt.Sprintf("%s.%d.tmp", out, os.Getpid())
 	cmd := build(tmp)
 	cmd.Dir = r
-	if msg, err := Run(cmd); err != nil {
+	if msg, err := Run(target, cmd); err != nil {
 		os.Remove(tmp)
 		return "", fmt.Errorf("%s: %w\n%s", strings.Join(cmd.Args, " "), err, msg)
 	}
@@ -140,20 +141,23 @@ func buildOnce(name string, build func(tmp string) *exec.Cmd) (string, error) {
 	return out, nil
 }
 
-// LockFile is the lock, repository-relative, that Run holds while a build runs.
-const LockFile = ".cache/bin/.build.lock"
+// LockFile is the lock, repository-relative, that Run holds while a build for target (a GOARCH,
+// or "cc" for the C compiler) runs.
+func LockFile(target string) string { return ".cache/bin/.build-" + target + ".lock" }
 
-// Run runs the build cmd (its Dir the repository root, or empty for the working directory) and
-// returns its combined output, holding LockFile meanwhile: one build at a time among all the
-// test binaries of a run. The go command does not share work in progress between processes,
-// so two test binaries building the same packages at once would both compile them; one after
-// the other, the second finds them in Go's build cache.
-func Run(cmd *exec.Cmd) ([]byte, error) {
+// Run runs the build cmd for target (a GOARCH, or "cc"; its Dir the repository root) and returns
+// its combined output, holding LockFile(target) meanwhile: one build per target at a time among
+// all the test binaries of a run. The go command shares no compile in progress between
+// processes, so two test binaries building the same packages at once would both compile them;
+// one after the other, the second finds them in Go's build cache. Builds for other targets
+// share nothing and run meanwhile.
+func Run(target string, cmd *exec.Cmd) ([]byte, error) {
 	r, err := repo.Root()
 	if err != nil {
 		return nil, err
 	}
-	name := filepath.Join(r, filepath.FromSlash(LockFile))
+	rel := LockFile(target)
+	name := filepath.Join(r, filepath.FromSlash(rel))
 	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
 		return nil, err
 	}
@@ -168,7 +172,7 @@ func Run(cmd *exec.Cmd) ([]byte, error) {
 			break
 		}
 		if !errors.Is(err, syscall.EINTR) {
-			return nil, fmt.Errorf("locking %s: %w", LockFile, err)
+			return nil, fmt.Errorf("locking %s: %w", rel, err)
 		}
 	}
 	return cmd.CombinedOutput()

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"syscall"
 	"testing"
 	"time"
@@ -72,10 +73,10 @@ func TestFunctionsForTheEmulatorAreBuiltWithoutTheRPCMode(t *testing.T) {
 	assert.Empty(t, goBuildTags(t, probe), "build tags of the Go probe: want none added")
 }
 
-// TestRunWaitsForTheBuildInProgress: a build started while another process holds LockFile runs
-// only once that one is done.
+// TestRunWaitsForTheBuildInProgress: a build started while another process holds its target's
+// LockFile runs only once that one is done; a build for another target does not wait.
 func TestRunWaitsForTheBuildInProgress(t *testing.T) {
-	name, err := repo.Path(LockFile)
+	name, err := repo.Path(LockFile(runtime.GOARCH))
 	require.NoError(t, err)
 	require.NoError(t, os.MkdirAll(filepath.Dir(name), 0o755))
 	// Another open file of the lock holds it, as another test binary's Run would.
@@ -84,9 +85,12 @@ func TestRunWaitsForTheBuildInProgress(t *testing.T) {
 	t.Cleanup(func() { f.Close() })
 	require.NoError(t, syscall.Flock(int(f.Fd()), syscall.LOCK_EX))
 
+	_, err = Run("other", exec.Command("true"))
+	require.NoError(t, err, "a build for another target")
+
 	done := make(chan error, 1)
 	go func() {
-		_, err := Run(exec.Command("true"))
+		_, err := Run(runtime.GOARCH, exec.Command("true"))
 		done <- err
 	}()
 	select {
