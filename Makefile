@@ -79,11 +79,14 @@ lint:
 	go vet -tags brokenwarmclient ./functions/getitem
 
 # The library's and the commands' tests decide no claim, so they run two packages at a time,
-# beside lint; each is built to pass on a machine whose cores are busy. The experiments follow,
-# one package at a time on an otherwise idle machine. Last, the report of the results this run
+# beside lint; each is built to pass on a machine whose cores are busy. The packages both
+# compile are compiled first, once (go list -export): the go command shares no compile in
+# progress between processes, so lint and unit side by side would each compile them. The
+# experiments follow, one package at a time on an otherwise idle machine. Last, the report of the results this run
 # wrote: its summary against the files, every chart drawn from them, and the page opened in
 # headless Chromium (no script error, nothing fetched, no empty chart; results/report.png).
 test: setup
+	go list -export -test ./... >/dev/null
 	@$(MAKE) --no-print-directory -j2 --output-sync=target lint unit
 	CLAIMS_TRIALS=$(TEST_TRIALS) CLAIMS_SPIN_MS=$(SPIN_MS) CLAIMS_PAUSE_MS=$(TEST_PAUSE_MS) CLAIMS_NODE_RUNTIMES=$(TEST_NODE_RUNTIMES) \
 	  $(GOTESTSUM) --format testname -- $(GOTEST_FLAGS) -timeout 9m -skip '^($(LIVE_CLAIMS))$$' ./experiments/...

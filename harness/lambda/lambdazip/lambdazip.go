@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path"
 	"path/filepath"
 	"slices"
@@ -153,18 +152,17 @@ func place(tmp, dir, file string, data []byte, arch Arch, pkg string) (Package, 
 	return Package{Path: out, SHA256: hex.EncodeToString(sum[:]), Size: int64(len(data)), Arch: arch, Package: pkg}, nil
 }
 
-// goBuild builds the main package pkg (repository-relative) for Linux on arch into out: static
-// (cgo off), no paths of this machine (-trimpath), no VCS stamp and no build id, so that the
-// binary depends on the source and toolchain only.
+// goBuild builds the main package pkg (repository-relative) for Linux on arch into out, with
+// build.Command: static (cgo off), no paths of this machine, no VCS stamp and no build id, so
+// that the binary depends on the source and toolchain only.
 func goBuild(root, out, pkg string, arch Arch, tags string) error {
-	args := []string{"build", "-o", out, "-trimpath", "-buildvcs=false", "-ldflags=-s -w -buildid="}
+	var tagList []string
 	if tags != "" {
-		args = append(args, "-tags", tags)
+		tagList = strings.Split(tags, ",")
 	}
-	cmd := exec.Command(build.GoCommand(), append(args, "./"+pkg)...)
+	cmd := build.Command(out, pkg, arch.GOARCH(), tagList)
 	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "GOOS=linux", "GOARCH="+arch.GOARCH(), "CGO_ENABLED=0")
-	if msg, err := cmd.CombinedOutput(); err != nil {
+	if msg, err := build.Run(arch.GOARCH(), cmd); err != nil {
 		return fmt.Errorf("building %s for %s: %s: %w\n%s", pkg, arch, strings.Join(cmd.Args, " "), err, msg)
 	}
 	return nil

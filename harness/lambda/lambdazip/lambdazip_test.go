@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -148,4 +149,29 @@ func TestFunctionsAreBuiltWithoutTheRPCMode(t *testing.T) {
 			assert.Equal(t, tc.want, got, "build tags of %s = %v; want %v (go version -m)", tc.pkg, got, tc.want)
 		})
 	}
+}
+
+// TestBootstrapIsTheBinaryBuildGoMakes: on this machine's architecture, the zip's bootstrap and
+// the binary build.Go makes for the emulator and the local platform are one binary, byte for
+// byte: one set of build settings, so that the local platform runs what Lambda runs and the two
+// builds share every compiled package.
+func TestBootstrapIsTheBinaryBuildGoMakes(t *testing.T) {
+	if runtime.GOOS != "linux" || (runtime.GOARCH != "amd64" && runtime.GOARCH != "arm64") {
+		t.Skipf("Lambda runs neither %s/%s nor its binaries: nothing to compare", runtime.GOOS, runtime.GOARCH)
+	}
+	arch := X8664
+	if runtime.GOARCH == "arm64" {
+		arch = ARM64
+	}
+	p, err := Build(testPkg, arch)
+	require.NoError(t, err)
+	zipped, err := os.ReadFile(bootstrapOf(t, p))
+	require.NoError(t, err)
+	bin, err := build.Go(testPkg)
+	require.NoError(t, err)
+	local, err := os.ReadFile(bin)
+	require.NoError(t, err)
+	zs, ls := sha256.Sum256(zipped), sha256.Sum256(local)
+	assert.Equal(t, hex.EncodeToString(zs[:]), hex.EncodeToString(ls[:]),
+		"sha256 of build.Go(%q) = %x (%d bytes); want the zip's bootstrap's (%d bytes)", testPkg, ls, len(local), len(zipped))
 }

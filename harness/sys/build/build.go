@@ -1,15 +1,20 @@
 // Package build builds what experiments run from source, once per test binary, into .cache/bin:
 // Go commands (the Go probe, the Lambda functions, the emulator) with the Go toolchain running
-// the tests, and C stand-ins as shared libraries for LD_PRELOAD.
+// the tests, and C stand-ins as shared libraries for LD_PRELOAD. Every Go binary is built with
+// one set of settings (Flags), and one build per target runs at a time among a run's test binaries (Run),
+// so that each package is compiled once per target, not once per test binary.
 package build
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/serverless-claims/claims/harness/sys/repo"
 )
@@ -39,34 +44,49 @@ func WithNoRPC(tags []string) []string {
 }
 
 // Go builds the Go main package pkg with the given build tags, once per test binary, into
-// .cache/bin, and returns the binary's path. pkg is a repository folder (slash-separated, e.g.
-// "testdata/probes/go") or the import path of a command the module requires (a tool, such as
-// the Lambda Runtime Interface Emulator). It builds with the go command found on PATH, else in
-// GOROOT, with cgo off: a static binary, as Lambda's provided.al2023 runtime runs one. A function
-// under FunctionsDir is built with NoRPC too, as harness/lambda/lambdazip builds it for Lambda, so that
-// the emulator runs the binary Lambda runs.
+// .cache/bin, for this machine, and returns the binary's path. pkg is a repository folder
+// (slash-separated, e.g. "testdata/probes/go") or the import path of a command the module
+// requires (a tool, such as the Lambda Runtime Interface Emulator). It builds as Command does:
+// static, as Lambda's provided.al2023 runtime runs one, and with harness/lambda/lambdazip's
+// settings, so that a function under FunctionsDir (built with NoRPC too) is the very binary
+// Lambda runs, and every build shares the packages the others compiled.
 func Go(pkg string, tags ...string) (string, error) {
-	joined := strings.Join(tags, ",")
 	name := strings.ReplaceAll(pkg, "/", "_")
-	if joined != "" {
+	if joined := strings.Join(tags, ","); joined != "" {
 		name += "-" + strings.ReplaceAll(joined, ",", "-")
 	}
 	if strings.HasPrefix(pkg, FunctionsDir) {
-		joined = strings.Join(WithNoRPC(tags), ",")
+		tags = WithNoRPC(tags)
 	}
-	return buildOnce(name, func(tmp string) *exec.Cmd {
-		args := []string{"build", "-o", tmp}
-		if joined != "" {
-			args = append(args, "-tags", joined)
-		}
-		target := pkg
-		if first, _, _ := strings.Cut(pkg, "/"); !strings.Contains(first, ".") {
-			target = "./" + pkg // a folder of this repository, not a module's import path
-		}
-		cmd := exec.Command(GoCommand(), append(args, target)...)
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		return cmd
-	})
+	return buildOnce(name, runtime.GOARCH, func(tmp string) *exec.Cmd { return Command(tmp, pkg, "", tags) })
+}
+
+// Flags are go build's flags for every Go binary this repository builds: no paths of this
+// machine (-trimpath), no VCS stamp, no symbol table or build id, so that a binary depends on
+// its source, toolchain, target and tags only (harness/lambda/lambdazip's zips are
+// byte-for-byte reproducible). One set for every build, because -trimpath is part of every
+// compiled package's key in Go's build cache: builds with other flags compile the standard
+// library and the AWS SDK again.
+var Flags = []string{"-trimpath", "-buildvcs=false", "-ldflags=-s -w -buildid="}
+
+// Command is the go build of the main package pkg (a repository folder or a module's command)
+// into out, with Flags and tags, cgo off (a static binary), for Linux on goarch, or for this
+// machine where goarch is "". The caller sets its Dir to the repository root.
+func Command(out, pkg, goarch string, tags []string) *exec.Cmd {
+	args := append([]string{"build", "-o", out}, Flags...)
+	if joined := strings.Join(tags, ","); joined != "" {
+		args = append(args, "-tags", joined)
+	}
+	target := pkg
+	if first, _, _ := strings.Cut(pkg, "/"); !strings.Contains(first, ".") {
+		target = "./" + pkg // a folder of this repository, not a module's import path
+	}
+	cmd := exec.Command(GoCommand(), append(args, target)...)
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if goarch != "" {
+		cmd.Env = append(cmd.Env, "GOOS=linux", "GOARCH="+goarch)
+	}
+	return cmd
 }
 
 // SharedC builds the C file src (repository-relative, e.g. "testdata/threadpool/slowdns/
@@ -82,14 +102,14 @@ func SharedC(src string) (string, error) {
 		return "", fmt.Errorf("no C compiler to build %s: %s is not on PATH (set CC)", src, cc)
 	}
 	name := strings.TrimSuffix(strings.ReplaceAll(src, "/", "_"), ".c") + ".so"
-	return buildOnce(name, func(tmp string) *exec.Cmd {
+	return buildOnce(name, "cc", func(tmp string) *exec.Cmd {
 		return exec.Command(ccPath, "-shared", "-fPIC", "-O2", "-Wall", "-Werror", "-o", tmp, src, "-ldl")
 	})
 }
 
-// buildOnce runs the command build makes, in the repository root, to produce .cache/bin/name,
-// once per test binary.
-func buildOnce(name string, build func(tmp string) *exec.Cmd) (string, error) {
+// buildOnce runs the command build makes for target (as Run takes it), in the repository root,
+// to produce .cache/bin/name, once per test binary.
+func buildOnce(name, target string, build func(tmp string) *exec.Cmd) (string, error) {
 	buildMu.Lock()
 	defer buildMu.Unlock()
 	if p, ok := built[name]; ok {
@@ -109,7 +129,7 @@ func buildOnce(name string, build func(tmp string) *exec.Cmd) (string, error) {
 	tmp := fmt.Sprintf("%s.%d.tmp", out, os.Getpid())
 	cmd := build(tmp)
 	cmd.Dir = r
-	if msg, err := cmd.CombinedOutput(); err != nil {
+	if msg, err := Run(target, cmd); err != nil {
 		os.Remove(tmp)
 		return "", fmt.Errorf("%s: %w\n%s", strings.Join(cmd.Args, " "), err, msg)
 	}
@@ -119,6 +139,43 @@ func buildOnce(name string, build func(tmp string) *exec.Cmd) (string, error) {
 	}
 	built[name] = out
 	return out, nil
+}
+
+// LockFile is the lock, repository-relative, that Run holds while a build for target (a GOARCH,
+// or "cc" for the C compiler) runs.
+func LockFile(target string) string { return ".cache/bin/.build-" + target + ".lock" }
+
+// Run runs the build cmd for target (a GOARCH, or "cc"; its Dir the repository root) and returns
+// its combined output, holding LockFile(target) meanwhile: one build per target at a time among
+// all the test binaries of a run. The go command shares no compile in progress between
+// processes, so two test binaries building the same packages at once would both compile them;
+// one after the other, the second finds them in Go's build cache. Builds for other targets
+// share nothing and run meanwhile.
+func Run(target string, cmd *exec.Cmd) ([]byte, error) {
+	r, err := repo.Root()
+	if err != nil {
+		return nil, err
+	}
+	rel := LockFile(target)
+	name := filepath.Join(r, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close() // closing the file releases the lock
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, syscall.EINTR) {
+			return nil, fmt.Errorf("locking %s: %w", rel, err)
+		}
+	}
+	return cmd.CombinedOutput()
 }
 
 // GoCommand is the go command: on PATH, else under GOROOT (as go test sets it for test

@@ -1,11 +1,18 @@
 package build
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
+	"runtime"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/serverless-claims/claims/harness/sys/repo"
 )
 
 func TestGoOncePerBinary(t *testing.T) {
@@ -64,4 +71,39 @@ func TestFunctionsForTheEmulatorAreBuiltWithoutTheRPCMode(t *testing.T) {
 	probe, err := Go("testdata/probes/go")
 	require.NoError(t, err)
 	assert.Empty(t, goBuildTags(t, probe), "build tags of the Go probe: want none added")
+}
+
+// TestRunWaitsForTheBuildInProgress: a build started while another process holds its target's
+// LockFile runs only once that one is done; a build for another target does not wait.
+func TestRunWaitsForTheBuildInProgress(t *testing.T) {
+	name, err := repo.Path(LockFile(runtime.GOARCH))
+	require.NoError(t, err)
+	require.NoError(t, os.MkdirAll(filepath.Dir(name), 0o755))
+	// Another open file of the lock holds it, as another test binary's Run would.
+	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o644)
+	require.NoError(t, err)
+	t.Cleanup(func() { f.Close() })
+	require.NoError(t, syscall.Flock(int(f.Fd()), syscall.LOCK_EX))
+
+	_, err = Run("other", exec.Command("true"))
+	require.NoError(t, err, "a build for another target")
+
+	done := make(chan error, 1)
+	go func() {
+		_, err := Run(runtime.GOARCH, exec.Command("true"))
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		assert.Fail(t, "Run returned while the lock was held", "err = %v; want it to wait", err)
+		return
+	case <-time.After(300 * time.Millisecond):
+	}
+	require.NoError(t, f.Close()) // closing the file releases the lock
+	select {
+	case err := <-done:
+		assert.NoError(t, err)
+	case <-time.After(30 * time.Second):
+		assert.Fail(t, "Run still waits 30 s after the lock was released")
+	}
 }
