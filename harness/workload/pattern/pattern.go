@@ -131,6 +131,10 @@ func Run(ctx context.Context, tgt target.Target, p Pattern, s Schedule) ([]Trial
 	return trials, nil
 }
 
+// sleepUntil waits until at; the tests replace it to see which instant each request was
+// scheduled for, which a busy machine's late wake-ups cannot blur.
+var sleepUntil = func(at time.Time) { time.Sleep(time.Until(at)) }
+
 func runTrial(ctx context.Context, tgt target.Target, p Pattern, index int) (Trial, error) {
 	tr := Trial{Index: index, Requests: make([]Request, len(p.Steps))}
 	start := time.Now()
@@ -141,7 +145,7 @@ func runTrial(ctx context.Context, tgt target.Target, p Pattern, index int) (Tri
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			time.Sleep(time.Until(start.Add(st.Offset)))
+			sleepUntil(start.Add(st.Offset))
 			r := tgt.Get(ctx, st.Path)
 			req := Request{
 				Name: st.Name, Kind: st.Kind, Path: st.Path,
