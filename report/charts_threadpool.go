@@ -15,7 +15,7 @@ import (
 	"strings"
 
 	"github.com/serverless-claims/claims/harness/claim/stats"
-	noderuntime "github.com/serverless-claims/claims/harness/workload/runtimes"
+	noderuntime "github.com/serverless-claims/claims/harness/sys/runtimes"
 	"github.com/serverless-claims/claims/report/svg"
 	"github.com/serverless-claims/claims/results/family"
 )

@@ -33,8 +33,8 @@ import (
 	"github.com/serverless-claims/claims/harness/claim/results"
 	"github.com/serverless-claims/claims/harness/sys/provision"
 	"github.com/serverless-claims/claims/harness/sys/repo"
+	"github.com/serverless-claims/claims/harness/sys/runtimes"
 	"github.com/serverless-claims/claims/harness/sys/wholefile"
-	"github.com/serverless-claims/claims/harness/workload/runtimes"
 	"github.com/serverless-claims/claims/report"
 )
 

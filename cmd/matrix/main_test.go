@@ -16,7 +16,7 @@ import (
 	"github.com/serverless-claims/claims/catalog"
 	"github.com/serverless-claims/claims/harness/sys/provision"
 	"github.com/serverless-claims/claims/harness/sys/repo"
-	"github.com/serverless-claims/claims/harness/workload/runtimes"
+	"github.com/serverless-claims/claims/harness/sys/runtimes"
 	"github.com/serverless-claims/claims/report"
 )
 

@@ -6,8 +6,8 @@ import (
 
 	"github.com/serverless-claims/claims/harness/claim/claimtest"
 	"github.com/serverless-claims/claims/harness/sys/provision"
+	"github.com/serverless-claims/claims/harness/sys/runtimes"
 	"github.com/serverless-claims/claims/harness/sys/settings"
-	"github.com/serverless-claims/claims/harness/workload/runtimes"
 )
 
 // cfg is the run's settings, read once; a setting that makes no sense stops the binary before any

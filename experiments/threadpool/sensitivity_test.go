@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/serverless-claims/claims/harness/claim/claimtest"
+	"github.com/serverless-claims/claims/harness/sys/runtimes"
 	"github.com/serverless-claims/claims/harness/sys/settings"
-	"github.com/serverless-claims/claims/harness/workload/runtimes"
 )
 
 // TestCatchesBrokenLabs runs each claim's decision against a lab that breaks the claim and

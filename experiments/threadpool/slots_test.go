@@ -14,7 +14,7 @@ import (
 	"github.com/serverless-claims/claims/harness/claim/claimtest"
 	"github.com/serverless-claims/claims/harness/claim/stats"
 	"github.com/serverless-claims/claims/harness/claim/verdict"
-	"github.com/serverless-claims/claims/harness/workload/runtimes"
+	"github.com/serverless-claims/claims/harness/sys/runtimes"
 	"github.com/serverless-claims/claims/results/family"
 )
 

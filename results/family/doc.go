@@ -8,7 +8,7 @@
 //
 // The package is a leaf for readers: it imports no SDK and no testing, only the small packages
 // whose types a result already holds (harness/claim/stats, harness/workload/protocol and
-// harness/workload/runtimes).
+// harness/sys/runtimes).
 package family
 
 import "reflect"

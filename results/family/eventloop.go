@@ -10,8 +10,8 @@ import (
 	"fmt"
 
 	"github.com/serverless-claims/claims/harness/claim/stats"
+	"github.com/serverless-claims/claims/harness/sys/runtimes"
 	"github.com/serverless-claims/claims/harness/workload/protocol"
-	"github.com/serverless-claims/claims/harness/workload/runtimes"
 )
 
 func init() {

@@ -30,7 +30,7 @@ func TestIsALeaf(t *testing.T) {
 				"github.com/serverless-claims/claims/results/family/getitem",
 				"github.com/serverless-claims/claims/harness/claim/stats",
 				"github.com/serverless-claims/claims/harness/workload/protocol",
-				"github.com/serverless-claims/claims/harness/workload/runtimes",
+				"github.com/serverless-claims/claims/harness/sys/runtimes",
 				"github.com/serverless-claims/claims/harness/sys/repo", // runtimes'
 			}, dep, "results/family depends on %s; want only the packages whose types a result holds", dep)
 		}

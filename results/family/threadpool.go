@@ -9,7 +9,7 @@ import (
 	"strconv"
 
 	"github.com/serverless-claims/claims/harness/claim/stats"
-	"github.com/serverless-claims/claims/harness/workload/runtimes"
+	"github.com/serverless-claims/claims/harness/sys/runtimes"
 )
 
 func init() {

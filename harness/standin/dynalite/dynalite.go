@@ -29,8 +29,8 @@ import (
 	"github.com/serverless-claims/claims/harness/sys/loopback"
 	"github.com/serverless-claims/claims/harness/sys/proc"
 	"github.com/serverless-claims/claims/harness/sys/repo"
+	"github.com/serverless-claims/claims/harness/sys/runtimes"
 	"github.com/serverless-claims/claims/harness/workload/protocol"
-	"github.com/serverless-claims/claims/harness/workload/runtimes"
 )
 
 // Script is the launcher that starts dynalite and prints its READY line, relative to the

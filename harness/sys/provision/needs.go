@@ -7,8 +7,8 @@ import (
 	"io"
 	"os"
 
+	"github.com/serverless-claims/claims/harness/sys/runtimes"
 	"github.com/serverless-claims/claims/harness/sys/settings"
-	"github.com/serverless-claims/claims/harness/workload/runtimes"
 )
 
 // Need is one thing a test package needs before its first test.

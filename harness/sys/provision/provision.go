@@ -28,7 +28,7 @@ import (
 	"time"
 
 	"github.com/serverless-claims/claims/harness/sys/repo"
-	"github.com/serverless-claims/claims/harness/workload/runtimes"
+	"github.com/serverless-claims/claims/harness/sys/runtimes"
 )
 
 // Node24Version is the Node.js release installed when the node on PATH is older than 24 (the

@@ -17,7 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/serverless-claims/claims/harness/workload/runtimes"
+	"github.com/serverless-claims/claims/harness/sys/runtimes"
 )
 
 // These tests never reach a registry: npm is a fake (fakeNPM) that makes the files the real one

@@ -13,8 +13,8 @@ import (
 	"github.com/serverless-claims/claims/harness/sys/build"
 	"github.com/serverless-claims/claims/harness/sys/proc"
 	"github.com/serverless-claims/claims/harness/sys/repo"
+	"github.com/serverless-claims/claims/harness/sys/runtimes"
 	"github.com/serverless-claims/claims/harness/workload/protocol"
-	"github.com/serverless-claims/claims/harness/workload/runtimes"
 	"github.com/serverless-claims/claims/results/family"
 )
 

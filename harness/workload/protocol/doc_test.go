@@ -251,7 +251,7 @@ func TestDocumentMatchesMessageTypes(t *testing.T) {
 		assert.Error(t, err, "ParseReady(%s) without %s = no error; want one (%s requires it)", line, f.name, docPath)
 	}
 
-	assert.ElementsMatch(t, []string{probe.NodeProbeEnv, probe.GoProbeEnv, "CLAIMS_NODE"}, s.vars, "variables in %s = %v; want harness/workload/probe's and harness/workload/runtimes'", docPath, s.vars)
+	assert.ElementsMatch(t, []string{probe.NodeProbeEnv, probe.GoProbeEnv, "CLAIMS_NODE"}, s.vars, "variables in %s = %v; want harness/workload/probe's and harness/sys/runtimes'", docPath, s.vars)
 	assert.ElementsMatch(t, []string{"node", "go"}, slices.Collect(maps.Keys(s.modes)), "probes in %s's mode table", docPath)
 	assert.ElementsMatch(t, []string{"node", "go"}, slices.Collect(maps.Keys(s.extras)), "probes in %s's extra READY table", docPath)
 }
