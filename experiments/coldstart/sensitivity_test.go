@@ -40,38 +40,41 @@ const noQuotaColdStarts = 6
 // CLAIMS_TRIALS, the rest fixed. They break the local model, so a run with -tags lambda, whose
 // claim tests run on Lambda, leaves them out.
 func TestCatchesBrokenFunctions(t *testing.T) {
-	claimtest.CatchBroken(t, cfg,
-		// With no quota the handshake takes the machine's CPU in both arms (slowdown about 1,
-		// against 5), and Init is longer than the first invocation (about 0.7, against 2).
-		claimtest.BrokenCase{Name: "T1 with no quota", Claim: firstCallClaim, Broken: noQuotaPlatform.broken,
-			Measure: func(t *testing.T, _ settings.Settings) claimtest.Measurement {
-				return measureSetup(t, startLocal(t, noQuotaPlatform), noQuotaColdStarts)
-			}},
-		claimtest.BrokenCase{Name: "T2 with no quota", Claim: firstInvocationClaim, Broken: noQuotaPlatform.broken,
-			Measure: func(t *testing.T, _ settings.Settings) claimtest.Measurement {
-				return measureFirstInvocation(t, startLocal(t, noQuotaPlatform), noQuotaColdStarts)
-			}},
-		claimtest.BrokenCase{Name: "T5 with no quota", Claim: scalingClaim, Broken: noQuotaPlatform.broken,
-			Measure: func(t *testing.T, _ settings.Settings) claimtest.Measurement {
-				return measureScaling(t, startLocal(t, noQuotaPlatform), noQuotaColdStarts)
-			}},
-		// A warm-up on a client of its own: T3's reuse check must catch it, whatever the quota.
-		claimtest.BrokenCase{Name: "T3 with the warm-up on a client of its own", Claim: warmupClaim, Broken: brokenWarmClient.Broken,
-			Measure: func(t *testing.T, _ settings.Settings) claimtest.Measurement {
-				return measureWarmup(t, startLocal(t, localOptions{}), brokenWarmClient, cfg.Trials)
-			}},
-		claimtest.BrokenCase{Name: "T6 with the trace off the SDK's call", Claim: ownConnectionClaim, Broken: brokenTrace.Broken,
-			Measure: func(t *testing.T, _ settings.Settings) claimtest.Measurement {
-				return measureOwnConnection(t, startLocal(t, localOptions{}), brokenTrace, 2)
-			}},
-		claimtest.BrokenCase{Name: "T4 with Init failing on the warm-up's error", Claim: warmupFailureClaim, Broken: brokenWarmup.Broken,
-			Measure: func(t *testing.T, _ settings.Settings) claimtest.Measurement {
-				return measureWarmupFailure(t, startLocal(t, localOptions{}), brokenWarmup, warmupTimeout, 2)
-			}},
-		// At the kernel's default period the stalls end on a 100 ms grid, not Lambda's 20 ms.
-		claimtest.BrokenCase{Name: "T8 at a 100 ms CFS period", Claim: throttleClaim, Broken: kernelPeriod.broken,
-			Measure: func(t *testing.T, _ settings.Settings) claimtest.Measurement {
-				return measureThrottleSlices(t, startLocal(t, kernelPeriod), throttleInvocations)
-			}},
-	)
+	claimtest.CatchBroken(t, cfg, brokenFunctions...)
 }
+
+// brokenFunctions are the cold-start claims' broken cases (claimtest.BrokenCases).
+var brokenFunctions = claimtest.BrokenCases(
+	// With no quota the handshake takes the machine's CPU in both arms (slowdown about 1,
+	// against 5), and Init is longer than the first invocation (about 0.7, against 2).
+	claimtest.BrokenCase{Name: "T1 with no quota", Claim: firstCallClaim, Broken: noQuotaPlatform.broken,
+		Measure: func(t *testing.T, _ settings.Settings) claimtest.Measurement {
+			return measureSetup(t, startLocal(t, noQuotaPlatform), noQuotaColdStarts)
+		}},
+	claimtest.BrokenCase{Name: "T2 with no quota", Claim: firstInvocationClaim, Broken: noQuotaPlatform.broken,
+		Measure: func(t *testing.T, _ settings.Settings) claimtest.Measurement {
+			return measureFirstInvocation(t, startLocal(t, noQuotaPlatform), noQuotaColdStarts)
+		}},
+	claimtest.BrokenCase{Name: "T5 with no quota", Claim: scalingClaim, Broken: noQuotaPlatform.broken,
+		Measure: func(t *testing.T, _ settings.Settings) claimtest.Measurement {
+			return measureScaling(t, startLocal(t, noQuotaPlatform), noQuotaColdStarts)
+		}},
+	// A warm-up on a client of its own: T3's reuse check must catch it, whatever the quota.
+	claimtest.BrokenCase{Name: "T3 with the warm-up on a client of its own", Claim: warmupClaim, Broken: brokenWarmClient.Broken,
+		Measure: func(t *testing.T, _ settings.Settings) claimtest.Measurement {
+			return measureWarmup(t, startLocal(t, localOptions{}), brokenWarmClient, cfg.Trials)
+		}},
+	claimtest.BrokenCase{Name: "T6 with the trace off the SDK's call", Claim: ownConnectionClaim, Broken: brokenTrace.Broken,
+		Measure: func(t *testing.T, _ settings.Settings) claimtest.Measurement {
+			return measureOwnConnection(t, startLocal(t, localOptions{}), brokenTrace, 2)
+		}},
+	claimtest.BrokenCase{Name: "T4 with Init failing on the warm-up's error", Claim: warmupFailureClaim, Broken: brokenWarmup.Broken,
+		Measure: func(t *testing.T, _ settings.Settings) claimtest.Measurement {
+			return measureWarmupFailure(t, startLocal(t, localOptions{}), brokenWarmup, warmupTimeout, 2)
+		}},
+	// At the kernel's default period the stalls end on a 100 ms grid, not Lambda's 20 ms.
+	claimtest.BrokenCase{Name: "T8 at a 100 ms CFS period", Claim: throttleClaim, Broken: kernelPeriod.broken,
+		Measure: func(t *testing.T, _ settings.Settings) claimtest.Measurement {
+			return measureThrottleSlices(t, startLocal(t, kernelPeriod), throttleInvocations)
+		}},
+)

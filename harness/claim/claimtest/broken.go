@@ -37,6 +37,18 @@ func BrokenSettings(run settings.Settings, c Claim) settings.Settings {
 	return run
 }
 
+// BrokenCases declares a package's broken cases and returns them, for a package-level variable
+// that its TestCatchesBroken test hands to CatchBroken. Declared as the test binary starts, the
+// way os/exec's helper commands are, they are known to Main's end-of-run check whether or not
+// that test runs: a full run that leaves the tests of the tests out (-skip TestCatchesBroken, as
+// `make test`'s claim stages do while another stage runs them) still fails on a claim with none.
+func BrokenCases(cases ...BrokenCase) []BrokenCase {
+	for _, c := range cases {
+		thisRun.declared(c.Claim)
+	}
+	return cases
+}
+
 // CatchBroken runs each case as a subtest of t, with BrokenSettings of the run's settings: it
 // measures the case, records what was broken, decides and writes the result (under
 // results/sensitivity: it describes the broken target, not the runtimes) and asserts that the
@@ -45,7 +57,7 @@ func BrokenSettings(run settings.Settings, c Claim) settings.Settings {
 func CatchBroken(t *testing.T, run settings.Settings, cases ...BrokenCase) {
 	t.Helper()
 	for _, c := range cases {
-		thisRun.declared(c.Claim)
+		require.True(t, thisRun.isDeclared(c.Claim), "case %s: claim %v = not declared; want the case in the package's BrokenCases, so that runs without this test still check it", c.Name, c.Claim.IDs)
 		t.Run(c.Name, func(t *testing.T) {
 			t.Helper() // its lines point at the package's call of CatchBroken
 			require.NotEmpty(t, c.Broken, "case %s: what is broken = empty; want it said, for its result", c.Name)

@@ -127,6 +127,14 @@ func TestEndOfRunWantsABrokenCaseForEveryClaimChecked(t *testing.T) {
 	assert.True(t, r.end(&out, true), "end of a full run whose claim was checked on AWS = failed; want it left out (%s)", out.String())
 }
 
+func TestBrokenCasesAreDeclaredBeforeAnyTestRuns(t *testing.T) {
+	c := Claim{IDs: []string{"P0"}, Family: "threadpool.declaredAtInit"}
+	assert.False(t, thisRun.isDeclared(c), "%v declared before BrokenCases; want not", c.IDs)
+	cases := BrokenCases(BrokenCase{Name: "P0 broken", Claim: c, Broken: "nothing"})
+	assert.Len(t, cases, 1, "BrokenCases returns the cases it declares")
+	assert.True(t, thisRun.isDeclared(c), "%v declared after BrokenCases = false; want it known to the end-of-run check whether or not CatchBroken runs", c.IDs)
+}
+
 type modeTarget string
 
 func (m modeTarget) Mode() string { return string(m) }

@@ -24,12 +24,12 @@ import (
 // reports a helper command no test used. Every test that checked a claim must be a claim test
 // that catalog.Tests lists with that claim, so that a new claim test cannot miss the matrix and
 // the Makefile's selections, which are made from that list or checked against it. And when the
-// run was a full one, every claim it checked must have a broken case (CatchBroken). Either
-// failure fails the run, naming the test or the claim. A run is full when
-// -run selects nothing and a broken case was declared in it: a run of a few tests (-run), or one
-// that leaves the tests of the tests out (-skip TestCatchesBroken, as `make experiments` does)
-// or has none in its build (-tags lambda in experiments/coldstart), cannot tell a claim with no
-// broken case from one whose case did not run, and is not checked.
+// run was a full one, every claim it checked must have a broken case (BrokenCases). Either
+// failure fails the run, naming the test or the claim. A run is full when -run selects nothing
+// and its build declares broken cases: the cases are declared at package level, so a run that
+// leaves the tests of the tests out (-skip TestCatchesBroken) is checked too, while a run of a
+// few tests (-run), or of a build with no cases (-tags lambda in experiments/coldstart, whose
+// cases break the local model), is not.
 func Main(m *testing.M, what string, s *settings.Settings, checks ...func(settings.Settings) error) int {
 	var err error
 	if *s, err = settings.FromEnv(); err == nil {
@@ -108,6 +108,13 @@ func (r *run) declared(c Claim) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.broken[c.key()] = true
+}
+
+// isDeclared reports whether a broken case of c was declared.
+func (r *run) isDeclared(c Claim) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.broken[c.key()]
 }
 
 // end writes to w each test that checked a claim catalog.Tests does not list it with, and each
