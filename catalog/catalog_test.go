@@ -237,14 +237,20 @@ func TestEveryClaimHasATest(t *testing.T) {
 	}
 }
 
-// makeVar returns the value of the Makefile's `name := value` line.
+// makeRef is a reference to another Makefile variable, $(NAME), in a value.
+var makeRef = regexp.MustCompile(`\$\(([A-Z_]+)\)`)
+
+// makeVar returns the value of the Makefile's `name := value` line, with the variables it
+// references expanded, as make expands them.
 func makeVar(t *testing.T, root, name string) string {
 	t.Helper()
 	raw, err := os.ReadFile(filepath.Join(root, "Makefile"))
 	require.NoError(t, err)
 	for _, line := range strings.Split(string(raw), "\n") {
 		if v, ok := strings.CutPrefix(line, name+" := "); ok {
-			return strings.TrimSpace(v)
+			return makeRef.ReplaceAllStringFunc(strings.TrimSpace(v), func(ref string) string {
+				return makeVar(t, root, makeRef.FindStringSubmatch(ref)[1])
+			})
 		}
 	}
 	require.Failf(t, "no Makefile variable", "Makefile has no line %q", name+" := ...")
@@ -281,12 +287,21 @@ func TestMakefileSelectionsAreTheCatalogsClaimTests(t *testing.T) {
 	for _, ct := range catalog.Tests() {
 		assert.False(t, skip.MatchString(ct.Name), "Makefile NOT_CLAIMS = %q skips %s.%s; want no claim test left out of `make experiments`", notClaims, ct.Package, ct.Name)
 	}
+	// BROKEN_CASES is `make test`'s -run of the tests of the claim tests (catches) and the -skip
+	// of its claim stages: it must select each of them and no claim test.
+	brokenCases := makeVar(t, root, "BROKEN_CASES")
+	catches, err := regexp.Compile("^" + brokenCases)
+	require.NoError(t, err, "Makefile BROKEN_CASES = %q", brokenCases)
+	for _, ct := range catalog.Tests() {
+		assert.False(t, catches.MatchString(ct.Name), "Makefile BROKEN_CASES = %q selects %s.%s; want no claim test among the tests of the claim tests", brokenCases, ct.Package, ct.Name)
+	}
 	broken := 0
 	for pkg, funcs := range testFuncs(t, root) {
 		for name, where := range funcs {
 			if strings.HasPrefix(name, brokenTestPrefix) {
 				broken++
 				assert.True(t, skip.MatchString(name), "Makefile NOT_CLAIMS = %q runs %s.%s (%s); want the tests of the claim tests left out of `make experiments`", notClaims, pkg, name, where)
+				assert.True(t, catches.MatchString(name), "Makefile BROKEN_CASES = %q leaves out %s.%s (%s); want `make test` to run every test of the claim tests", brokenCases, pkg, name, where)
 			}
 		}
 	}
