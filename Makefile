@@ -27,8 +27,8 @@ TEST_NODE_RUNTIMES ?= first
 ROUTER_TEST_SPIN_MS  ?= 200
 ROUTER_TEST_PAUSE_MS ?= 100
 # The routing claims' tests (W6-W9, W12), which `make experiments` and `make live-web` run. `make
-# test` runs, beside them, every other TestWeb... test, and TestCatchesBrokenRouters in catches.
-# catalog's tests check this list against catalog.Tests.
+# test` runs every other TestWeb... test, and TestCatchesBrokenRouters, in catches. catalog's tests
+# check this list against catalog.Tests.
 ROUTER_CLAIMS := TestWebPingAvoidsBusyEnvironment|TestWebPingWaitsWhenEveryEnvironmentBusy|TestWebTwoCPUOnOneSide|TestWebEnvIDMatchesLogstream|TestWebLowerConcurrencyFewerCoLocated
 
 # Experiments load the CPU: run one package at a time (-p 1) so they never measure each other.
@@ -87,23 +87,24 @@ lint:
 	go vet -tags brokenwarmclient ./functions/getitem
 
 # The library's and the commands' tests decide no claim, so they run two packages at a time,
-# beside lint and beside the tests of the claim tests (catches), whose broken cases are far from
-# their bounds; each is built to pass on a machine whose cores are busy. The packages they
-# compile are compiled first, once (go list -export): the go command shares no compile in
-# progress between processes, so lint and unit side by side would each compile them. The claim
-# tests follow, one package at a time on an otherwise idle machine, with the settings the broken
-# cases ran with. Last, the report of the results this run wrote: its summary against the files,
-# every chart drawn from them, and the page opened in headless Chromium (no script error, nothing
-# fetched, no empty chart; results/report.png).
+# beside lint and beside catches, the experiment packages' tests that decide no claim either; each
+# is built to pass on a machine whose cores are busy. The packages they compile are compiled
+# first, once (go list -export): the go command shares no compile in progress between processes,
+# so lint and unit side by side would each compile them. The claim tests follow, one package at a
+# time on an otherwise idle machine: the local ones (a full run, so that a claim with no broken
+# case fails it), the cold-start claims through the stand-ins, the router claims. Last, the
+# report of the results this run wrote: its summary against the files, every chart drawn from
+# them, and the page opened in headless Chromium (no script error, nothing fetched, no empty
+# chart; results/report.png).
 test: setup
 	go list -export -test ./... >/dev/null
 	@$(MAKE) --no-print-directory -j3 --output-sync=target lint unit catches
 	$(TEST_SETTINGS) \
 	  $(GOTESTSUM) --format testname -- $(GOTEST_FLAGS) -timeout 9m -skip '^($(LIVE_CLAIMS))$$|^$(BROKEN_CASES)' ./experiments/...
 	CLAIMS_LIVE_STANDIN=1 CLAIMS_TRIALS=$(TEST_TRIALS) \
-	  $(GOTESTSUM) --format testname -- $(GOTEST_FLAGS) -tags lambda -timeout 9m ./experiments/coldstart
+	  $(GOTESTSUM) --format testname -- $(GOTEST_FLAGS) -tags lambda -timeout 9m -run '^($(LIVE_CLAIMS))$$' ./experiments/coldstart
 	$(ROUTER_TEST_SETTINGS) \
-	  $(GOTESTSUM) --format testname -- $(GOTEST_FLAGS) -tags lambda -timeout 9m -run '^TestWeb' ./experiments/eventloop
+	  $(GOTESTSUM) --format testname -- $(GOTEST_FLAGS) -tags lambda -timeout 9m -run '^($(ROUTER_CLAIMS))$$' ./experiments/eventloop
 	go run ./cmd/report -dir results
 	CLAIMS_REPORT_DIR=$(CURDIR)/results CLAIMS_REPORT_PAGE=$(CURDIR)/results/report.html \
 	  $(GOTESTSUM) --format testname -- -count=1 -run '^($(REPORT_CHECKS))$$' ./report
@@ -112,14 +113,18 @@ test: setup
 unit: gotools
 	$(GOTESTSUM) --format testname -- -p 2 -count=1 -timeout 9m $$(go list ./... | grep -v /experiments/)
 
-# The tests of the claim tests, with `make test`'s settings: every broken case, each of which
-# must turn its claim's verdict (`make test` runs them beside lint and unit). They decide no
-# claim; their results go under results/sensitivity.
+# The experiment packages' tests that decide no claim, with `make test`'s settings: the tests of
+# the claim tests (every broken case must turn its claim's verdict; results/sensitivity), and
+# through the stand-ins the live path's and the router's own tests (a run cut short, interrupted,
+# throttled, or whose cold starts were not cold). Their cases are far from their bounds, so `make
+# test` runs them beside lint and unit, two packages at a time where the build is the same.
 catches: gotools
 	$(TEST_SETTINGS) \
-	  $(GOTESTSUM) --format testname -- $(GOTEST_FLAGS) -timeout 9m -run '^$(BROKEN_CASES)' ./experiments/...
+	  $(GOTESTSUM) --format testname -- -p 2 -count=1 -timeout 9m -run '^$(BROKEN_CASES)' ./experiments/...
 	$(ROUTER_TEST_SETTINGS) \
-	  $(GOTESTSUM) --format testname -- $(GOTEST_FLAGS) -tags lambda -timeout 9m -run '^$(BROKEN_CASES)Routers$$' ./experiments/eventloop
+	  $(GOTESTSUM) --format testname -- $(GOTEST_FLAGS) -tags lambda -timeout 9m -run '^($(BROKEN_CASES)Routers|TestWeb)' -skip '^($(ROUTER_CLAIMS))$$' ./experiments/eventloop
+	CLAIMS_LIVE_STANDIN=1 CLAIMS_TRIALS=$(TEST_TRIALS) \
+	  $(GOTESTSUM) --format testname -- $(GOTEST_FLAGS) -tags lambda -timeout 9m -skip '^($(LIVE_CLAIMS))$$' ./experiments/coldstart
 
 # The claim tests only, with the article's parameters, printing each verdict as it comes.
 # go test -json goes through cmd/progress, not gotestsum, which knows tests but not claims: it
