@@ -5,7 +5,8 @@
 // as `what = got; want want (evidence)`, then the verdict with its reason.
 //
 // It also holds the tests of the claim tests: a BrokenCase measures a claim against a target
-// broken on purpose, and CatchBroken wants its verdict turned. Main, each experiment package's
+// broken on purpose, a package declares its cases once (BrokenCases), and CatchBroken wants
+// their verdicts turned. Main, each experiment package's
 // TestMain, reads the run's settings, and after the run fails it where a claim checked has no
 // broken case, or a test that checked a claim is not in catalog.Tests.
 package claimtest
