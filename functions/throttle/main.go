@@ -20,6 +20,8 @@ import (
 	"sync/atomic"
 
 	"github.com/aws/aws-lambda-go/lambda"
+
+	"github.com/serverless-claims/claims/results/family/throttle"
 )
 
 func main() {
@@ -37,31 +39,13 @@ type function struct {
 }
 
 // handle checks the event and runs the loop.
-func (f *function) handle(_ context.Context, ev event) (response, error) {
+func (f *function) handle(_ context.Context, ev event) (throttle.Loop, error) {
 	n := f.calls.Add(1)
 	busy, gap, err := ev.durations()
 	if err != nil {
-		return response{}, err
+		return throttle.Loop{}, err
 	}
-	return response{
-		Observation: observe(busy, gap),
-		Invocation:  n,
-		Pid:         f.pid,
-		NumCPU:      f.numCPU,
-		MemoryMB:    f.memoryMB,
-	}, nil
-}
-
-// response is the handler's answer: the loop's observation, and where it ran.
-type response struct {
-	Observation
-	// Invocation counts this process's invocations, from 1.
-	Invocation int64 `json:"invocation"`
-	// Pid is the process's id: two answers with the same pid came from one environment.
-	Pid int `json:"pid"`
-	// NumCPU is the CPUs the function's process may run on (runtime.NumCPU): what the guest
-	// shows, not what the quota gives.
-	NumCPU int `json:"numCpu"`
-	// MemoryMB is AWS_LAMBDA_FUNCTION_MEMORY_SIZE, 0 when unset.
-	MemoryMB int `json:"memoryMB"`
+	answer := observe(busy, gap)
+	answer.Invocation, answer.Pid, answer.NumCPU, answer.MemoryMB = int(n), f.pid, f.numCPU, f.memoryMB
+	return answer, nil
 }

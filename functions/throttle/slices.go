@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/serverless-claims/claims/results/family/throttle"
 )
 
 // event is what an invocation asks for.
@@ -43,31 +45,8 @@ func (e event) durations() (busy, gap time.Duration, err error) {
 	return time.Duration(e.BusyMs * float64(time.Millisecond)), gap, nil
 }
 
-// Span is a stretch of the loop, in ms from its start.
-type Span struct {
-	StartMs float64 `json:"startMs"`
-	EndMs   float64 `json:"endMs"`
-}
-
-// Observation is what one busy loop saw.
-type Observation struct {
-	// WallMs is the loop's length, from its first clock read to its last.
-	WallMs float64 `json:"wallMs"`
-	// RunMs is the time the loop ran: WallMs less the stalls.
-	RunMs float64 `json:"runMs"`
-	// GapMs is the shortest gap that counted as a stall.
-	GapMs float64 `json:"gapMs"`
-	// Runs and Stalls alternate, starting and ending with a run.
-	Runs   []Span `json:"runs"`
-	Stalls []Span `json:"stalls"`
-	// ThreadCPUMs is the CPU time the kernel charged the loop's thread over the loop, and
-	// ProcessCPUMs the whole process's (the Go runtime's other threads too).
-	ThreadCPUMs  float64 `json:"threadCpuMs"`
-	ProcessCPUMs float64 `json:"processCpuMs"`
-}
-
 // observe runs a busy loop on one locked OS thread for busy, and returns what it saw.
-func observe(busy, gap time.Duration) Observation {
+func observe(busy, gap time.Duration) throttle.Loop {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	thread0, process0 := cpuClock(unix.CLOCK_THREAD_CPUTIME_ID), cpuClock(unix.CLOCK_PROCESS_CPUTIME_ID)
@@ -80,22 +59,22 @@ func observe(busy, gap time.Duration) Observation {
 
 // slices reads now (the time since the loop's start, monotonic) until it reaches busy, and cuts
 // what it saw into runs and stalls: a stall is a gap of at least gap between two reads.
-func slices(busy, gap time.Duration, now func() time.Duration) Observation {
-	o := Observation{GapMs: ms(gap)}
+func slices(busy, gap time.Duration, now func() time.Duration) throttle.Loop {
+	o := throttle.Loop{GapMs: ms(gap)}
 	first := now()
 	last, runStart := first, first
 	stalled := time.Duration(0)
 	for last-first < busy {
 		t := now()
 		if t-last >= gap {
-			o.Runs = append(o.Runs, Span{ms(runStart - first), ms(last - first)})
-			o.Stalls = append(o.Stalls, Span{ms(last - first), ms(t - first)})
+			o.Runs = append(o.Runs, throttle.Span{StartMs: ms(runStart - first), EndMs: ms(last - first)})
+			o.Stalls = append(o.Stalls, throttle.Span{StartMs: ms(last - first), EndMs: ms(t - first)})
 			stalled += t - last
 			runStart = t
 		}
 		last = t
 	}
-	o.Runs = append(o.Runs, Span{ms(runStart - first), ms(last - first)})
+	o.Runs = append(o.Runs, throttle.Span{StartMs: ms(runStart - first), EndMs: ms(last - first)})
 	o.WallMs = ms(last - first)
 	o.RunMs = ms(last - first - stalled)
 	return o

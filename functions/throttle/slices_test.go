@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/serverless-claims/claims/results/family/throttle"
 )
 
 // script is a fake clock: each call returns the next of the times, in ms rounded to the ns, and
@@ -30,15 +32,15 @@ func TestSlices(t *testing.T) {
 		name   string
 		busyMs float64
 		clock  []float64 // ms
-		runs   []Span
-		stalls []Span
+		runs   []throttle.Span
+		stalls []throttle.Span
 		wallMs float64
 	}{
 		{
 			name:   "no stall",
 			busyMs: 1,
 			clock:  []float64{0, 0.1, 0.4, 0.8, 1.2},
-			runs:   []Span{{0, 1.2}},
+			runs:   []throttle.Span{{StartMs: 0, EndMs: 1.2}},
 			wallMs: 1.2,
 		},
 		{
@@ -47,8 +49,8 @@ func TestSlices(t *testing.T) {
 			name:   "stalls and short gaps",
 			busyMs: 10.2,
 			clock:  []float64{3, 3.1, 3.2, 4, 4.1, 4.3, 4.7, 8, 8.2, 13.1, 13.3},
-			runs:   []Span{{0, 0.2}, {1, 1.7}, {5, 5.2}, {10.1, 10.3}},
-			stalls: []Span{{0.2, 1}, {1.7, 5}, {5.2, 10.1}},
+			runs:   []throttle.Span{{StartMs: 0, EndMs: 0.2}, {StartMs: 1, EndMs: 1.7}, {StartMs: 5, EndMs: 5.2}, {StartMs: 10.1, EndMs: 10.3}},
+			stalls: []throttle.Span{{StartMs: 0.2, EndMs: 1}, {StartMs: 1.7, EndMs: 5}, {StartMs: 5.2, EndMs: 10.1}},
 			wallMs: 10.3,
 		},
 		{
@@ -57,8 +59,8 @@ func TestSlices(t *testing.T) {
 			name:   "threshold",
 			busyMs: 2.05,
 			clock:  []float64{0, 0.5, 0.99, 1.489999, 2, 2.1},
-			runs:   []Span{{0, 0}, {0.5, 1.489999}, {2, 2.1}},
-			stalls: []Span{{0, 0.5}, {1.489999, 2}},
+			runs:   []throttle.Span{{StartMs: 0, EndMs: 0}, {StartMs: 0.5, EndMs: 1.489999}, {StartMs: 2, EndMs: 2.1}},
+			stalls: []throttle.Span{{StartMs: 0, EndMs: 0.5}, {StartMs: 1.489999, EndMs: 2}},
 			wallMs: 2.1,
 		},
 		{
@@ -66,8 +68,8 @@ func TestSlices(t *testing.T) {
 			name:   "ends on a stall",
 			busyMs: 5,
 			clock:  []float64{0, 0.1, 5},
-			runs:   []Span{{0, 0.1}, {5, 5}},
-			stalls: []Span{{0.1, 5}},
+			runs:   []throttle.Span{{StartMs: 0, EndMs: 0.1}, {StartMs: 5, EndMs: 5}},
+			stalls: []throttle.Span{{StartMs: 0.1, EndMs: 5}},
 			wallMs: 5,
 		},
 	}
@@ -97,7 +99,7 @@ func TestSlices(t *testing.T) {
 }
 
 // assertSpans compares spans to within a nanosecond, since they are converted from durations.
-func assertSpans(t *testing.T, what string, got, want []Span) {
+func assertSpans(t *testing.T, what string, got, want []throttle.Span) {
 	t.Helper()
 	if !assert.Len(t, got, len(want), "len(%s) = %d; want %d (%v)", what, len(got), len(want), got) {
 		return
@@ -173,7 +175,7 @@ func TestHandle(t *testing.T) {
 	assert.Contains(t, err.Error(), "busyMs", "err = %q; want it to name busyMs", err)
 
 	// Invocations count every invocation, the rejected one too.
-	for want := int64(2); want <= 3; want++ {
+	for want := 2; want <= 3; want++ {
 		r, err := f.handle(ctx, event{BusyMs: 1})
 		require.NoError(t, err, "handle(busyMs 1) err = %v; want nil", err)
 		assert.Equal(t, want, r.Invocation, "Invocation = %d; want %d", r.Invocation, want)

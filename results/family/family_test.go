@@ -13,12 +13,14 @@ import (
 )
 
 // TestIsALeaf keeps the package light for a reader (cmd/report): no SDK, no testing, nothing of
-// the harness beyond the types a result holds; and results/family/getitem, which
-// functions/getitem answers with, imports nothing at all.
+// the harness beyond the types a result holds; and results/family/getitem and
+// results/family/throttle, which the functions answer with, import nothing at all.
 func TestIsALeaf(t *testing.T) {
-	fn, err := exec.Command("go", "list", "-f", "{{join .Imports \" \"}}", "./getitem").Output()
-	require.NoError(t, err, "go list ./getitem")
-	assert.Empty(t, strings.TrimSpace(string(fn)), "results/family/getitem imports %s; want nothing, to keep functions/getitem's binary as it was", fn)
+	for _, answer := range []string{"getitem", "throttle"} {
+		fn, err := exec.Command("go", "list", "-f", "{{join .Imports \" \"}}", "./"+answer).Output()
+		require.NoError(t, err, "go list ./%s", answer)
+		assert.Empty(t, strings.TrimSpace(string(fn)), "results/family/%s imports %s; want nothing, to keep functions/%s's binary as it was", answer, fn, answer)
+	}
 	out, err := exec.Command("go", "list", "-deps", ".").Output()
 	require.NoError(t, err, "go list -deps")
 	for _, dep := range strings.Fields(string(out)) {
@@ -28,6 +30,7 @@ func TestIsALeaf(t *testing.T) {
 			assert.Contains(t, []string{
 				"github.com/serverless-claims/claims/results/family",
 				"github.com/serverless-claims/claims/results/family/getitem",
+				"github.com/serverless-claims/claims/results/family/throttle",
 				"github.com/serverless-claims/claims/harness/claim/stats",
 				"github.com/serverless-claims/claims/harness/workload/protocol",
 				"github.com/serverless-claims/claims/harness/sys/runtimes",
