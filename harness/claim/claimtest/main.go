@@ -153,7 +153,7 @@ func (r *run) withoutBrokenCase() []string {
 	var missing []string
 	for key, c := range r.claims {
 		if !r.broken[key] {
-			missing = append(missing, fmt.Sprintf("claimtest: broken cases of %s (family %s, checked by %s) = none; want one in the package's TestCatchesBroken test (claimtest.BrokenCase), to show that its test can fail",
+			missing = append(missing, fmt.Sprintf("claimtest: broken cases of %s (family %s, checked by %s) = none; want one among the package's broken cases (claimtest.BrokenCases), to show that its test can fail",
 				strings.Join(c.claim.IDs, " "), c.claim.Family, c.test))
 		}
 	}
