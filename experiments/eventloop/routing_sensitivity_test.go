@@ -29,32 +29,34 @@ func TestCatchesBrokenRouters(t *testing.T) {
 	claimtest.CatchBroken(t, cfg, brokenRouters...)
 }
 
-// Every broken router also leaves lambda-web-logstream off every third answer, as Lambda may,
-// so that each claim is shown to fail on what remains. W8's also keeps every request off an
-// environment running a /cpu (Lambda may, under high sustained CPU): every /ping is then
-// throttled, and W8 still decides from its /cpu. The others run without that: it would keep
-// W6's co-locating router off the busy environment, and leave W7 and W12 no co-located /ping.
-var noConcurrencyLimit = localRouter{policy: webrouter.LeastBusy, omitLogstreamEvery: standInOmitLogstreamEvery, ignoreConcurrencyLimit: true,
-	broken: "the router ignores maxConcurrencyPerEnvironment"}
-
 // brokenRouters are the routing claims' broken cases (claimtest.BrokenCases).
-var brokenRouters = claimtest.BrokenCases(
-	onRouter("W6/co-locate", pingAvoidsBusyClaim, pingAvoidsBusy, localRouter{policy: webrouter.CoLocate, omitLogstreamEvery: standInOmitLogstreamEvery,
-		broken: "the router puts each request in the busiest environment with a free slot"}),
-	onRouter("W7/cpu-in-worker", coLocatedPingClaim, coLocatedPing(webendpoints.Node), localRouter{policy: webrouter.LeastBusy, omitLogstreamEvery: standInOmitLogstreamEvery,
-		node:   func(t *testing.T) *probe.Probe { return startBrokenNode(t, "node-cpu-in-worker.js") },
-		broken: "node-cpu-in-worker.js: every /cpu spins in a worker thread"}),
-	onRouter("W8/least-busy", twoOnOneSideClaim, twoOnOneSide, localRouter{policy: webrouter.LeastBusy, omitLogstreamEvery: standInOmitLogstreamEvery, cpuBusyLimit: 1,
-		broken: "a strictly least-busy router never puts the second /cpu beside the first while the other environment is free"}),
-	onRouter("W9/swapped-logstreams", idsAgreeClaim, idsAgree, localRouter{policy: webrouter.LeastBusy, omitLogstreamEvery: standInOmitLogstreamEvery, swapLogstreams: true,
-		broken: "the router names another environment's logstream on every other answer"}),
-	claimtest.BrokenCase{Name: "W12/no-concurrency-limit", Claim: concurrencyLoweredClaim, Broken: noConcurrencyLimit.broken,
-		Measure: func(t *testing.T, s settings.Settings) claimtest.Measurement {
-			c, m := concurrencyLowered(t, noConcurrencyLimit, s)
-			require.Equal(t, concurrencyLoweredClaim.IDs, c.IDs, "claims concurrencyLowered decides")
-			return m
-		}},
-)
+var brokenRouters = func() []claimtest.BrokenCase {
+	nodeCPUInWorker := func(t *testing.T) *probe.Probe { return startBrokenNode(t, "node-cpu-in-worker.js") }
+	// Every broken router also leaves lambda-web-logstream off every third answer, as Lambda may,
+	// so that each claim is shown to fail on what remains. W8's also keeps every request off an
+	// environment running a /cpu (Lambda may, under high sustained CPU): every /ping is then
+	// throttled, and W8 still decides from its /cpu. The others run without that: it would keep
+	// W6's co-locating router off the busy environment, and leave W7 and W12 no co-located /ping.
+	omit := standInOmitLogstreamEvery
+	noConcurrencyLimit := localRouter{policy: webrouter.LeastBusy, omitLogstreamEvery: omit, ignoreConcurrencyLimit: true,
+		broken: "the router ignores maxConcurrencyPerEnvironment"}
+	return claimtest.BrokenCases(
+		onRouter("W6/co-locate", pingAvoidsBusyClaim, pingAvoidsBusy, localRouter{policy: webrouter.CoLocate, omitLogstreamEvery: omit,
+			broken: "the router puts each request in the busiest environment with a free slot"}),
+		onRouter("W7/cpu-in-worker", coLocatedPingClaim, coLocatedPing(webendpoints.Node), localRouter{policy: webrouter.LeastBusy, omitLogstreamEvery: omit, node: nodeCPUInWorker,
+			broken: "node-cpu-in-worker.js: every /cpu spins in a worker thread"}),
+		onRouter("W8/least-busy", twoOnOneSideClaim, twoOnOneSide, localRouter{policy: webrouter.LeastBusy, omitLogstreamEvery: omit, cpuBusyLimit: 1,
+			broken: "a strictly least-busy router never puts the second /cpu beside the first while the other environment is free"}),
+		onRouter("W9/swapped-logstreams", idsAgreeClaim, idsAgree, localRouter{policy: webrouter.LeastBusy, omitLogstreamEvery: omit, swapLogstreams: true,
+			broken: "the router names another environment's logstream on every other answer"}),
+		claimtest.BrokenCase{Name: "W12/no-concurrency-limit", Claim: concurrencyLoweredClaim, Broken: noConcurrencyLimit.broken,
+			Measure: func(t *testing.T, s settings.Settings) claimtest.Measurement {
+				c, m := concurrencyLowered(t, noConcurrencyLimit, s)
+				require.Equal(t, concurrencyLoweredClaim.IDs, c.IDs, "claims concurrencyLowered decides")
+				return m
+			}},
+	)
+}()
 
 // onRouter is the case name: claim, measured by e on the Node endpoint of the broken router lr.
 func onRouter(name string, claim claimtest.Claim, e experiment, lr localRouter) claimtest.BrokenCase {

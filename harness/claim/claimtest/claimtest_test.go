@@ -127,7 +127,7 @@ func TestEndOfRunWantsABrokenCaseForEveryClaimChecked(t *testing.T) {
 	assert.True(t, r.end(&out, true), "end of a full run whose claim was checked on AWS = failed; want it left out (%s)", out.String())
 }
 
-func TestBrokenCasesAreDeclaredBeforeAnyTestRuns(t *testing.T) {
+func TestBrokenCasesAreKnownWithoutCatchBroken(t *testing.T) {
 	c := Claim{IDs: []string{"P0"}, Family: "threadpool.declaredAtInit"}
 	assert.False(t, thisRun.isDeclared(c), "%v declared before BrokenCases; want not", c.IDs)
 	cases := BrokenCases(BrokenCase{Name: "P0 broken", Claim: c, Broken: "nothing"})
