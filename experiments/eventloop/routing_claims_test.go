@@ -250,14 +250,17 @@ func everyEnvBusy(p placement) bool {
 }
 
 // fewer checks that share a is below share b, their 95% Wilson intervals apart; intervals that
-// overlap with a below b leave it open.
+// overlap with a below b leave it open. Its bound is a's upper end at most b's lower end, the
+// ends whose gap it decides on (shares, no unit); the check wants the gap open, so on the bound
+// it does not hold.
 func fewer(name string, a, b stats.Proportion) verdict.Check {
 	aLo, aHi := a.Wilson()
 	bLo, bHi := b.Wilson()
 	return verdict.Check{
 		Name: name, Got: fmt.Sprintf("%s vs %s", a, b), Want: "the first below the second, their 95% intervals apart",
 		Pass: aHi < bLo, Undecided: aHi >= bLo && share(a) < share(b),
-		Note: fmt.Sprintf("intervals %.2f to %.2f and %.2f to %.2f", aLo, aHi, bLo, bHi),
+		Note:  fmt.Sprintf("intervals %.2f to %.2f and %.2f to %.2f", aLo, aHi, bLo, bHi),
+		Bound: &verdict.Bound{Figure: aHi, Limit: bLo, Side: verdict.BoundAtMost},
 	}
 }
 
