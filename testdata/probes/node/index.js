@@ -101,14 +101,19 @@ function answer(res, status, body, receivedAt) {
 
 // start runs the probe. Options exist only to build deliberately broken probes for the
 // experiments' sensitivity tests (testdata/probes/broken/): forceCpuMode runs every /cpu in that
-// mode whatever the query says, and pingDelayMs makes /ping answer late.
+// mode whatever the query says, pingDelayMs makes /ping answer late, and cpuDelayMs takes up
+// every /cpu only that long after it arrived, as a server with a queue in front would.
 function start(options = {}) {
-  const { forceCpuMode, pingDelayMs = 0 } = options;
+  const { forceCpuMode, pingDelayMs = 0, cpuDelayMs = 0 } = options;
   pbkdf2ItersPerMs = calibratePbkdf2();
 
   const server = http.createServer(async (req, res) => {
-    const receivedAt = performance.now();
+    let receivedAt = performance.now();
     const url = new URL(req.url, 'http://probe');
+    if (cpuDelayMs > 0 && url.pathname === '/cpu') {
+      await new Promise((r) => setTimeout(r, cpuDelayMs));
+      receivedAt = performance.now();
+    }
     try {
       if (req.method !== 'GET') {
         return answer(res, 405, { error: `method ${req.method} is not allowed: the probe serves GET` }, receivedAt);

@@ -1,0 +1,469 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/serverless-claims/claims/harness/claim/history"
+	"github.com/serverless-claims/claims/harness/claim/results"
+	"github.com/serverless-claims/claims/harness/sys/repo"
+	"github.com/serverless-claims/claims/harness/sys/wholefile"
+	"github.com/serverless-claims/claims/report"
+)
+
+// ConfirmationsFile is what confirm writes into its -out folder, beside the second runs' result
+// files (again/), for record -confirmed to read in another job.
+const ConfirmationsFile = "confirmations.json"
+
+// runFlags are the flags record and confirm share: where the history and the results are, and
+// what the run is.
+type runFlags struct {
+	history, results, kind, trigger, commit, url, rerun string
+	period                                              time.Duration
+}
+
+func (f *runFlags) register(fs interface {
+	StringVar(*string, string, string, string)
+	DurationVar(*time.Duration, string, time.Duration, string)
+}) {
+	fs.StringVar(&f.history, "history", "", "the history's folder (a checkout of its branch)")
+	fs.StringVar(&f.results, "results", "results", "the run's results folder")
+	fs.StringVar(&f.kind, "kind", "", "which claims, run how: runs compare with the last of their kind (claims, live, test...)")
+	fs.StringVar(&f.trigger, "trigger", envOr("GITHUB_EVENT_NAME", "local"), "what started the run: schedule, workflow_dispatch, push, local")
+	fs.StringVar(&f.commit, "commit", os.Getenv("GITHUB_SHA"), "the repository's commit (default: GITHUB_SHA, else git's HEAD)")
+	fs.StringVar(&f.url, "url", ciRunURL(), "where the run's logs and files are")
+	fs.StringVar(&f.rerun, "rerun", "", "the command that runs a flipped claim again (sh -c; {test} {run} {pkg} {tags} {dir}); default go test in its package")
+	fs.DurationVar(&f.period, "period", 24*time.Hour, "the schedule's period: a scheduled run older than two is reported missing")
+}
+
+func (f runFlags) check() error {
+	switch {
+	case f.history == "":
+		return errors.New("-history: name the history's folder")
+	case f.kind == "":
+		return errors.New("-kind: name the run's kind (claims, live, test...)")
+	case strings.ContainsAny(f.kind, "/\\ ."):
+		return fmt.Errorf("-kind %q: want a plain word, it is part of file names", f.kind)
+	case f.period <= 0:
+		return fmt.Errorf("-period %v: want a positive duration", f.period)
+	}
+	return nil
+}
+
+func envOr(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}
+
+// ciRunURL is the GitHub Actions run's page, where the job runs in one.
+func ciRunURL() string {
+	server, repository, id := os.Getenv("GITHUB_SERVER_URL"), os.Getenv("GITHUB_REPOSITORY"), os.Getenv("GITHUB_RUN_ID")
+	if server == "" || repository == "" || id == "" {
+		return ""
+	}
+	return server + "/" + repository + "/actions/runs/" + id
+}
+
+// prepared is a run made from the results, with the history before it.
+type prepared struct {
+	runs    []history.Run
+	last    history.Run
+	hasLast bool
+	now     history.Run
+	files   map[history.Key]string // each record's result file
+	flips   []history.Flip
+}
+
+// prepare reads the history and the results and finds the flips.
+func prepare(f runFlags) (prepared, error) {
+	var p prepared
+	loaded, err := loadResults(f.results)
+	if err != nil {
+		return p, err
+	}
+	meta := history.Run{Kind: f.kind, Trigger: f.trigger, StartedAt: time.Now().UTC(), Commit: f.commit, URL: f.url}
+	root, err := repo.Root()
+	if err != nil {
+		return p, err
+	}
+	if meta.Commit == "" {
+		meta.Commit = gitHead(root)
+	}
+	if meta.Modules, err = goModules(filepath.Join(root, "go.mod")); err != nil {
+		return p, err
+	}
+	if p.now, err = history.NewRun(meta, loaded); err != nil {
+		return p, err
+	}
+	p.files = map[history.Key]string{}
+	for _, l := range loaded {
+		p.files[history.Key{Experiment: l.Result.Experiment, Mode: l.Result.Mode, Column: l.Column}] = l.Path
+	}
+	if p.runs, err = history.Read(f.history); err != nil {
+		return p, err
+	}
+	p.last, p.hasLast = history.Last(p.runs, f.kind)
+	if p.hasLast {
+		p.flips = history.Flips(p.last, p.now)
+	}
+	return p, nil
+}
+
+// loadResults reads every result of a results folder as report.Load does (report.ResultFiles),
+// and those of each runtime matrix column's folder under it, with the column's name.
+func loadResults(dir string) ([]history.Loaded, error) {
+	var out []history.Loaded
+	add := func(dir, column string) error {
+		files, err := report.ResultFiles(dir)
+		if err != nil {
+			return err
+		}
+		for _, rel := range files {
+			path := filepath.Join(dir, filepath.FromSlash(rel))
+			r, err := results.Read(path)
+			if err != nil {
+				return err
+			}
+			out = append(out, history.Loaded{Path: path, Column: column, Runtime: report.Entry{Result: r}.Runtime(), Result: r})
+		}
+		return nil
+	}
+	if err := add(dir, ""); err != nil {
+		return nil, err
+	}
+	columns, err := os.ReadDir(filepath.Join(dir, results.MatrixDir))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	for _, c := range columns {
+		if c.IsDir() {
+			if err := add(filepath.Join(dir, results.MatrixDir, c.Name()), c.Name()); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%w under %s", report.ErrNoResults, dir)
+	}
+	return out, nil
+}
+
+// goModules are go.mod's required modules and their versions.
+func goModules(gomod string) (map[string]string, error) {
+	f, err := os.Open(gomod)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	out := map[string]string{}
+	inRequire := false
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line, _, _ := strings.Cut(strings.TrimSpace(sc.Text()), "//")
+		fields := strings.Fields(line)
+		switch {
+		case len(fields) == 0:
+		case fields[0] == "require" && len(fields) == 2 && fields[1] == "(":
+			inRequire = true
+		case fields[0] == ")":
+			inRequire = false
+		case fields[0] == "require" && len(fields) == 3:
+			out[fields[1]] = fields[2]
+		case inRequire && len(fields) == 2:
+			out[fields[0]] = fields[1]
+		}
+	}
+	return out, sc.Err()
+}
+
+// gitHead is the repository's commit, or "" where git cannot say.
+func gitHead(root string) string {
+	cmd := exec.Command("git", "rev-parse", "HEAD")
+	cmd.Dir = root
+	out, err := cmd.Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// confirm runs the flipped claims again and writes the confirmations and the second runs' files
+// into -out, for a record in another job (-confirmed).
+func confirm(ctx context.Context, args []string, stdout io.Writer) error {
+	fs := flags("confirm")
+	var f runFlags
+	f.register(fs)
+	out := fs.String("out", "", "the folder to write the confirmations and the second runs' result files into")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if err := f.check(); err != nil {
+		return err
+	}
+	if *out == "" {
+		return errors.New("-out: name the folder for the confirmations")
+	}
+	p, err := prepare(f)
+	if err != nil {
+		return err
+	}
+	cs, again, err := runAgain(ctx, f, p, filepath.Join(*out, "again"), stdout)
+	if err != nil {
+		return err
+	}
+	for i := range cs {
+		cs[i].Changes = nil // record works them out against the history it appends to
+	}
+	saved := savedConfirmations{Confirmations: cs, Again: map[string]string{}}
+	for k, file := range again {
+		rel, err := filepath.Rel(*out, file)
+		if err != nil {
+			return err
+		}
+		saved.Again[keyString(k)] = filepath.ToSlash(rel)
+	}
+	data, err := json.MarshalIndent(saved, "", "  ")
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "history: %d flips since %s, %d confirmed -> %s\n", len(p.flips), lastID(p), confirmedCount(cs), filepath.Join(*out, ConfirmationsFile))
+	return wholefile.Write(filepath.Join(*out, ConfirmationsFile), append(data, '\n'))
+}
+
+// savedConfirmations is confirm's file: the confirmations, and each second run's result file
+// relative to the folder.
+type savedConfirmations struct {
+	Confirmations []history.Confirmation `json:"confirmations"`
+	Again         map[string]string      `json:"again"`
+}
+
+func keyString(k history.Key) string { return k.Experiment + "\x00" + k.Mode + "\x00" + k.Column }
+
+func lastID(p prepared) string {
+	if !p.hasLast {
+		return "(no earlier run of its kind)"
+	}
+	return p.last.ID()
+}
+
+func confirmedCount(cs []history.Confirmation) int {
+	n := 0
+	for _, c := range cs {
+		if c.Confirmed {
+			n++
+		}
+	}
+	return n
+}
+
+// runAgain runs each flip's claim again into dir and keeps each second run's result file there.
+func runAgain(ctx context.Context, f runFlags, p prepared, dir string, stdout io.Writer) ([]history.Confirmation, map[history.Key]string, error) {
+	if len(p.flips) == 0 {
+		return nil, nil, nil
+	}
+	rr := &goTest{command: f.rerun, out: stdout}
+	cs, files := history.Confirm(ctx, p.last, p.now, p.flips, rr)
+	kept := map[history.Key]string{}
+	for k, file := range files {
+		to := filepath.Join(dir, results.FileName(k.Experiment+"/"+k.Mode+"/"+k.Column))
+		if err := copyFile(file, to); err != nil {
+			return nil, nil, err
+		}
+		kept[k] = to
+	}
+	rr.cleanup()
+	return cs, kept, ctx.Err()
+}
+
+func copyFile(from, to string) error {
+	data, err := os.ReadFile(from)
+	if err != nil {
+		return err
+	}
+	return wholefile.Write(to, data)
+}
+
+// record appends the run to the history, confirming its flips (or taking -confirmed's), reports,
+// and alerts on the confirmed flips.
+func record(ctx context.Context, args []string, stdout io.Writer) error {
+	fs := flags("record")
+	var f runFlags
+	f.register(fs)
+	confirmed := fs.String("confirmed", "", "a folder of confirm's -out folders (one per shard): take their confirmations instead of running again")
+	alerts := fs.String("alerts", "", "write alerts as files into this folder")
+	github := fs.String("github", "", "open or update a GitHub issue per flipped claim in OWNER/REPO, with the gh CLI")
+	keep := fs.Int("keep", history.DefaultKeep, "the newest runs of the kind to keep")
+	summary := fs.String("summary", os.Getenv("GITHUB_STEP_SUMMARY"), "append the report in Markdown to this file")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if err := f.check(); err != nil {
+		return err
+	}
+	if *keep < 1 {
+		return fmt.Errorf("-keep %d: want at least 1", *keep)
+	}
+	var sinks []history.Sink
+	if *alerts != "" {
+		sinks = append(sinks, history.FileSink{Dir: *alerts})
+	}
+	if *github != "" {
+		if strings.Count(*github, "/") != 1 {
+			return fmt.Errorf("-github %q: want OWNER/REPO", *github)
+		}
+		sinks = append(sinks, ghSink{repo: *github})
+	}
+	p, err := prepare(f)
+	if err != nil {
+		return err
+	}
+	var cs []history.Confirmation
+	var again map[history.Key]string
+	if *confirmed != "" {
+		cs, again, err = readConfirmations(*confirmed, p)
+	} else {
+		cs, again, err = runAgain(ctx, f, p, filepath.Join(f.history+".again", p.now.ID()), stdout)
+	}
+	if err != nil {
+		return err
+	}
+	p.now.Confirmations = cs
+	path, err := history.Append(f.history, p.now, *keep)
+	if err != nil {
+		return err
+	}
+	var rep strings.Builder
+	writeReport(&rep, f, p, cs)
+	fmt.Fprintf(&rep, "\nhistory: wrote %s\n", path)
+	io.WriteString(stdout, rep.String())
+	if *summary != "" {
+		if err := appendFile(*summary, "```\n"+rep.String()+"```\n"); err != nil {
+			return err
+		}
+	}
+	var as []history.Alert
+	if p.hasLast {
+		as = history.Alerts(p.last, p.now, cs, p.files, again)
+	}
+	if last, missing := history.Missing(p.runs, f.kind, f.period, p.now.StartedAt); missing {
+		as = append(as, history.Alert{Claim: "schedule", Title: "Scheduled claims runs went missing",
+			Body: fmt.Sprintf("The last scheduled run of kind %q before %s started %s, more than two periods (%v) earlier.\n",
+				f.kind, p.now.ID(), last.Format(time.RFC3339), f.period)})
+	}
+	for _, a := range as {
+		for _, s := range sinks {
+			if err := s.Send(ctx, a); err != nil {
+				return fmt.Errorf("alert %q: %w", a.Title, err)
+			}
+		}
+	}
+	if n := confirmedCount(cs); n > 0 {
+		return fmt.Errorf("%w: %d of %d flips (see the report above)", errConfirmed, n, len(cs))
+	}
+	return nil
+}
+
+// readConfirmations reads the confirm -out folders under dir (dir itself, or its subfolders,
+// one per shard), and leaves unconfirmed, saying so, each flip none of them ran again.
+func readConfirmations(dir string, p prepared) ([]history.Confirmation, map[history.Key]string, error) {
+	found := map[string]history.Confirmation{}
+	again := map[history.Key]string{}
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.Name() != ConfirmationsFile {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		var s savedConfirmations
+		if err := json.Unmarshal(data, &s); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		for _, c := range s.Confirmations {
+			found[keyString(c.Key)] = c
+		}
+		for k, rel := range s.Again {
+			for _, c := range s.Confirmations {
+				if keyString(c.Key) == k {
+					again[c.Key] = filepath.Join(filepath.Dir(path), filepath.FromSlash(rel))
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	var cs []history.Confirmation
+	for _, fl := range p.flips {
+		c, ok := found[keyString(fl.Key)]
+		if !ok || c.Was != fl.Was || c.Now != fl.Now {
+			c = history.Confirmation{Flip: fl, Why: "no second run of this flip among the confirmations"}
+		}
+		c.Changes = history.Changes(p.last, p.now, fl.Key)
+		cs = append(cs, c)
+	}
+	return cs, again, nil
+}
+
+func appendFile(path, s string) error {
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.WriteString(s); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// writeReport writes what record found: the flips, confirmed or not, with what else changed;
+// the claims inconclusive run after run; the margins that shrank; a scheduled run gone missing.
+func writeReport(w io.Writer, f runFlags, p prepared, cs []history.Confirmation) {
+	fmt.Fprintf(w, "history: run %s, %d results", p.now.ID(), len(p.now.Records))
+	if !p.hasLast {
+		fmt.Fprintf(w, "; the first of kind %q, nothing to compare\n", f.kind)
+	} else {
+		fmt.Fprintf(w, " against %s: %d flipped, %d confirmed\n", p.last.ID(), len(cs), confirmedCount(cs))
+	}
+	for _, c := range cs {
+		switch {
+		case c.Confirmed:
+			fmt.Fprintf(w, "  flip confirmed: %s (run again: %s)\n", c.Flip, c.Again)
+		case c.Why != "":
+			fmt.Fprintf(w, "  flip not confirmed: %s (%s)\n", c.Flip, c.Why)
+		case c.Again == c.Was:
+			fmt.Fprintf(w, "  flip not confirmed: %s (run again: %s, as before)\n", c.Flip, c.Again)
+		default:
+			fmt.Fprintf(w, "  flip not confirmed: %s (run again: %s)\n", c.Flip, c.Again)
+		}
+		for _, ch := range c.Changes {
+			fmt.Fprintf(w, "    changed: %s\n", ch)
+		}
+	}
+	all := append(append([]history.Run(nil), p.runs...), p.now)
+	for _, s := range history.Streaks(all, f.kind) {
+		fmt.Fprintf(w, "  inconclusive %d runs in a row: %v %s\n", s.N, s.Claims, s.Key)
+	}
+	for _, s := range history.Shrinks(all, f.kind) {
+		fmt.Fprintf(w, "  margin shrank by more than half: %v %s: %s %.2f %s → %.2f %s (median of %d runs before)\n",
+			s.Claims, s.Key, s.Check, s.Before, s.Unit, s.Now, s.Unit, s.Runs-1)
+	}
+	if last, missing := history.Missing(p.runs, f.kind, f.period, p.now.StartedAt); missing {
+		fmt.Fprintf(w, "  missing: the last scheduled run of kind %q started %s, more than two periods (%v) ago\n",
+			f.kind, last.Format(time.RFC3339), f.period)
+	}
+}

@@ -1,0 +1,290 @@
+package history
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/serverless-claims/claims/harness/claim/verdict"
+)
+
+// Flip is a record whose verdict changed from the last run's: a candidate until the claim, run
+// again in the same job, gives the same verdict (Confirmation).
+type Flip struct {
+	Key
+	Claims []string        `json:"claims"`
+	Was    verdict.Outcome `json:"was"`
+	Now    verdict.Outcome `json:"now"`
+}
+
+// String reads "W2 TestX (local): pass → fail".
+func (f Flip) String() string {
+	return fmt.Sprintf("%v %s: %s → %s", f.Claims, f.Key, f.Was, f.Now)
+}
+
+// Flipped is the rule of a flip: both verdicts decided (pass or fail) and different. An
+// inconclusive verdict on either side is never a flip: it says the run had too little evidence,
+// not that the claim changed (Streaks reports a claim that stays so).
+func Flipped(was, now verdict.Outcome) bool {
+	return was != now && decided(was) && decided(now)
+}
+
+func decided(o verdict.Outcome) bool { return o == verdict.Pass || o == verdict.Fail }
+
+// Flips are now's records whose verdict flipped from their counterpart in last, in now's order.
+func Flips(last, now Run) []Flip {
+	var out []Flip
+	for _, rec := range now.Records {
+		old, ok := last.Find(rec.Key)
+		if ok && Flipped(old.Outcome, rec.Outcome) {
+			out = append(out, Flip{Key: rec.Key, Claims: rec.Claims, Was: old.Outcome, Now: rec.Outcome})
+		}
+	}
+	return out
+}
+
+// Confirmation is a flipped claim run again in the same job: the flip is confirmed when the
+// second run gives the verdict the first gave.
+type Confirmation struct {
+	Flip
+	Again     verdict.Outcome `json:"again"`
+	Confirmed bool            `json:"confirmed"`
+	// Why says what the second run gave where it gave nothing (it did not run, or wrote no
+	// result for the key): such a flip is not confirmed.
+	Why string `json:"why,omitempty"`
+	// Changes are what else differs between the two runs' records: runtime, machine, modules,
+	// commit.
+	Changes []Change `json:"changes,omitempty"`
+}
+
+// Change is one thing that differs between two runs of a record.
+type Change struct {
+	What string `json:"what"`
+	Was  string `json:"was"`
+	Now  string `json:"now"`
+}
+
+// String reads "kernel: 6.1.0 → 6.8.0".
+func (c Change) String() string { return fmt.Sprintf("%s: %s → %s", c.What, c.Was, c.Now) }
+
+// Changes are what differs between last's record of k and now's, besides the verdict: the
+// runtime and machine each names, the Go modules, the repository's commit. "Same code,
+// different platform" shows as a flip whose changes hold no commit and no module.
+func Changes(last, now Run, k Key) []Change {
+	var out []Change
+	add := func(what, was, now string) {
+		if was != now {
+			out = append(out, Change{What: what, Was: orNone(was), Now: orNone(now)})
+		}
+	}
+	a, _ := last.Find(k)
+	b, _ := now.Find(k)
+	add("runtime", a.Runtime, b.Runtime)
+	ma, mb := last.MachineOfRecord(a), now.MachineOfRecord(b)
+	add("go", ma.Go, mb.Go)
+	add("node", ma.Node, mb.Node)
+	add("openssl", ma.OpenSSL, mb.OpenSSL)
+	add("os", ma.OS, mb.OS)
+	add("kernel", ma.Kernel, mb.Kernel)
+	add("cpu model", ma.CPUModel, mb.CPUModel)
+	add("cores", fmt.Sprint(ma.Cores), fmt.Sprint(mb.Cores))
+	add("cpu quota", ma.CPUQuota, mb.CPUQuota)
+	for _, m := range union(last.Modules, now.Modules) {
+		add("module "+m, last.Modules[m], now.Modules[m])
+	}
+	add("commit", last.Commit, now.Commit)
+	return out
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}
+
+func union(a, b map[string]string) []string {
+	keys := slices.Collect(maps.Keys(a))
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// Streak is a record inconclusive in each of the last N runs of its kind that hold it.
+type Streak struct {
+	Key
+	Claims []string
+	N      int
+}
+
+// InconclusiveRuns is how many runs in a row a record must be inconclusive for Streaks to report
+// it: one is a run short of evidence; three in a row is a claim the runs cannot decide.
+const InconclusiveRuns = 3
+
+// Streaks are the records of runs' last run of kind that were inconclusive in each of their last
+// InconclusiveRuns runs, with how long the streak is.
+func Streaks(runs []Run, kind string) []Streak {
+	own := ofKind(runs, kind)
+	if len(own) == 0 {
+		return nil
+	}
+	var out []Streak
+	for _, rec := range own[len(own)-1].Records {
+		n := 0
+		for i := len(own) - 1; i >= 0; i-- {
+			r, ok := own[i].Find(rec.Key)
+			if !ok {
+				continue
+			}
+			if r.Outcome != verdict.Inconclusive {
+				break
+			}
+			n++
+		}
+		if n >= InconclusiveRuns {
+			out = append(out, Streak{Key: rec.Key, Claims: rec.Claims, N: n})
+		}
+	}
+	return out
+}
+
+// Shrink is a record whose margin shrank by more than half over its last runs, while the claim
+// still holds: a flip coming.
+type Shrink struct {
+	Key
+	Claims []string
+	Check  string
+	Unit   string
+	// Before is the median margin of the runs before the last, in the window; Now the last's.
+	Before, Now float64
+	Runs        int // how many runs the window held
+}
+
+// ShrinkWindow is how many of a record's last runs Shrinks looks at, and ShrinkFraction the
+// share of the earlier runs' median margin below which the last margin warns. The median of
+// several runs, not the last one alone, is the reference: one lucky run before must not make an
+// ordinary one look like a fall.
+const (
+	ShrinkWindow   = 5
+	ShrinkFraction = 0.5
+)
+
+// Shrinks are the records of runs' last run of kind that still hold (positive margin) but whose
+// margin is below ShrinkFraction of the median of their earlier margins in the window, the same
+// check's, of at least two earlier runs.
+func Shrinks(runs []Run, kind string) []Shrink {
+	own := ofKind(runs, kind)
+	if len(own) == 0 {
+		return nil
+	}
+	var out []Shrink
+	for _, rec := range own[len(own)-1].Records {
+		if rec.Margin == nil || rec.Margin.Margin <= 0 {
+			continue
+		}
+		var earlier []float64
+		for i := len(own) - 2; i >= 0 && len(earlier) < ShrinkWindow-1; i-- {
+			r, ok := own[i].Find(rec.Key)
+			if ok && r.Margin != nil && r.Margin.Check == rec.Margin.Check && r.Margin.Unit == rec.Margin.Unit {
+				earlier = append(earlier, r.Margin.Margin)
+			}
+		}
+		if len(earlier) < 2 {
+			continue
+		}
+		before := median(earlier)
+		if before > 0 && rec.Margin.Margin < ShrinkFraction*before {
+			out = append(out, Shrink{Key: rec.Key, Claims: rec.Claims, Check: rec.Margin.Check, Unit: rec.Margin.Unit,
+				Before: before, Now: rec.Margin.Margin, Runs: len(earlier) + 1})
+		}
+	}
+	return out
+}
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// Missing says whether the scheduled runs of kind went missing at now: the last one started more
+// than two periods ago. GitHub runs a schedule late, or drops it on a busy hour, so one period
+// late is not yet missing. A history with no scheduled run of kind has nothing to miss.
+func Missing(runs []Run, kind string, period time.Duration, now time.Time) (last time.Time, missing bool) {
+	for _, r := range ofKind(runs, kind) {
+		if r.Trigger == "schedule" && r.StartedAt.After(last) {
+			last = r.StartedAt
+		}
+	}
+	if last.IsZero() {
+		return last, false
+	}
+	return last, now.Sub(last) > 2*period
+}
+
+// ofKind are the runs of kind, in runs' order.
+func ofKind(runs []Run, kind string) []Run {
+	var out []Run
+	for _, r := range runs {
+		if r.Kind == kind {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Past is a record's runs, oldest first: each run's start with the record as it was there.
+type Past struct {
+	Key
+	Claims []string
+	Runs   []Point
+}
+
+// Point is a record in one run.
+type Point struct {
+	Run     string // the run's ID
+	At      time.Time
+	Trigger string
+	Record  Record
+	// Confirmed says the record's verdict flipped in this run and a second run confirmed it;
+	// Unconfirmed that a second run did not.
+	Confirmed, Unconfirmed bool
+}
+
+// Pasts are every record's past across runs of kind (all kinds where kind is ""), in the order
+// of their first appearance.
+func Pasts(runs []Run, kind string) []Past {
+	var out []Past
+	index := map[Key]int{}
+	for _, r := range runs {
+		if kind != "" && r.Kind != kind {
+			continue
+		}
+		for _, rec := range r.Records {
+			i, ok := index[rec.Key]
+			if !ok {
+				i = len(out)
+				index[rec.Key] = i
+				out = append(out, Past{Key: rec.Key, Claims: rec.Claims})
+			}
+			p := Point{Run: r.ID(), At: r.StartedAt, Trigger: r.Trigger, Record: rec}
+			for _, c := range r.Confirmations {
+				if c.Key == rec.Key {
+					p.Confirmed, p.Unconfirmed = c.Confirmed, !c.Confirmed
+				}
+			}
+			out[i].Runs = append(out[i].Runs, p)
+		}
+	}
+	return out
+}

@@ -1,0 +1,160 @@
+package history
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/serverless-claims/claims/harness/claim/verdict"
+	"github.com/serverless-claims/claims/harness/sys/wholefile"
+)
+
+// Rerunner runs a flipped record's claim test again, in the job that ran it first, and gives the
+// verdict the second run recorded for the same key, with its result file.
+type Rerunner interface {
+	Rerun(ctx context.Context, k Key) (again verdict.Outcome, resultFile string, err error)
+}
+
+// Confirm runs each of flips again through rr and says which the second run confirmed: the same
+// verdict as the first run's. A second run that fails to give a verdict leaves its flip
+// unconfirmed, saying why; a context cancelled stops the rest, which are returned unconfirmed.
+// files maps each key to the second run's result file, for the alert.
+func Confirm(ctx context.Context, last, now Run, flips []Flip, rr Rerunner) (cs []Confirmation, files map[Key]string) {
+	files = map[Key]string{}
+	for _, f := range flips {
+		c := Confirmation{Flip: f, Changes: Changes(last, now, f.Key)}
+		if err := ctx.Err(); err != nil {
+			c.Why = "not run again: " + err.Error()
+			cs = append(cs, c)
+			continue
+		}
+		again, file, err := rr.Rerun(ctx, f.Key)
+		switch {
+		case err != nil:
+			c.Why = "the second run gave no verdict: " + err.Error()
+		default:
+			c.Again, c.Confirmed = again, again == f.Now
+			files[f.Key] = file
+		}
+		cs = append(cs, c)
+	}
+	return cs, files
+}
+
+// Alert is what a confirmed flip tells people: one per claim (the claims a test decides, as
+// Claim), so a claim that flips again updates the same issue.
+type Alert struct {
+	Claim string
+	Title string
+	Body  string   // Markdown
+	Files []string // result files to attach: each flipped result and its second run's
+}
+
+// Sink takes alerts: a folder of files in tests and on a developer's machine, GitHub issues in
+// the workflow.
+type Sink interface {
+	Send(ctx context.Context, a Alert) error
+}
+
+// Alerts are the alerts of now's confirmed flips against last, one per claim; newFiles and
+// againFiles map a key to its result file in the run and in the second run.
+func Alerts(last, now Run, cs []Confirmation, newFiles, againFiles map[Key]string) []Alert {
+	var out []Alert
+	byClaim := map[string]int{}
+	for _, c := range cs {
+		if !c.Confirmed {
+			continue
+		}
+		claim := strings.Join(c.Claims, ",")
+		i, ok := byClaim[claim]
+		if !ok {
+			i = len(out)
+			byClaim[claim] = i
+			out = append(out, Alert{Claim: claim, Title: fmt.Sprintf("Claim %s flipped", claim)})
+		}
+		a := &out[i]
+		a.Title = fmt.Sprintf("Claim %s flipped: %s → %s", claim, c.Was, c.Now)
+		a.Body += flipBody(last, now, c)
+		for _, f := range []string{newFiles[c.Key], againFiles[c.Key]} {
+			if f != "" && !slices.Contains(a.Files, f) {
+				a.Files = append(a.Files, f)
+			}
+		}
+	}
+	return out
+}
+
+// flipBody is one confirmed flip in Markdown: both runs' records, the second run, what changed.
+func flipBody(last, now Run, c Confirmation) string {
+	var b strings.Builder
+	old, _ := last.Find(c.Key)
+	cur, _ := now.Find(c.Key)
+	fmt.Fprintf(&b, "## %s: %s → %s, confirmed\n\n", c.Key, c.Was, c.Now)
+	fmt.Fprintf(&b, "| | run | verdict | headline | margin |\n|---|---|---|---|---|\n")
+	row := func(name string, r Run, rec Record) {
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", name, link(r), rec.Outcome, cell(rec.Headline), rec.Margin.String())
+	}
+	row("last", last, old)
+	row("this", now, cur)
+	fmt.Fprintf(&b, "| again | this job | %s | | |\n\n", c.Again)
+	fmt.Fprintf(&b, "Last run's reason: %s\n\nThis run's reason: %s\n\n", old.Reason, cur.Reason)
+	if len(c.Changes) == 0 {
+		b.WriteString("Nothing else changed between the two runs: same commit, modules, runtime and machine.\n\n")
+	} else {
+		b.WriteString("What else changed between the two runs:\n\n")
+		for _, ch := range c.Changes {
+			fmt.Fprintf(&b, "- %s\n", ch)
+		}
+		if !slices.ContainsFunc(c.Changes, func(ch Change) bool {
+			return ch.What == "commit" || strings.HasPrefix(ch.What, "module ")
+		}) {
+			b.WriteString("\nSame code, different platform: neither the commit nor a module changed.\n")
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+func link(r Run) string {
+	if r.URL == "" {
+		return r.ID()
+	}
+	return fmt.Sprintf("[%s](%s)", r.ID(), r.URL)
+}
+
+func cell(s string) string { return strings.ReplaceAll(strings.ReplaceAll(s, "|", "\\|"), "\n", " ") }
+
+// FileSink writes each alert as Dir/<claim>.md, and its files into Dir/<claim>/: what the tests
+// read, and what a run off GitHub leaves to look at.
+type FileSink struct{ Dir string }
+
+// Send writes a, replacing an earlier alert of the same claim.
+func (s FileSink) Send(_ context.Context, a Alert) error {
+	name := strings.ReplaceAll(a.Claim, ",", "-")
+	if err := wholefile.Write(filepath.Join(s.Dir, name+".md"), []byte("# "+a.Title+"\n\n"+a.Body)); err != nil {
+		return err
+	}
+	for _, f := range a.Files {
+		if err := copyFile(f, filepath.Join(s.Dir, name, filepath.Base(filepath.Dir(f))+"-"+filepath.Base(f))); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func copyFile(from, to string) error {
+	in, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	data, err := io.ReadAll(in)
+	if err != nil {
+		return err
+	}
+	return wholefile.Write(to, data)
+}

@@ -1,0 +1,254 @@
+package history
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/serverless-claims/claims/harness/claim/results"
+	"github.com/serverless-claims/claims/harness/claim/verdict"
+)
+
+var t0 = time.Date(2026, 12, 1, 6, 0, 0, 0, time.UTC)
+
+// result is a result of experiment in mode with outcome and, where margin is not nil, one check
+// at least 5 whose figure is 5+margin.
+func result(experiment, mode string, outcome verdict.Outcome, margin *float64) results.Result {
+	r := results.Result{Experiment: experiment, Mode: mode, Claims: []string{"T2"}, Headline: "first Duration / Init",
+		Verdict:     verdict.Verdict{Outcome: outcome, Reason: "because"},
+		Environment: results.Environment{Go: "go1.26.8", OS: "linux/amd64", Kernel: "6.1", CPUModel: "EPYC", Cores: 2, LoadAvg1: 0.3}}
+	if margin != nil {
+		r.Verdict.Checks = []verdict.Check{verdict.AtLeast("ratio", 5+*margin, 5, "", "")}
+	}
+	return r
+}
+
+func ptr(v float64) *float64 { return &v }
+
+// runOf is a run of kind at t0 plus hours, of the given results.
+func runOf(t *testing.T, kind string, hours int, rs ...results.Result) Run {
+	t.Helper()
+	var loaded []Loaded
+	for _, r := range rs {
+		loaded = append(loaded, Loaded{Path: r.Experiment + ".json", Result: r, Runtime: "Go 1.26.8"})
+	}
+	run, err := NewRun(Run{Kind: kind, Trigger: "schedule", StartedAt: t0.Add(time.Duration(hours) * time.Hour), Commit: "abc123456789"}, loaded)
+	require.NoError(t, err)
+	return run
+}
+
+func TestNewRunKeepsEachResultSmall(t *testing.T) {
+	long := result("TestA", results.ModeLocal, verdict.Pass, ptr(2.2))
+	long.Headline = strings.Repeat("é", MaxTextBytes)
+	other := result("TestB", results.ModeLocal, verdict.Fail, nil)
+	other.Environment.LoadAvg1 = 1.7 // the load is not the machine
+	run := runOf(t, "claims", 0, long, other)
+
+	require.Len(t, run.Records, 2)
+	assert.Len(t, run.Machines, 1, "machines = %v; want one, shared by both records (the load differs)", run.Machines)
+	a := run.Records[0]
+	assert.LessOrEqual(t, len(a.Headline), MaxTextBytes+len("…"), "headline bytes")
+	assert.True(t, strings.HasSuffix(a.Headline, "é…"), "headline = %q; want cut on a rune boundary, marked", a.Headline[len(a.Headline)-8:])
+	require.NotNil(t, a.Margin)
+	assert.InDelta(t, 2.2, a.Margin.Margin, 1e-9, "margin of a figure 7.2 at least 5")
+	assert.Equal(t, "ratio", a.Margin.Check)
+	assert.Nil(t, run.Records[1].Margin, "margin of a result without a bound")
+}
+
+func TestNewRunRefusesWhatIsNotAFinding(t *testing.T) {
+	broken := result("TestA", results.ModeLocal, verdict.Fail, nil)
+	broken.Broken = "a probe broken on purpose"
+	_, err := NewRun(Run{Kind: "claims"}, []Loaded{{Path: "a.json", Result: broken}})
+	assert.ErrorContains(t, err, "broken on purpose")
+
+	a := result("TestA", results.ModeLocal, verdict.Pass, nil)
+	_, err = NewRun(Run{Kind: "claims"}, []Loaded{{Path: "a.json", Result: a}, {Path: "b.json", Result: a}})
+	assert.ErrorContains(t, err, "are both", "two results of one key")
+
+	_, err = NewRun(Run{Kind: "claims"}, nil)
+	assert.ErrorContains(t, err, "no results")
+	_, err = NewRun(Run{}, []Loaded{{Path: "a.json", Result: a}})
+	assert.ErrorContains(t, err, "kind")
+}
+
+func TestFlipsNeverCountInconclusive(t *testing.T) {
+	for _, tc := range []struct {
+		was, now verdict.Outcome
+		want     bool
+	}{
+		{verdict.Pass, verdict.Fail, true},
+		{verdict.Fail, verdict.Pass, true},
+		{verdict.Pass, verdict.Pass, false},
+		{verdict.Pass, verdict.Inconclusive, false},
+		{verdict.Inconclusive, verdict.Fail, false},
+		{verdict.Inconclusive, verdict.Inconclusive, false},
+	} {
+		assert.Equal(t, tc.want, Flipped(tc.was, tc.now), "Flipped(%s, %s)", tc.was, tc.now)
+	}
+	last := runOf(t, "claims", 0, result("TestA", results.ModeLocal, verdict.Pass, nil), result("TestB", results.ModeLocal, verdict.Pass, nil),
+		result("TestC", results.ModeLocal, verdict.Pass, nil))
+	now := runOf(t, "claims", 24, result("TestA", results.ModeLocal, verdict.Fail, nil), result("TestB", results.ModeLocal, verdict.Inconclusive, nil),
+		result("TestC", results.ModeLiveStandIn, verdict.Fail, nil))
+	flips := Flips(last, now)
+	require.Len(t, flips, 1, "flips = %v; want TestA's only (TestB inconclusive, TestC another mode)", flips)
+	assert.Equal(t, Flip{Key: Key{Experiment: "TestA", Mode: results.ModeLocal}, Claims: []string{"T2"}, Was: verdict.Pass, Now: verdict.Fail}, flips[0])
+	assert.Empty(t, Flips(now, now), "a run against itself")
+}
+
+// rerun answers each key with a fixed outcome, or an error.
+type rerun map[string]verdict.Outcome
+
+func (r rerun) Rerun(_ context.Context, k Key) (verdict.Outcome, string, error) {
+	o, ok := r[k.Experiment]
+	if !ok {
+		return "", "", errors.New("no result")
+	}
+	return o, "/again/" + k.Experiment + ".json", nil
+}
+
+func TestConfirmAsksTheSecondRun(t *testing.T) {
+	last := runOf(t, "claims", 0, result("TestA", results.ModeLocal, verdict.Pass, nil), result("TestB", results.ModeLocal, verdict.Pass, nil),
+		result("TestC", results.ModeLocal, verdict.Fail, nil))
+	now := runOf(t, "claims", 24, result("TestA", results.ModeLocal, verdict.Fail, nil), result("TestB", results.ModeLocal, verdict.Fail, nil),
+		result("TestC", results.ModeLocal, verdict.Pass, nil))
+	now.Commit = "def456"
+	now.Machines[0].Kernel = "6.8"
+	cs, files := Confirm(t.Context(), last, now, Flips(last, now), rerun{"TestA": verdict.Fail, "TestB": verdict.Pass})
+	require.Len(t, cs, 3)
+	assert.True(t, cs[0].Confirmed, "TestA: failed again: confirmed")
+	assert.False(t, cs[1].Confirmed, "TestB: passed again, as before the flip: not confirmed")
+	assert.False(t, cs[2].Confirmed, "TestC: no second verdict: not confirmed")
+	assert.Contains(t, cs[2].Why, "no result")
+	assert.Equal(t, map[Key]string{{Experiment: "TestA", Mode: "local"}: "/again/TestA.json", {Experiment: "TestB", Mode: "local"}: "/again/TestB.json"}, files)
+	assert.Equal(t, []Change{{What: "kernel", Was: "6.1", Now: "6.8"}, {What: "commit", Was: "abc123456789", Now: "def456"}}, cs[0].Changes)
+
+	as := Alerts(last, now, cs, map[Key]string{{Experiment: "TestA", Mode: "local"}: "/run/TestA.json"}, files)
+	require.Len(t, as, 1, "alerts = %v; want one, of the confirmed flip", as)
+	assert.Equal(t, "Claim T2 flipped: pass → fail", as[0].Title)
+	assert.Equal(t, []string{"/run/TestA.json", "/again/TestA.json"}, as[0].Files)
+	assert.Contains(t, as[0].Body, "- kernel: 6.1 → 6.8")
+	assert.NotContains(t, as[0].Body, "Same code, different platform", "the commit changed")
+
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	cs, _ = Confirm(ctx, last, now, Flips(last, now), rerun{"TestA": verdict.Fail})
+	assert.False(t, cs[0].Confirmed, "a flip not run again, interrupted: confirmed")
+}
+
+func TestSameCodeDifferentPlatformIsSaid(t *testing.T) {
+	last := runOf(t, "claims", 0, result("TestA", results.ModeLocal, verdict.Pass, nil))
+	now := runOf(t, "claims", 24, result("TestA", results.ModeLocal, verdict.Fail, nil))
+	now.Machines[0].CPUModel = "Xeon"
+	cs, _ := Confirm(t.Context(), last, now, Flips(last, now), rerun{"TestA": verdict.Fail})
+	as := Alerts(last, now, cs, nil, nil)
+	require.Len(t, as, 1)
+	assert.Contains(t, as[0].Body, "Same code, different platform")
+	assert.Contains(t, as[0].Body, "cpu model: EPYC → Xeon")
+}
+
+func TestAppendReadAndPrune(t *testing.T) {
+	dir := t.TempDir()
+	for h := range 4 {
+		_, err := Append(dir, runOf(t, "claims", h*24, result("TestA", results.ModeLocal, verdict.Pass, nil)), 3)
+		require.NoError(t, err)
+	}
+	_, err := Append(dir, runOf(t, "live", 100, result("TestA", results.ModeLive, verdict.Pass, nil)), 3)
+	require.NoError(t, err)
+	runs, err := Read(dir)
+	require.NoError(t, err)
+	require.Len(t, runs, 4, "runs kept: the newest 3 claims runs and the live one")
+	assert.Equal(t, t0.Add(24*time.Hour), runs[0].StartedAt.UTC(), "the oldest run left; want the first pruned")
+	last, ok := Last(runs, "claims")
+	require.True(t, ok)
+	assert.Equal(t, t0.Add(72*time.Hour), last.StartedAt.UTC())
+	assert.FileExists(t, filepath.Join(dir, "2026", last.ID()+".json"), "a run's file in its year's folder")
+
+	_, err = Append(dir, last, 3)
+	assert.ErrorContains(t, err, "already there", "a run appended twice")
+
+	secret := runOf(t, "claims", 200, result("TestA", results.ModeLocal, verdict.Pass, nil))
+	secret.URL = "https://example.invalid/?X-Amz-Signature=abc"
+	_, err = Append(dir, secret, 3)
+	assert.ErrorIs(t, err, results.ErrSecret, "a run holding a signed URL")
+
+	none, err := Read(filepath.Join(dir, "missing"))
+	assert.NoError(t, err, "a history not yet made")
+	assert.Empty(t, none)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "2026", "bad.json"), []byte("{"), 0o644))
+	_, err = Read(dir)
+	assert.ErrorContains(t, err, "bad.json", "an unreadable run is named")
+}
+
+func TestAppendRefusesARunPastItsBound(t *testing.T) {
+	var rs []results.Result
+	for i := range 2000 {
+		r := result("TestA/"+strings.Repeat("x", 200)+string(rune('a'+i%26))+strings.Repeat("y", i), results.ModeLocal, verdict.Pass, nil)
+		rs = append(rs, r)
+	}
+	_, err := Append(t.TempDir(), runOf(t, "claims", 0, rs...), 0)
+	assert.ErrorContains(t, err, "above the bound")
+}
+
+func TestStreaksShrinksAndMissingRuns(t *testing.T) {
+	var runs []Run
+	margins := []float64{4, 4.2, 3.8, 1.5}
+	for i, m := range margins {
+		runs = append(runs, runOf(t, "claims", 24*i,
+			result("TestA", results.ModeLocal, verdict.Pass, ptr(m)),
+			result("TestB", results.ModeLocal, verdict.Inconclusive, nil),
+			result("TestC", results.ModeLocal, map[bool]verdict.Outcome{true: verdict.Inconclusive, false: verdict.Pass}[i > 0], nil)))
+	}
+	streaks := Streaks(runs, "claims")
+	require.Len(t, streaks, 2, "streaks = %v; want TestB (4 runs) and TestC (3)", streaks)
+	assert.Equal(t, 4, streaks[0].N)
+	assert.Equal(t, "TestC", streaks[1].Experiment)
+	assert.Equal(t, 3, streaks[1].N)
+
+	shrinks := Shrinks(runs, "claims")
+	require.Len(t, shrinks, 1, "shrinks = %v; want TestA's 1.5 against a median of 4", shrinks)
+	assert.Equal(t, 4.0, shrinks[0].Before)
+	assert.Equal(t, 1.5, shrinks[0].Now)
+	assert.Empty(t, Shrinks(runs[:3], "claims"), "3.8 against a median of 4.1: not shrunk by half")
+
+	last := runs[len(runs)-1].StartedAt
+	_, missing := Missing(runs, "claims", 24*time.Hour, last.Add(47*time.Hour))
+	assert.False(t, missing, "47 h after the last daily run: one late run is not yet missing")
+	at, missing := Missing(runs, "claims", 24*time.Hour, last.Add(49*time.Hour))
+	assert.True(t, missing, "49 h after the last daily run")
+	assert.Equal(t, last, at)
+	_, missing = Missing(runs, "live", 24*time.Hour, last.Add(1000*time.Hour))
+	assert.False(t, missing, "a kind with no scheduled run has nothing to miss")
+}
+
+func TestFileSinkWritesTheAlertAndItsFiles(t *testing.T) {
+	dir, src := t.TempDir(), t.TempDir()
+	f := filepath.Join(src, "eventloop", "TestA.json")
+	require.NoError(t, os.MkdirAll(filepath.Dir(f), 0o755))
+	require.NoError(t, os.WriteFile(f, []byte("{}"), 0o644))
+	require.NoError(t, FileSink{Dir: dir}.Send(t.Context(), Alert{Claim: "W2,W3", Title: "Claim W2,W3 flipped", Body: "body", Files: []string{f}}))
+	md, err := os.ReadFile(filepath.Join(dir, "W2-W3.md"))
+	require.NoError(t, err)
+	assert.Equal(t, "# Claim W2,W3 flipped\n\nbody", string(md))
+	assert.FileExists(t, filepath.Join(dir, "W2-W3", "eventloop-TestA.json"))
+}
+
+func TestRunRoundTrips(t *testing.T) {
+	run := runOf(t, "claims", 0, result("TestA", results.ModeLocal, verdict.Pass, ptr(1)))
+	run.Confirmations = []Confirmation{{Flip: Flip{Key: run.Records[0].Key, Claims: []string{"T2"}, Was: verdict.Fail, Now: verdict.Pass},
+		Again: verdict.Pass, Confirmed: true, Changes: []Change{{What: "commit", Was: "a", Now: "b"}}}}
+	path, err := Append(t.TempDir(), run, 0)
+	require.NoError(t, err)
+	back, err := ReadRun(path)
+	require.NoError(t, err)
+	want, _ := json.Marshal(run)
+	got, _ := json.Marshal(back)
+	assert.JSONEq(t, string(want), string(got), "the run read back")
+}
