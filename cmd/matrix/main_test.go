@@ -2,10 +2,13 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -14,16 +17,24 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/serverless-claims/claims/catalog"
+	"github.com/serverless-claims/claims/harness/claim/results"
+	"github.com/serverless-claims/claims/harness/claim/verdict"
 	"github.com/serverless-claims/claims/harness/sys/provision"
 	"github.com/serverless-claims/claims/harness/sys/repo"
 	"github.com/serverless-claims/claims/harness/sys/runtimes"
 	"github.com/serverless-claims/claims/report"
 )
 
-// TestMatrixRunsEachRuntimeAndSkipsOneThatCannotInstall runs P5's test, the fastest claim, through
-// the whole matrix: Node 24 (which `make setup` installed, so nothing is fetched), the machine's
-// node, and a version whose install fails as npm fails for a version that does not exist.
-func TestMatrixRunsEachRuntimeAndSkipsOneThatCannotInstall(t *testing.T) {
+// npmNotFound is how npm fails to install a Node version that does not exist.
+var npmNotFound = errors.New("npm error 404: No match found for version 99.0.0")
+
+// p5Matrix are the options of a matrix of P5's test, the fastest claim, into a folder of its own:
+// Node 24 (which `make setup` installed, so nothing is fetched), the machine's node, a version
+// whose install fails as npm fails for one that does not exist, and the go on PATH, on which no
+// P5 test runs (a column without rows). It skips the test where Node 24 or a node on PATH is
+// missing, and returns the machine's node.
+func p5Matrix(t *testing.T) (options, *bytes.Buffer, runtimes.Node) {
+	t.Helper()
 	root, err := repo.Root()
 	require.NoError(t, err)
 	if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(runtimes.Node24Dir))); err != nil {
@@ -33,27 +44,42 @@ func TestMatrixRunsEachRuntimeAndSkipsOneThatCannotInstall(t *testing.T) {
 	if err != nil {
 		t.Skip("no node on PATH: ", err)
 	}
-	notFound := errors.New("npm error 404: No match found for version 99.0.0")
-	var out bytes.Buffer
+	out := &bytes.Buffer{}
 	o := options{
-		dir: t.TempDir(), node: []string{provision.Node24Version, "99.0.0"}, tests: []string{"TestPoolSizeFromInsideProgram"}, out: &out,
-		provisioner: &provision.Provisioner{Root: root, Out: &out, Run: func(cmd *exec.Cmd) error {
+		dir: t.TempDir(), node: []string{provision.Node24Version, "99.0.0"}, goes: []string{"local"},
+		tests: []string{"TestPoolSizeFromInsideProgram"}, out: out,
+		provisioner: &provision.Provisioner{Root: root, Out: out, Run: func(cmd *exec.Cmd) error {
 			if slices.Contains(cmd.Args, provision.Node24Package+"@99.0.0") {
-				return notFound
+				return npmNotFound
 			}
 			return errors.New("unexpected install: " + strings.Join(cmd.Args, " "))
 		}},
 	}
+	return o, out, own
+}
+
+// readMatrix reads the matrix a run wrote into dir, which it must have written.
+func readMatrix(t *testing.T, dir string) report.Matrix {
+	t.Helper()
+	m, ok, err := report.ReadMatrix(dir)
+	require.NoError(t, err)
+	require.True(t, ok, "%s in %s = none; want the run's", report.MatrixFile, dir)
+	return m
+}
+
+// TestMatrixRunsEachRuntimeAndSkipsOneThatCannotInstall runs P5's test through the whole matrix
+// (p5Matrix), and then through its shards run one by one and merged, which must give the same
+// matrix: CI runs the shards on separate runners, one job each.
+func TestMatrixRunsEachRuntimeAndSkipsOneThatCannotInstall(t *testing.T) {
+	o, out, own := p5Matrix(t)
 	require.NoError(t, run(t.Context(), o), "matrix run (output:\n%s)", out.String())
 
-	m, ok, err := report.ReadMatrix(o.dir)
-	require.NoError(t, err)
-	require.True(t, ok, "the run wrote no %s", report.MatrixFile)
+	m := readMatrix(t, o.dir)
 	assert.FileExists(t, filepath.Join(o.dir, "matrix.md"))
 	require.Len(t, m.Skipped, 1, "skipped runtimes")
 	assert.Equal(t, "Node 99.0.0", m.Skipped[0].Runtime, "the runtime that failed to install, named")
 	assert.Contains(t, m.Skipped[0].Reason, "installing Node 99.0.0")
-	assert.Contains(t, m.Skipped[0].Reason, notFound.Error(), "the reason keeps npm's own")
+	assert.Contains(t, m.Skipped[0].Reason, npmNotFound.Error(), "the reason keeps npm's own")
 
 	var row report.MatrixRow
 	for _, r := range m.Rows {
@@ -61,7 +87,7 @@ func TestMatrixRunsEachRuntimeAndSkipsOneThatCannotInstall(t *testing.T) {
 			row = r
 		}
 	}
-	require.Equal(t, "P5", row.Claim, "no P5 row in %+v", m.Rows)
+	require.Equal(t, "P5", row.Claim, "no P5 row in %+v (output:\n%s)", m.Rows, out.String())
 	wantCols := []string{"node-v" + provision.Node24Version}
 	if own.Version != "v"+provision.Node24Version {
 		wantCols = append([]string{"node-" + own.Version}, wantCols...)
@@ -79,6 +105,84 @@ func TestMatrixRunsEachRuntimeAndSkipsOneThatCannotInstall(t *testing.T) {
 	// Node 24.22.3 reads an ES-module entry without the pool (Node 24.3.0 and later), so P5 fails
 	// there; a machine's node before 22.18.0 (Debian's 20) reads it through the pool.
 	assert.Equal(t, "fail", string(row.Cells[len(row.Cells)-1].Outcome), "P5 on Node %s", provision.Node24Version)
+
+	t.Run("two shards of make matrix run separately and merged give the same matrix as one make matrix run of the same runtimes", func(t *testing.T) {
+		so, sout, _ := p5Matrix(t)
+		so.list = true
+		require.NoError(t, run(t.Context(), so))
+		var names []string
+		require.NoError(t, json.Unmarshal(sout.Bytes(), &names), "-list printed %q; want a JSON array", sout.String())
+		want := []string{"node:" + provision.Node24Version, "node:99.0.0", "node:path", "go:local"}
+		require.Equal(t, want, names, "-list = %v; want %v", names, want)
+		so.list = false
+		for _, name := range names {
+			so.shard = name
+			require.NoError(t, run(t.Context(), so), "shard %s (output:\n%s)", name, sout.String())
+			s, err := parseShard(name)
+			require.NoError(t, err)
+			assert.FileExists(t, descriptorPath(so.dir, s), "shard %s's descriptor", name)
+		}
+		_, ok, err := report.ReadMatrix(so.dir)
+		require.NoError(t, err)
+		require.False(t, ok, "%s after the shards alone = written; want it written by the merge only", report.MatrixFile)
+		// The merge as CI's last job runs it: -merge -dir, and none of the shards' flags.
+		require.NoError(t, run(t.Context(), options{dir: so.dir, merge: true, out: sout}), "merge (output:\n%s)", sout.String())
+
+		merged := readMatrix(t, so.dir)
+		assert.Equal(t, comparable(m), comparable(merged), "merged shards' matrix = the right; want the whole run's, the left (generation time and install folders aside)")
+		wholeMD, err := os.ReadFile(filepath.Join(o.dir, "matrix.md"))
+		require.NoError(t, err)
+		mergedMD, err := os.ReadFile(filepath.Join(so.dir, "matrix.md"))
+		require.NoError(t, err)
+		assert.Equal(t, comparableText(string(wholeMD)), comparableText(string(mergedMD)), "merged shards' matrix.md = the right; want the whole run's, the left")
+
+		// Even a walk of the matrix folder itself for results takes no descriptor for one.
+		files, err := report.ResultFiles(filepath.Join(so.dir, results.MatrixDir))
+		require.NoError(t, err)
+		require.NotEmpty(t, files, "results under %s", filepath.Join(so.dir, results.MatrixDir))
+		for _, f := range files {
+			assert.False(t, strings.HasPrefix(f, shardsDir+"/") || strings.HasSuffix(f, shardExt), "result file %s = a shard's descriptor; want results only", f)
+		}
+	})
+}
+
+// installTemp is the provisioner's temporary install folder, whose name each install attempt
+// draws anew: .cache/provision-tmp/.cache_node_v99.0.0-3180627514.
+var installTemp = regexp.MustCompile(`(provision-tmp/[^/\s]*?)-[0-9]+/`)
+
+// generatedAt is the matrix's generation time, as matrix.md prints it.
+var generatedAt = regexp.MustCompile(`[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z`)
+
+// comparableText is s without what differs between two runs of the same runtimes: the generation
+// time and the provisioner's temporary install folders (in a skipped install's reason).
+func comparableText(s string) string {
+	return installTemp.ReplaceAllString(generatedAt.ReplaceAllString(s, "<generated>"), "$1-<n>/")
+}
+
+// comparable is m without what differs between two runs of the same runtimes (comparableText).
+// Everything else, down to the links to results (relative to the results folder), must agree.
+func comparable(m report.Matrix) report.Matrix {
+	m.Generated = ""
+	m.Skipped = slices.Clone(m.Skipped)
+	for i := range m.Skipped {
+		m.Skipped[i].Reason = comparableText(m.Skipped[i].Reason)
+	}
+	return m
+}
+
+func TestListPrintsOneShardPerRuntimeOfTheFlagsAsJSONOnOneLine(t *testing.T) {
+	for _, c := range []struct {
+		node, goes []string
+		want       string
+	}{
+		{NodeVersions, GoVersions, `["node:22.11.0","node:24.22.3","node:26.12.1","node:path","go:local","go:go1.27.3"]`},
+		{nil, []string{"local"}, `["node:path","go:local"]`},
+		{[]string{"22.18.0", "22.18.0"}, nil, `["node:22.18.0","node:path"]`},
+	} {
+		var out bytes.Buffer
+		require.NoError(t, run(t.Context(), options{list: true, node: c.node, goes: c.goes, out: &out}), "-list -node %q -go %q", c.node, c.goes)
+		assert.Equal(t, c.want+"\n", out.String(), "-list -node %q -go %q = %s; want %s", c.node, c.goes, out.String(), c.want)
+	}
 }
 
 func TestFlagsThatMakeNoSenseAreRefused(t *testing.T) {
@@ -88,8 +192,95 @@ func TestFlagsThatMakeNoSenseAreRefused(t *testing.T) {
 	}{
 		{options{goes: []string{"1.27.3"}}, `-go "1.27.3": want local or a toolchain as go1.27.3`},
 		{options{goes: []string{"local"}, tests: []string{"TestCatchesBrokenLabs"}}, `-tests: "TestCatchesBrokenLabs" is not a claim test of the matrix`},
+		{options{node: []string{"v22.11.0"}}, `-node "v22.11.0": want a release as 22.11.0`},
+		{options{node: []string{"path"}}, `-node "path": want a release as 22.11.0`},
+		{options{shard: "node:path", merge: true}, "-shard with -merge"},
+		{options{list: true, shard: "node:path"}, "-list with -shard"},
+		{options{list: true, merge: true}, "-list with -merge"},
+		{options{merge: true, tests: []string{"TestPoolSizeFromInsideProgram"}}, "-merge with -tests"},
+		{options{merge: true, given: []string{"dir", "go"}}, "-merge with -go"},
+		{options{node: []string{"22.11.0"}, shard: "node:24.22.3"}, `-shard "node:24.22.3": not a shard of -node and -go; want one of node:22.11.0 node:path`},
+		{options{goes: []string{"local"}, shard: "go:go1.27.3"}, `-shard "go:go1.27.3": not a shard of -node and -go; want one of node:path go:local`},
+		{options{shard: "node24"}, `-shard "node24": not a shard`},
+		{options{args: []string{"node:path"}}, `argument "node:path": matrix takes flags only`},
 	} {
-		assert.ErrorContains(t, run(t.Context(), c.o), c.want)
+		assert.ErrorContains(t, run(t.Context(), c.o), c.want, "%+v", c.o)
+	}
+}
+
+// writeShard writes a shard's descriptor into dir's shards folder as the shard would.
+func writeShard(t *testing.T, dir string, rec shardRecord) {
+	t.Helper()
+	s, err := parseShard(rec.Shard)
+	require.NoError(t, err)
+	data, err := json.Marshal(rec)
+	require.NoError(t, err)
+	require.NoError(t, os.MkdirAll(shardsFolder(dir), 0o755))
+	require.NoError(t, os.WriteFile(descriptorPath(dir, s), data, 0o644))
+}
+
+// writeColumnResult writes a result of claim with outcome into column's folder under dir.
+func writeColumnResult(t *testing.T, dir, column, claim string, outcome verdict.Outcome) {
+	t.Helper()
+	r := results.Result{Experiment: "TestPoolSizeFromInsideProgram", Claims: []string{claim}, Mode: results.ModeLocal,
+		Verdict: verdict.Verdict{Outcome: outcome, Reason: string(outcome)}}
+	_, err := results.Write(filepath.Join(dir, results.MatrixDir, column, "threadpool"), "TestPoolSizeFromInsideProgram.json", r)
+	require.NoError(t, err)
+}
+
+// TestMergeReadsEveryShardsDescriptor merges descriptors as CI's jobs leave them: columns, a
+// skipped install, and a machine's node that is a pinned version whose shard could not install
+// it, which the matrix must name rather than drop.
+func TestMergeReadsEveryShardsDescriptor(t *testing.T) {
+	dir := t.TempDir()
+	node22 := report.Column{Name: "node-v22.11.0", Kind: "node", Runtime: "Node v22.11.0", Source: "pinned"}
+	node24 := report.Column{Name: "node-v24.22.3", Kind: "node", Runtime: "Node v24.22.3", Source: "pinned"}
+	goLocal := report.Column{Name: "go1.26.8", Kind: "go", Runtime: "Go go1.26.8", Source: "the machine's go"}
+	writeShard(t, dir, shardRecord{Shard: "go:local", Column: &goLocal})
+	writeShard(t, dir, shardRecord{Shard: "go:go1.27.3", Skipped: &report.SkippedRun{Runtime: "Go go1.27.3", Reason: "no network"}})
+	writeShard(t, dir, shardRecord{Shard: "node:24.22.3", Column: &node24})
+	writeShard(t, dir, shardRecord{Shard: "node:22.11.0", Column: &node22})
+	writeShard(t, dir, shardRecord{Shard: "node:26.12.1", Skipped: &report.SkippedRun{Runtime: "Node 26.12.1", Reason: "npm 404"}})
+	writeShard(t, dir, shardRecord{Shard: "node:path", SameAs: "node:26.12.1"})
+	writeColumnResult(t, dir, node22.Name, "P5", verdict.Pass)
+	writeColumnResult(t, dir, node24.Name, "P5", verdict.Fail)
+
+	var out bytes.Buffer
+	require.NoError(t, run(t.Context(), options{dir: dir, merge: true, out: &out}))
+	m := readMatrix(t, dir)
+	assert.Equal(t, []report.Column{node22, node24, goLocal}, m.Columns, "columns: Node's by version, then Go's")
+	assert.Equal(t, []report.SkippedRun{
+		{Runtime: "Node 26.12.1", Reason: "npm 404"},
+		{Runtime: "node:path", Reason: "the same version as node:26.12.1, which ran nothing: npm 404"},
+		{Runtime: "Go go1.27.3", Reason: "no network"},
+	}, m.Skipped, "skipped: in the matrix's order, whatever the descriptors' file names")
+	require.Len(t, m.Rows, 1, "rows: P5 on Node only")
+	assert.Equal(t, []string{"Node v22.11.0 (pass) → Node v24.22.3 (fail)"}, m.Rows[0].Changes, "P5's change between the two shards' columns")
+}
+
+func TestMergeRefusesDescriptorsItCannotTrust(t *testing.T) {
+	node24 := report.Column{Name: "node-v24.22.3", Kind: "node", Runtime: "Node v24.22.3"}
+	for _, c := range []struct {
+		name string
+		recs []shardRecord
+		want string
+	}{
+		{"none", nil, "no shard descriptors (*.shard) in "},
+		{"two shards ran one column", []shardRecord{{Shard: "node:24.22.3", Column: &node24}, {Shard: "node:path", Column: &node24}},
+			"shards node:24.22.3 and node:path both ran Node v24.22.3"},
+		{"a column outside the matrix folder", []shardRecord{{Shard: "node:path", Column: &report.Column{Name: "../x", Kind: "node"}}},
+			`column name "../x"`},
+		{"a column of the other kind", []shardRecord{{Shard: "go:local", Column: &node24}}, `column kind "node" in shard go:local; want go`},
+		{"a column and a skip", []shardRecord{{Shard: "node:path", Column: &node24, Skipped: &report.SkippedRun{}}},
+			"2 of column, skipped and same_as; want exactly one"},
+	} {
+		dir := t.TempDir()
+		for _, r := range c.recs {
+			writeShard(t, dir, r)
+		}
+		err := run(t.Context(), options{dir: dir, merge: true, out: io.Discard})
+		assert.ErrorContains(t, err, c.want, c.name)
+		assert.NoFileExists(t, filepath.Join(dir, report.MatrixFile), "%s: the matrix of a merge that failed", c.name)
 	}
 }
 
