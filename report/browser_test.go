@@ -21,6 +21,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/serverless-claims/claims/harness/claim/history"
 	"github.com/serverless-claims/claims/report"
 )
 
@@ -41,6 +42,13 @@ func TestPageInBrowser(t *testing.T) {
 	if page == "" {
 		s, err := report.Load(filepath.Join("testdata", "results"))
 		require.NoError(t, err)
+		if _, err := os.Stat(sampleHistoryDir); err == nil {
+			// The sample history's section too, so that its sparklines are checked here as
+			// every chart is (TestHistoryChartsDrawTheSampleHistory checks what they draw).
+			runs, err := history.Read(sampleHistoryDir)
+			require.NoError(t, err, "the sample history %s", sampleHistoryDir)
+			s.History = report.NewHistory(runs)
+		}
 		var h bytes.Buffer
 		require.NoError(t, report.WriteHTML(&h, s, time.Now()))
 		dir := t.TempDir()
@@ -60,6 +68,37 @@ func TestPageInBrowser(t *testing.T) {
 		assert.Equal(t, wantRows, got.SummaryRows, "summary rows in the browser = %d; want %d (one a result)", got.SummaryRows, wantRows)
 	}
 	t.Logf("%s: %d figures, %d charts, %d summary rows; screenshot %s", page, got.Figures, got.Charts, got.SummaryRows, shot)
+}
+
+// TestHistoryInBrowser opens a page with the hand-built history's section (history_test.go) in
+// the browser: its sparklines are charts like any other, so none may be empty, and the section
+// must fetch nothing and raise no error.
+func TestHistoryInBrowser(t *testing.T) {
+	b := newBrowser(t)
+	s, err := report.Load(filepath.Join("testdata", "results"))
+	require.NoError(t, err)
+	s.History = report.NewHistory(handHistory(t))
+	sparks := 0
+	for _, r := range s.History.Rows {
+		if r.Spark != "" {
+			sparks++
+		}
+	}
+	require.Positive(t, sparks, "sparklines in the hand-built history = 0; want some to check")
+	var h bytes.Buffer
+	require.NoError(t, report.WriteHTML(&h, s, time.Now()))
+	dir := t.TempDir()
+	page := filepath.Join(dir, "report.html")
+	require.NoError(t, os.WriteFile(page, h.Bytes(), 0o644))
+	got := b.check(t, page, filepath.Join(dir, "report.png"))
+	for _, p := range got.Problems {
+		t.Error(p)
+	}
+	figures := 0
+	for _, row := range report.Rows(s) {
+		figures += len(row.Figures)
+	}
+	assert.Equal(t, figures+sparks, got.Charts, "charts in the browser = %d; want %d, the results' %d and the history's %d sparklines", got.Charts, figures+sparks, figures, sparks)
 }
 
 // TestPageCheckCatchesBrokenPages runs the checks on small pages, each broken in one way, so

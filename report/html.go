@@ -14,6 +14,8 @@ var pageTemplate string
 var page = template.Must(template.New("page").Funcs(template.FuncMap{
 	"verdictText": verdictText,
 	"join":        func(ids []string) string { return strings.Join(ids, ", ") },
+	// noLiveAgreement is the history's line where no claim has both a local and a live record.
+	"noLiveAgreement": func() string { return NoLiveAgreement },
 }).Parse(pageTemplate))
 
 // Section is one group's figures on the page.
@@ -29,8 +31,8 @@ var sectionTitles = []struct{ group, title string }{
 	{"threadpool", "libuv's thread pool (P)"},
 }
 
-// WriteHTML writes s as one self-contained page: the summary table, then every figure its
-// results draw, each with the file it came from and the machine it ran on. The page loads
+// WriteHTML writes s as one self-contained page: the summary table, the runtime matrix and the
+// verdict history where s has them, then every figure its results draw, each with the file it came from and the machine it ran on. The page loads
 // nothing: its styles are inline and its charts are inline SVG, so it opens offline and prints.
 func WriteHTML(w io.Writer, s Set, generated time.Time) error {
 	rows := Rows(s)
@@ -54,9 +56,11 @@ func WriteHTML(w io.Writer, s Set, generated time.Time) error {
 		Sections  []Section
 		Uncovered []string
 		Matrix    *matrixPage
+		History   *History
 	}{
 		Dir: s.Dir, Generated: generated.UTC().Format(time.RFC3339), Summaries: Summaries(s),
 		Machines: machines(s), Sections: sections, Uncovered: uncoveredIDs(s), Matrix: newMatrixPage(s.Matrix),
+		History: s.History,
 	})
 }
 

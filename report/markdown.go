@@ -6,7 +6,8 @@ import (
 	"strings"
 )
 
-// WriteMarkdown writes the summary of s as one Markdown table, with the file each row came from.
+// WriteMarkdown writes the summary of s as one Markdown table, with the file each row came from,
+// and the verdict history's section where s has one.
 func WriteMarkdown(w io.Writer, s Set) error {
 	var b strings.Builder
 	fmt.Fprintln(&b, "# Claims report")
@@ -33,6 +34,9 @@ func WriteMarkdown(w io.Writer, s Set) error {
 			fmt.Fprintf(&b, " %s", c.ID)
 		}
 		fmt.Fprintln(&b, ".")
+	}
+	if s.History != nil {
+		writeHistoryMarkdown(&b, s.History)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -28,6 +28,9 @@ type Set struct {
 	Dir     string
 	Entries []Entry
 	Matrix  *Matrix // the runtime matrix (matrix.json), where `make matrix` wrote one
+	// History is the verdict history (NewHistory), where the caller read one: Load never does,
+	// since the history lives apart from the results (a branch of its own).
+	History *History
 }
 
 // Entry is one result file.

@@ -1,8 +1,10 @@
 // Command report renders the results a run wrote (results/**/*.json, never results/sensitivity)
 // as results/report.md, the summary table, and results/report.html, one self-contained page
-// with the summary and every figure the results draw.
+// with the summary and every figure the results draw. With -history, both also show the
+// verdict history kept there (harness/claim/history): each claim's verdicts run after run, its
+// margin to the bound over time, the warnings before a flip, and local against live.
 //
-//	go run ./cmd/report [-dir results] [-md results/report.md] [-html results/report.html]
+//	go run ./cmd/report [-dir results] [-md results/report.md] [-html results/report.html] [-history DIR]
 package main
 
 import (
@@ -14,6 +16,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/serverless-claims/claims/harness/claim/history"
 	"github.com/serverless-claims/claims/harness/sys/wholefile"
 	"github.com/serverless-claims/claims/report"
 )
@@ -22,14 +25,15 @@ func main() {
 	dir := flag.String("dir", "results", "folder the results are under")
 	md := flag.String("md", "", "the Markdown summary to write (default <dir>/report.md); - for stdout")
 	page := flag.String("html", "", "the HTML page to write (default <dir>/report.html)")
+	hist := flag.String("history", "", "the verdict history's folder (cmd/history's -history) to show beside the results; none by default")
 	flag.Parse()
 	log.SetFlags(0)
-	if err := run(*dir, *md, *page); err != nil {
+	if err := run(*dir, *md, *page, *hist); err != nil {
 		log.Fatalf("report: %v", err)
 	}
 }
 
-func run(dir, md, page string) error {
+func run(dir, md, page, hist string) error {
 	if md == "" {
 		md = filepath.Join(dir, "report.md")
 	}
@@ -39,6 +43,20 @@ func run(dir, md, page string) error {
 	s, err := report.Load(dir)
 	if err != nil {
 		return err
+	}
+	if hist != "" {
+		// history.Read takes a missing folder for an empty history (a branch not made yet);
+		// named here, a missing folder is far likelier a wrong path, and is refused.
+		if fi, err := os.Stat(hist); err != nil {
+			return fmt.Errorf("the history: %w", err)
+		} else if !fi.IsDir() {
+			return fmt.Errorf("the history: %s is not a folder", hist)
+		}
+		runs, err := history.Read(hist)
+		if err != nil {
+			return fmt.Errorf("the history: %w", err)
+		}
+		s.History = report.NewHistory(runs)
 	}
 	var m, h bytes.Buffer
 	if err := report.WriteMarkdown(&m, s); err != nil {
@@ -56,6 +74,10 @@ func run(dir, md, page string) error {
 	}
 	if err := wholefile.Write(page, h.Bytes()); err != nil {
 		return err
+	}
+	if s.History != nil {
+		fmt.Printf("report: %d results and %d runs of history -> %s, %s\n", len(s.Entries), s.History.Runs, md, page)
+		return nil
 	}
 	fmt.Printf("report: %d results -> %s, %s\n", len(s.Entries), md, page)
 	return nil

@@ -3,11 +3,14 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/serverless-claims/claims/harness/claim/history"
 	"github.com/serverless-claims/claims/harness/claim/results"
 	"github.com/serverless-claims/claims/harness/claim/verdict"
 )
@@ -18,7 +21,7 @@ func TestRunWritesBothFilesBesideTheResults(t *testing.T) {
 		Experiment: "TestGoPingDoesNotWait/cpu=2", Claims: []string{"W5"}, Mode: results.ModeLocal,
 		Verdict: verdict.Verdict{Outcome: verdict.Pass, Reason: "1 check holds"}})
 	require.NoError(t, err)
-	require.NoError(t, run(dir, "", ""))
+	require.NoError(t, run(dir, "", "", ""))
 	for _, name := range []string{"report.md", "report.html"} {
 		data, err := os.ReadFile(filepath.Join(dir, name))
 		if assert.NoError(t, err, "%s not written", name) {
@@ -29,8 +32,51 @@ func TestRunWritesBothFilesBesideTheResults(t *testing.T) {
 
 func TestRunWritesNothingWithoutResults(t *testing.T) {
 	dir := t.TempDir()
-	assert.ErrorContains(t, run(dir, "", ""), "no results under", "run over an empty folder = nil error; want it named")
+	assert.ErrorContains(t, run(dir, "", "", ""), "no results under", "run over an empty folder = nil error; want it named")
 	left, err := os.ReadDir(dir)
 	require.NoError(t, err)
 	assert.Empty(t, left, "run over an empty folder wrote %v", left)
+}
+
+// writeResult writes one W5 result under dir, as the experiments do.
+func writeResult(t *testing.T, dir string) {
+	t.Helper()
+	_, err := results.Write(filepath.Join(dir, "eventloop"), "a.json", results.Result{
+		Experiment: "TestGoPingDoesNotWait/cpu=2", Claims: []string{"W5"}, Mode: results.ModeLocal,
+		Verdict: verdict.Verdict{Outcome: verdict.Pass, Reason: "1 check holds"}})
+	require.NoError(t, err)
+}
+
+func TestRunShowsTheHistoryItIsGiven(t *testing.T) {
+	dir, hist := t.TempDir(), t.TempDir()
+	writeResult(t, dir)
+	for i, o := range []verdict.Outcome{verdict.Pass, verdict.Fail} {
+		_, err := history.Append(hist, history.Run{Schema: history.Schema, Kind: "claims", Trigger: "schedule",
+			StartedAt: time.Date(2026, 3, 1+i, 6, 0, 0, 0, time.UTC),
+			Records: []history.Record{{Key: history.Key{Experiment: "TestGoPingDoesNotWait/cpu=2", Mode: results.ModeLocal},
+				Claims: []string{"W5"}, Outcome: o}}}, 0)
+		require.NoError(t, err)
+	}
+	require.NoError(t, run(dir, "", "", hist))
+	md, err := os.ReadFile(filepath.Join(dir, "report.md"))
+	require.NoError(t, err)
+	assert.Contains(t, string(md), "| W5 | `TestGoPingDoesNotWait/cpu=2` | local |  | pass fail |",
+		"report.md's history = %q; want W5's row with both runs' verdicts", string(md[max(0, strings.Index(string(md), "## History")):]))
+	page, err := os.ReadFile(filepath.Join(dir, "report.html"))
+	require.NoError(t, err)
+	assert.Contains(t, string(page), `<h2 id="history">History</h2>`, "report.html has no History section; want one with -history")
+
+	require.NoError(t, run(dir, "", "", ""))
+	md, err = os.ReadFile(filepath.Join(dir, "report.md"))
+	require.NoError(t, err)
+	assert.NotContains(t, string(md), "## History", "report.md without -history has a History section; want none")
+}
+
+func TestRunRefusesAHistoryFolderThatIsNotThere(t *testing.T) {
+	dir := t.TempDir()
+	writeResult(t, dir)
+	missing := filepath.Join(t.TempDir(), "no-such-history")
+	assert.ErrorContains(t, run(dir, "", "", missing), "no-such-history", "run with a missing -history = nil error; want it named (a wrong path, not an empty history)")
+	_, err := os.Stat(filepath.Join(dir, "report.md"))
+	assert.ErrorIs(t, err, os.ErrNotExist, "report.md written with a missing -history; want nothing written")
 }
