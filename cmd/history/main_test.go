@@ -96,7 +96,7 @@ func TestFlipsAreConfirmedEndToEnd(t *testing.T) {
 	}
 
 	// No trial is evidence: inconclusive against a pass is not a flip, and nothing runs again.
-	os.Unsetenv(probe.NodeProbeEnv)
+	t.Setenv(probe.NodeProbeEnv, "")
 	inconclusive := claimRun(t, lateProbe)
 	for _, rec := range readSet(t, inconclusive) {
 		require.Equal(t, verdict.Inconclusive, rec.Verdict.Outcome, "%s against %s: outcome (%s)", rec.Experiment, lateProbe, rec.Verdict.Reason)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -31,10 +32,7 @@ type runFlags struct {
 	period                                              time.Duration
 }
 
-func (f *runFlags) register(fs interface {
-	StringVar(*string, string, string, string)
-	DurationVar(*time.Duration, string, time.Duration, string)
-}) {
+func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.history, "history", "", "the history's folder (a checkout of its branch)")
 	fs.StringVar(&f.results, "results", "results", "the run's results folder")
 	fs.StringVar(&f.kind, "kind", "", "which claims, run how: runs compare with the last of their kind (claims, live, test...)")
@@ -225,13 +223,13 @@ func confirm(ctx context.Context, args []string, stdout io.Writer) error {
 	for i := range cs {
 		cs[i].Changes = nil // record works them out against the history it appends to
 	}
-	saved := savedConfirmations{Confirmations: cs, Again: map[string]string{}}
+	saved := savedConfirmations{Confirmations: cs}
 	for k, file := range again {
 		rel, err := filepath.Rel(*out, file)
 		if err != nil {
 			return err
 		}
-		saved.Again[keyString(k)] = filepath.ToSlash(rel)
+		saved.Again = append(saved.Again, againFile{Key: k, File: filepath.ToSlash(rel)})
 	}
 	data, err := json.MarshalIndent(saved, "", "  ")
 	if err != nil {
@@ -245,10 +243,14 @@ func confirm(ctx context.Context, args []string, stdout io.Writer) error {
 // relative to the folder.
 type savedConfirmations struct {
 	Confirmations []history.Confirmation `json:"confirmations"`
-	Again         map[string]string      `json:"again"`
+	Again         []againFile            `json:"again"`
 }
 
-func keyString(k history.Key) string { return k.Experiment + "\x00" + k.Mode + "\x00" + k.Column }
+// againFile is a second run's result file, relative to the confirmations' folder.
+type againFile struct {
+	history.Key
+	File string `json:"file"`
+}
 
 func lastID(p prepared) string {
 	if !p.hasLast {
@@ -333,7 +335,13 @@ func record(ctx context.Context, args []string, stdout io.Writer) error {
 	if *confirmed != "" {
 		cs, again, err = readConfirmations(*confirmed, p)
 	} else {
-		cs, again, err = runAgain(ctx, f, p, filepath.Join(f.history+".again", p.now.ID()), stdout)
+		// The second runs' files live until the alerts have taken them.
+		var dir string
+		if dir, err = os.MkdirTemp("", "claims-again-"); err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		cs, again, err = runAgain(ctx, f, p, dir, stdout)
 	}
 	if err != nil {
 		return err
@@ -343,8 +351,9 @@ func record(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	lastScheduled, missing := history.Missing(p.runs, f.kind, f.period, p.now.StartedAt)
 	var rep strings.Builder
-	writeReport(&rep, f, p, cs)
+	writeReport(&rep, f, p, cs, lastScheduled, missing)
 	fmt.Fprintf(&rep, "\nhistory: wrote %s\n", path)
 	io.WriteString(stdout, rep.String())
 	if *summary != "" {
@@ -356,10 +365,10 @@ func record(ctx context.Context, args []string, stdout io.Writer) error {
 	if p.hasLast {
 		as = history.Alerts(p.last, p.now, cs, p.files, again)
 	}
-	if last, missing := history.Missing(p.runs, f.kind, f.period, p.now.StartedAt); missing {
+	if missing {
 		as = append(as, history.Alert{Claim: "schedule", Title: "Scheduled claims runs went missing",
 			Body: fmt.Sprintf("The last scheduled run of kind %q before %s started %s, more than two periods (%v) earlier.\n",
-				f.kind, p.now.ID(), last.Format(time.RFC3339), f.period)})
+				f.kind, p.now.ID(), lastScheduled.Format(time.RFC3339), f.period)})
 	}
 	for _, a := range as {
 		for _, s := range sinks {
@@ -377,7 +386,7 @@ func record(ctx context.Context, args []string, stdout io.Writer) error {
 // readConfirmations reads the confirm -out folders under dir (dir itself, or its subfolders,
 // one per shard), and leaves unconfirmed, saying so, each flip none of them ran again.
 func readConfirmations(dir string, p prepared) ([]history.Confirmation, map[history.Key]string, error) {
-	found := map[string]history.Confirmation{}
+	found := map[history.Key]history.Confirmation{}
 	again := map[history.Key]string{}
 	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
 		if err != nil || d.Name() != ConfirmationsFile {
@@ -392,14 +401,10 @@ func readConfirmations(dir string, p prepared) ([]history.Confirmation, map[hist
 			return fmt.Errorf("%s: %w", path, err)
 		}
 		for _, c := range s.Confirmations {
-			found[keyString(c.Key)] = c
+			found[c.Key] = c
 		}
-		for k, rel := range s.Again {
-			for _, c := range s.Confirmations {
-				if keyString(c.Key) == k {
-					again[c.Key] = filepath.Join(filepath.Dir(path), filepath.FromSlash(rel))
-				}
-			}
+		for _, a := range s.Again {
+			again[a.Key] = filepath.Join(filepath.Dir(path), filepath.FromSlash(a.File))
 		}
 		return nil
 	})
@@ -408,7 +413,7 @@ func readConfirmations(dir string, p prepared) ([]history.Confirmation, map[hist
 	}
 	var cs []history.Confirmation
 	for _, fl := range p.flips {
-		c, ok := found[keyString(fl.Key)]
+		c, ok := found[fl.Key]
 		if !ok || c.Was != fl.Was || c.Now != fl.Now {
 			c = history.Confirmation{Flip: fl, Why: "no second run of this flip among the confirmations"}
 		}
@@ -432,7 +437,7 @@ func appendFile(path, s string) error {
 
 // writeReport writes what record found: the flips, confirmed or not, with what else changed;
 // the claims inconclusive run after run; the margins that shrank; a scheduled run gone missing.
-func writeReport(w io.Writer, f runFlags, p prepared, cs []history.Confirmation) {
+func writeReport(w io.Writer, f runFlags, p prepared, cs []history.Confirmation, lastScheduled time.Time, missing bool) {
 	fmt.Fprintf(w, "history: run %s, %d results", p.now.ID(), len(p.now.Records))
 	if !p.hasLast {
 		fmt.Fprintf(w, "; the first of kind %q, nothing to compare\n", f.kind)
@@ -462,8 +467,8 @@ func writeReport(w io.Writer, f runFlags, p prepared, cs []history.Confirmation)
 		fmt.Fprintf(w, "  margin shrank by more than half: %v %s: %s %.2f %s → %.2f %s (median of %d runs before)\n",
 			s.Claims, s.Key, s.Check, s.Before, s.Unit, s.Now, s.Unit, s.Runs-1)
 	}
-	if last, missing := history.Missing(p.runs, f.kind, f.period, p.now.StartedAt); missing {
+	if missing {
 		fmt.Fprintf(w, "  missing: the last scheduled run of kind %q started %s, more than two periods (%v) ago\n",
-			f.kind, last.Format(time.RFC3339), f.period)
+			f.kind, lastScheduled.Format(time.RFC3339), f.period)
 	}
 }

@@ -3,7 +3,6 @@ package history
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -147,12 +146,7 @@ func (s FileSink) Send(_ context.Context, a Alert) error {
 }
 
 func copyFile(from, to string) error {
-	in, err := os.Open(from)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	data, err := io.ReadAll(in)
+	data, err := os.ReadFile(from)
 	if err != nil {
 		return err
 	}

@@ -22,6 +22,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/serverless-claims/claims/harness/claim/results"
 	"github.com/serverless-claims/claims/harness/claim/verdict"
@@ -235,13 +236,11 @@ func cut(s string) string {
 		return s
 	}
 	i := MaxTextBytes
-	for i > 0 && !utf8RuneStart(s[i]) {
+	for i > 0 && !utf8.RuneStart(s[i]) {
 		i--
 	}
 	return s[:i] + "…"
 }
-
-func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
 // MachineOfRecord is the fingerprint rec points at.
 func (r Run) MachineOfRecord(rec Record) Machine {
