@@ -21,6 +21,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/serverless-claims/claims/catalog"
+	"github.com/serverless-claims/claims/functions"
+	"github.com/serverless-claims/claims/harness/lambda/lambdazip"
 	"github.com/serverless-claims/claims/harness/sys/mdtable"
 	"github.com/serverless-claims/claims/harness/sys/repo"
 )
@@ -219,6 +221,9 @@ func TestEveryClaimHasATest(t *testing.T) {
 		for _, r := range ct.Runtimes {
 			assert.Contains(t, []string{catalog.Node, catalog.Go}, r, "%s runtime = %q; want node or go", name, r)
 		}
+		for _, f := range ct.Functions {
+			assert.Contains(t, catalog.FunctionLanguages, f, "%s function language = %q; want one of %v", name, f, catalog.FunctionLanguages)
+		}
 		if ct.Kind == catalog.Live {
 			assert.Empty(t, ct.Runtimes, "%s runtimes = %v; want none: the matrix runs the default build, which has no %s", name, ct.Runtimes, ct.Name)
 		}
@@ -366,4 +371,16 @@ func TestReadmeTablesMatchTheCatalog(t *testing.T) {
 			assert.NotZero(t, listed[c.ID], "README rows for %s = none; want one in %q (it has a test)", c.ID, claimsSection)
 		}
 	}
+}
+
+// TestFunctionLanguagesAreTheFunctions: the catalog's languages of the GetItem function are those
+// harness/lambda/lambdazip builds and functions names a folder for, in the same order.
+func TestFunctionLanguagesAreTheFunctions(t *testing.T) {
+	var want []string
+	for _, l := range lambdazip.Languages {
+		want = append(want, string(l))
+		_, err := functions.GetItem(l)
+		assert.NoError(t, err, "the GetItem function in %s", l)
+	}
+	assert.Equal(t, want, catalog.FunctionLanguages, "catalog.FunctionLanguages = %v; want lambdazip.Languages %v", catalog.FunctionLanguages, want)
 }

@@ -20,7 +20,16 @@ type Test struct {
 	// matrix, which runs it on each version of each; where there are several, each is a subtest
 	// of its own name. None for a test the matrix does not run.
 	Runtimes []string
+	// Functions are the languages of the Lambda function it decides its claims on
+	// (FunctionLanguages), each a subtest of its own name: the same claim on the stack a user
+	// ships. The runtime matrix runs each as a column of its own. None for a test whose
+	// function is not a GetItem function of every language.
+	Functions []string
 }
+
+// FunctionLanguages are the languages of the cold-start claims' GetItem function
+// (harness/lambda/lambdazip.Languages, which a test checks this against), Go first.
+var FunctionLanguages = []string{"go", "rust", "node", "python"}
 
 // The kinds of runtime a test concerns.
 const (
@@ -35,6 +44,7 @@ func Tests() []Test {
 	for i := range out {
 		out[i].Claims = slices.Clone(out[i].Claims)
 		out[i].Runtimes = slices.Clone(out[i].Runtimes)
+		out[i].Functions = slices.Clone(out[i].Functions)
 	}
 	return out
 }
@@ -71,12 +81,12 @@ var tests = []Test{
 	{Package: "threadpool", Name: "TestSyncOnRequestPath", Claims: []string{"P10"}, Kind: Local, Runtimes: []string{Node}},
 	{Package: "threadpool", Name: "TestPoolWaves", Claims: []string{"P3", "P4"}, Kind: Local, Runtimes: []string{Node}},
 
-	{Package: "coldstart", Name: "TestPhasesAreTheSDKsOwnConnection", Claims: []string{"T6"}, Kind: Both, Runtimes: []string{Go}},
-	{Package: "coldstart", Name: "TestWarmupFailureDoesNotFailInit", Claims: []string{"T4"}, Kind: Both, Runtimes: []string{Go}},
-	{Package: "coldstart", Name: "TestFirstCallDominatedByTLS", Claims: []string{"T1", "T6"}, Kind: Both, Runtimes: []string{Go}},
-	{Package: "coldstart", Name: "TestFirstInvocationIsSlow", Claims: []string{"T2"}, Kind: Both, Runtimes: []string{Go}},
-	{Package: "coldstart", Name: "TestWarmupRemovesHandshake", Claims: []string{"T3"}, Kind: Both, Runtimes: []string{Go}},
-	{Package: "coldstart", Name: "TestHandshakeScalesWithCPU", Claims: []string{"T5"}, Kind: Both, Runtimes: []string{Go}},
+	{Package: "coldstart", Name: "TestPhasesAreTheSDKsOwnConnection", Claims: []string{"T6"}, Kind: Both, Runtimes: []string{Go}, Functions: FunctionLanguages},
+	{Package: "coldstart", Name: "TestWarmupFailureDoesNotFailInit", Claims: []string{"T4"}, Kind: Both, Runtimes: []string{Go}, Functions: FunctionLanguages},
+	{Package: "coldstart", Name: "TestFirstCallDominatedByTLS", Claims: []string{"T1", "T6"}, Kind: Both, Runtimes: []string{Go}, Functions: FunctionLanguages},
+	{Package: "coldstart", Name: "TestFirstInvocationIsSlow", Claims: []string{"T2"}, Kind: Both, Runtimes: []string{Go}, Functions: FunctionLanguages},
+	{Package: "coldstart", Name: "TestWarmupRemovesHandshake", Claims: []string{"T3"}, Kind: Both, Runtimes: []string{Go}, Functions: FunctionLanguages},
+	{Package: "coldstart", Name: "TestHandshakeScalesWithCPU", Claims: []string{"T5"}, Kind: Both, Runtimes: []string{Go}, Functions: FunctionLanguages},
 	{Package: "coldstart", Name: "TestThrottleSlices", Claims: []string{"T8"}, Kind: Both, Runtimes: []string{Go}},
 	// T7 is a benchmark read with benchstat (`make bench`), not a verdict: the matrix leaves it out.
 	{Package: "coldstart", Name: "BenchmarkTLSHandshake", Claims: []string{"T7"}, Kind: Local},

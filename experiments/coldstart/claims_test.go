@@ -59,7 +59,7 @@ type (
 func measureOwnConnection(t *testing.T, p lambdaPlatform, b functionCode, trials int) claimtest.Measurement {
 	t.Helper()
 	started := time.Now()
-	c := getitemConfig(b, cold, memoryMB, true)
+	c := getitemConfig(p, b, cold, memoryMB, true)
 	fn := p.Create(t, c)
 	counter, counts := p.(handshakeCounter)
 
@@ -178,7 +178,7 @@ func measureWarmupFailure(t *testing.T, p lambdaPlatform, b functionCode, timeou
 	}
 	handlerDown := away.OutageReachesHandler()
 	started := time.Now()
-	c := getitemConfig(b, warm, memoryMB, true)
+	c := getitemConfig(p, b, warm, memoryMB, true)
 	c.Env["CLAIMS_WARMUP_TIMEOUT_MS"] = strconv.Itoa(int(timeout.Milliseconds()))
 	f := p.Create(t, c)
 

@@ -283,8 +283,8 @@ const (
 // function unthrottled (the control), and decides T1 from the first call's phases.
 func measureSetup(t *testing.T, p lambdaPlatform, n int) claimtest.Measurement {
 	t.Helper()
-	quotaArm := getitemConfig(getitem, cold, memoryMB, false)
-	controlArm := getitemConfig(getitem, cold, memoryMB, true)
+	quotaArm := getitemConfig(p, getitem, cold, memoryMB, false)
+	controlArm := getitemConfig(p, getitem, cold, memoryMB, true)
 	r := runPhases(t, p, n, 1, arm{quotaArm.String(), quotaArm}, arm{controlArm.String(), controlArm})
 	quota, control := r.kept[0], r.kept[1]
 	// Evidence: both arms' cold starts; the fewer of the two counts.
@@ -363,7 +363,7 @@ const warmInvocationsT2 = 4
 // Init, the first invocation's Duration and the warm ones', compared within each environment.
 func measureFirstInvocation(t *testing.T, p lambdaPlatform, n int) claimtest.Measurement {
 	t.Helper()
-	c := getitemConfig(getitem, cold, memoryMB, false)
+	c := getitemConfig(p, getitem, cold, memoryMB, false)
 	r := runPhases(t, p, n, warmInvocationsT2, arm{c.String(), c})
 	kept := r.kept[0]
 	init, first, warm := stats.Summarize(figure(kept, initMs)), stats.Summarize(figure(kept, firstMs)), stats.Summarize(figure(kept, meanWarmMs))
@@ -404,7 +404,7 @@ const minSavedOfHandshake = 0.5
 // at 128 MB, in turn, and decides T3.
 func measureWarmup(t *testing.T, p lambdaPlatform, b functionCode, n int) claimtest.Measurement {
 	t.Helper()
-	r := runPhases(t, p, n, 1, arm{cold, getitemConfig(b, cold, memoryMB, false)}, arm{warm, getitemConfig(b, warm, memoryMB, false)})
+	r := runPhases(t, p, n, 1, arm{cold, getitemConfig(p, b, cold, memoryMB, false)}, arm{warm, getitemConfig(p, b, warm, memoryMB, false)})
 	colds, warms := r.kept[0], r.kept[1]
 
 	// The SDK now and then closes a connection it could have pooled (the function reports
@@ -476,7 +476,7 @@ func measureScaling(t *testing.T, p lambdaPlatform, n int) claimtest.Measurement
 	t.Helper()
 	arms := make([]arm, len(scalingSizes))
 	for i, mb := range scalingSizes {
-		c := getitemConfig(getitem, cold, mb, false)
+		c := getitemConfig(p, getitem, cold, mb, false)
 		arms[i] = arm{c.String(), c}
 	}
 	r := runPhases(t, p, n, 1, arms...)

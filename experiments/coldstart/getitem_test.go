@@ -31,10 +31,10 @@ const (
 	warm = "warm"
 )
 
-// getitemConfig is the article's function: variant at memory MB, with the machine's CPU where
-// unthrottled, built from b.
-func getitemConfig(b functionCode, variant string, memory int, unthrottled bool) functionConfig {
-	return functionConfig{Build: b, MemoryMB: memory, Unthrottled: unthrottled, DynamoDB: true, Env: map[string]string{"CLAIMS_VARIANT": variant}}
+// getitemConfig is the article's function on p: variant at memory MB, with the machine's CPU
+// where unthrottled, built from b (in p's language, where b names no folder).
+func getitemConfig(p lambdaPlatform, b functionCode, variant string, memory int, unthrottled bool) functionConfig {
+	return functionConfig{Build: b.in(p), MemoryMB: memory, Unthrottled: unthrottled, DynamoDB: true, Env: map[string]string{"CLAIMS_VARIANT": variant}}
 }
 
 // The cold-start families' parts (results/family): the function's answer, an invocation and a

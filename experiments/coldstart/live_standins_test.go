@@ -24,10 +24,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/serverless-claims/claims/functions"
 	"github.com/serverless-claims/claims/harness/aws/live"
 	"github.com/serverless-claims/claims/harness/claim/claimtest"
 	"github.com/serverless-claims/claims/harness/claim/results"
 	"github.com/serverless-claims/claims/harness/claim/verdict"
+	"github.com/serverless-claims/claims/harness/lambda/lambdazip"
 	"github.com/serverless-claims/claims/harness/standin/dynalite"
 	"github.com/serverless-claims/claims/harness/standin/iamstub"
 	"github.com/serverless-claims/claims/harness/standin/lambdaapi"
@@ -115,14 +117,33 @@ func launchStandIns(t *testing.T, m ...standInModel) *standIns {
 			"SSL_CERT_FILE":             trust.Path,
 			"SSL_CERT_DIR":              certDir,
 		},
-		Quota:     noQuota == nil,
-		Period:    cfg.CPUPeriod,
-		InitShare: initBurstShare,
+		RuntimeEnv: runtimeTrust(trust.Path, certDir),
+		Quota:      noQuota == nil,
+		Period:     cfg.CPUPeriod,
+		InitShare:  initBurstShare,
 	}
 	o.KeepEnvironmentsOnUpdate = model.keepEnvironments
 	api := lambdaapi.Start(t, o)
 	logs := logsstub.Start(t, logsstub.Options{Keys: keys, Region: standInRegion})
 	return &standIns{lambda: api, iam: iam, db: db, logs: logs, caFile: caFile}
+}
+
+// runtimeTrust is what each Lambda runtime's stand-in needs beyond SSL_CERT_FILE and
+// SSL_CERT_DIR to trust the DynamoDB stand-in: functions.TrustEnv of the languages it runs.
+func runtimeTrust(bundle, emptyDir string) map[string]map[string]string {
+	out := map[string]map[string]string{}
+	for _, l := range lambdazip.Languages {
+		for k, v := range functions.TrustEnv(l, bundle, emptyDir) {
+			if k == "SSL_CERT_FILE" || k == "SSL_CERT_DIR" {
+				continue // in every function's environment (FunctionEnv)
+			}
+			if out[l.Runtime()] == nil {
+				out[l.Runtime()] = map[string]string{}
+			}
+			out[l.Runtime()][k] = v
+		}
+	}
+	return out
 }
 
 // env is the environment that points the SDK's default chain, and the live mode, at the

@@ -24,7 +24,7 @@ var cfg settings.Settings
 // against its cap (admitLiveRun), before anything is made.
 func TestMain(m *testing.M) {
 	os.Exit(claimtest.Main(m, "coldstart experiments", &cfg, quotaReachesKernelMinimum, admitLiveRun,
-		provision.Check(provision.NeedDynalite, provision.NeedNode)))
+		provision.Check(provision.NeedDynalite, provision.NeedNode, provision.NeedNode24, provision.NeedRust, provision.NeedPython)))
 }
 
 // quotaReachesKernelMinimum refuses a CPU period at which the smallest memory size's quota would

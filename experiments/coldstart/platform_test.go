@@ -15,14 +15,19 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/serverless-claims/claims/functions"
 	"github.com/serverless-claims/claims/harness/claim/claimtest"
 	"github.com/serverless-claims/claims/harness/lambda/lambdareport"
+	"github.com/serverless-claims/claims/harness/lambda/lambdazip"
 	"github.com/serverless-claims/claims/results/family"
 )
 
 // lambdaPlatform is where a claim's functions run.
 type lambdaPlatform interface {
 	claimtest.Target // Mode: "local" or "live"
+	// Language is the language of the GetItem function the platform runs for the claims
+	// (functionCode's zero Package).
+	Language() lambdazip.Language
 	// Create creates a function as cfg says; it is deleted when t ends, if not before. A
 	// platform that cannot give cfg what it asks (a CPU share where no quota can be made) skips
 	// t, saying why.
@@ -49,8 +54,8 @@ type functionConfig struct {
 
 // record is c as a result's target lists it.
 func (c functionConfig) record() family.Function {
-	return family.Function{Build: family.Build{Package: c.Build.Package, Tags: c.Build.Tags}, MemoryMB: c.MemoryMB,
-		Unthrottled: c.Unthrottled, DynamoDB: c.DynamoDB, Env: c.Env}
+	return family.Function{Build: family.Build{Package: c.Build.Package, Language: string(c.Build.Language), Runtime: c.Build.Language.Runtime(), Tags: c.Build.Tags},
+		MemoryMB: c.MemoryMB, Unthrottled: c.Unthrottled, DynamoDB: c.DynamoDB, Env: c.Env}
 }
 
 // String names the function as tables and check names print it: "128 MB", "128 MB, unthrottled".
@@ -61,10 +66,16 @@ func (c functionConfig) String() string {
 	return fmt.Sprintf("%d MB", c.MemoryMB)
 }
 
-// functionCode is the code a function runs: a package of this repository, built as bootstrap.
+// functionCode is the code a function runs: a function folder of this repository, built as
+// Lambda takes it (harness/lambda/lambdazip).
 type functionCode struct {
+	// Package is the function's folder; "" is the GetItem function in the platform's language
+	// (in), so that one claim body serves every language.
 	Package string
-	// Tags is the build tag of a variant broken on purpose, for the sensitivity tests.
+	// Language is Package's; in sets it.
+	Language lambdazip.Language
+	// Tags is the build tag of a variant broken on purpose, for the sensitivity tests: one of
+	// functions.Broken, which every GetItem function knows.
 	Tags string
 	// Broken says what Tags breaks, as a sensitivity result records it (in its broken).
 	Broken string
@@ -72,10 +83,41 @@ type functionCode struct {
 
 // The functions the claims run.
 var (
-	getitem = functionCode{Package: "functions/getitem"}
+	// getitem is the GetItem function in the platform's language.
+	getitem = functionCode{}
 	// throttleFunc is T8's busy loop.
-	throttleFunc = functionCode{Package: "functions/throttle"}
+	throttleFunc = functionCode{Package: "functions/throttle", Language: lambdazip.Go}
 )
+
+// in is b on p: the GetItem function in p's language where b names no folder.
+func (b functionCode) in(p lambdaPlatform) functionCode { return b.inLanguage(p.Language()) }
+
+// inLanguage is b with the GetItem function in l where b names no folder.
+func (b functionCode) inLanguage(l lambdazip.Language) functionCode {
+	if b.Package == "" {
+		b.Language = l
+		pkg, err := functions.GetItem(b.Language)
+		if err != nil {
+			panic(err) // the platforms' languages are lambdazip.Languages, each with a GetItem
+		}
+		b.Package = pkg
+	}
+	return b
+}
+
+// described is what b breaks, with the folder it was built from; "" for a build not broken.
+func (b functionCode) described() string {
+	if b.Broken == "" {
+		return ""
+	}
+	return b.Package + " " + b.Broken
+}
+
+// brokenBuild is the GetItem function built with tag (one of functions.Broken), which breaks
+// what: a sensitivity case's function, in the platform's language.
+func brokenBuild(tag, what string) functionCode {
+	return functionCode{Tags: tag, Broken: "-tags " + tag + ": " + what}
+}
 
 // function is one created function.
 type function interface {
@@ -160,8 +202,8 @@ func brokenIn(p lambdaPlatform, b functionCode) string {
 	if bp, ok := p.(brokenPlatform); ok && bp.Broken() != "" {
 		parts = append(parts, bp.Broken())
 	}
-	if b.Broken != "" {
-		parts = append(parts, b.Broken)
+	if d := b.in(p).described(); d != "" {
+		parts = append(parts, d)
 	}
 	return strings.Join(parts, "; ")
 }

@@ -3,10 +3,14 @@
 package coldstart
 
 import (
+	"fmt"
+	"slices"
 	"testing"
 	"time"
 
+	"github.com/serverless-claims/claims/functions"
 	"github.com/serverless-claims/claims/harness/claim/claimtest"
+	"github.com/serverless-claims/claims/harness/lambda/lambdazip"
 	"github.com/serverless-claims/claims/harness/sys/settings"
 )
 
@@ -14,11 +18,12 @@ import (
 // one this repository assumed before Lambda's was measured: T8 must refute it.
 const kernelDefaultPeriod = 100 * time.Millisecond
 
-// The function's variants broken on purpose, each by a build tag of functions/getitem.
+// The GetItem function's builds broken on purpose, each by a build tag every language's knows
+// (functions.Broken).
 var (
-	brokenWarmClient = functionCode{Package: getitem.Package, Tags: "brokenwarmclient", Broken: "functions/getitem -tags brokenwarmclient: the warm-up on a client of its own"}
-	brokenTrace      = functionCode{Package: getitem.Package, Tags: "brokentrace", Broken: "functions/getitem -tags brokentrace: the trace off the SDK's call"}
-	brokenWarmup     = functionCode{Package: getitem.Package, Tags: "brokenwarmup", Broken: "functions/getitem -tags brokenwarmup: Init fails on the warm-up's error"}
+	brokenWarmClient = brokenBuild(functions.BrokenWarmClient, "the warm-up on a client of its own")
+	brokenTrace      = brokenBuild(functions.BrokenTrace, "the trace off the SDK's call")
+	brokenWarmup     = brokenBuild(functions.BrokenWarmup, "Init fails on the warm-up's error")
 )
 
 // The local platform with a CPU model that is not Lambda's.
@@ -44,7 +49,7 @@ func TestCatchesBrokenFunctions(t *testing.T) {
 }
 
 // brokenFunctions are the cold-start claims' broken cases (claimtest.BrokenCases).
-var brokenFunctions = claimtest.BrokenCases(
+var brokenFunctions = claimtest.BrokenCases(slices.Concat([]claimtest.BrokenCase{
 	// With no quota the handshake takes the machine's CPU in both arms (slowdown about 1,
 	// against 5), and Init is longer than the first invocation (about 0.7, against 2).
 	claimtest.BrokenCase{Name: "T1 with no quota", Claim: firstCallClaim, Broken: noQuotaPlatform.broken,
@@ -60,15 +65,15 @@ var brokenFunctions = claimtest.BrokenCases(
 			return measureScaling(t, startLocal(t, noQuotaPlatform), noQuotaColdStarts)
 		}},
 	// A warm-up on a client of its own: T3's reuse check must catch it, whatever the quota.
-	claimtest.BrokenCase{Name: "T3 with the warm-up on a client of its own", Claim: warmupClaim, Broken: brokenWarmClient.Broken,
+	claimtest.BrokenCase{Name: "T3 with the warm-up on a client of its own", Claim: warmupClaim, Broken: brokenWarmClient.inLanguage(lambdazip.Go).described(),
 		Measure: func(t *testing.T, _ settings.Settings) claimtest.Measurement {
 			return measureWarmup(t, startLocal(t, localOptions{}), brokenWarmClient, cfg.Trials)
 		}},
-	claimtest.BrokenCase{Name: "T6 with the trace off the SDK's call", Claim: ownConnectionClaim, Broken: brokenTrace.Broken,
+	claimtest.BrokenCase{Name: "T6 with the trace off the SDK's call", Claim: ownConnectionClaim, Broken: brokenTrace.inLanguage(lambdazip.Go).described(),
 		Measure: func(t *testing.T, _ settings.Settings) claimtest.Measurement {
 			return measureOwnConnection(t, startLocal(t, localOptions{}), brokenTrace, 2)
 		}},
-	claimtest.BrokenCase{Name: "T4 with Init failing on the warm-up's error", Claim: warmupFailureClaim, Broken: brokenWarmup.Broken,
+	claimtest.BrokenCase{Name: "T4 with Init failing on the warm-up's error", Claim: warmupFailureClaim, Broken: brokenWarmup.inLanguage(lambdazip.Go).described(),
 		Measure: func(t *testing.T, _ settings.Settings) claimtest.Measurement {
 			return measureWarmupFailure(t, startLocal(t, localOptions{}), brokenWarmup, warmupTimeout, 2)
 		}},
@@ -77,4 +82,26 @@ var brokenFunctions = claimtest.BrokenCases(
 		Measure: func(t *testing.T, _ settings.Settings) claimtest.Measurement {
 			return measureThrottleSlices(t, startLocal(t, kernelPeriod), throttleInvocations)
 		}},
-)
+}, brokenBuilds(lambdazip.Rust), brokenBuilds(lambdazip.Node), brokenBuilds(lambdazip.Python))...)
+
+// brokenBuilds are the cases of the GetItem function in l, a language other than Go, each a
+// broken build of it: T6 with the trace off the SDK's call, T4 with an Init that fails on the
+// warm-up's error, T3 with the warm-up on a client of its own, the last with the broken
+// settings' cold starts (every cold start of it misses the reuse T3 wants).
+func brokenBuilds(l lambdazip.Language) []claimtest.BrokenCase {
+	on := func(t *testing.T) lambdaPlatform { return startLocal(t, localOptions{language: l}) }
+	return []claimtest.BrokenCase{
+		{Name: fmt.Sprintf("T6 %s with the trace off the SDK's call", l), Claim: ownConnectionClaim, Broken: brokenTrace.inLanguage(l).described(),
+			Measure: func(t *testing.T, _ settings.Settings) claimtest.Measurement {
+				return measureOwnConnection(t, on(t), brokenTrace, 2)
+			}},
+		{Name: fmt.Sprintf("T4 %s with Init failing on the warm-up's error", l), Claim: warmupFailureClaim, Broken: brokenWarmup.inLanguage(l).described(),
+			Measure: func(t *testing.T, _ settings.Settings) claimtest.Measurement {
+				return measureWarmupFailure(t, on(t), brokenWarmup, warmupTimeout, 2)
+			}},
+		{Name: fmt.Sprintf("T3 %s with the warm-up on a client of its own", l), Claim: warmupClaim, Broken: brokenWarmClient.inLanguage(l).described(),
+			Measure: func(t *testing.T, s settings.Settings) claimtest.Measurement {
+				return measureWarmup(t, on(t), brokenWarmClient, s.Trials)
+			}},
+	}
+}

@@ -10,8 +10,10 @@ import (
 	"crypto/tls"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"path/filepath"
+	"runtime"
 	"testing"
 	"time"
 
@@ -22,23 +24,36 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/serverless-claims/claims/functions"
 	"github.com/serverless-claims/claims/harness/claim/claimtest"
 	"github.com/serverless-claims/claims/harness/lambda/lambdalocal"
 	"github.com/serverless-claims/claims/harness/lambda/lambdareport"
+	"github.com/serverless-claims/claims/harness/lambda/lambdazip"
 	"github.com/serverless-claims/claims/harness/standin/dynalite"
+	"github.com/serverless-claims/claims/harness/standin/managedruntime"
 	"github.com/serverless-claims/claims/harness/standin/tlsca"
 	"github.com/serverless-claims/claims/harness/sys/build"
 	"github.com/serverless-claims/claims/harness/sys/cgroup"
 )
 
-// localLambda is the local platform as a claim test's mode.
-var localLambda = claimtest.Mode[lambdaPlatform]{
-	Name:  "local",
-	Start: func(t *testing.T) lambdaPlatform { return startLocal(t, localOptions{}) },
+// localModes are the local platform as a claim test's modes, one per language of the GetItem
+// function, each named by its language.
+func localModes() []claimtest.Mode[lambdaPlatform] {
+	var modes []claimtest.Mode[lambdaPlatform]
+	for _, l := range lambdazip.Languages {
+		modes = append(modes, claimtest.Mode[lambdaPlatform]{
+			Name:  string(l),
+			Start: func(t *testing.T) lambdaPlatform { return startLocal(t, localOptions{language: l}) },
+		})
+	}
+	return modes
 }
 
-// localOptions change the local platform's CPU model, for the sensitivity tests.
+// localOptions say which function the local platform runs, and change its CPU model, for the
+// sensitivity tests.
 type localOptions struct {
+	// language is the GetItem function's; "" is Go's.
+	language lambdazip.Language
 	// noQuota gives every function the machine's CPU, whatever its memory size.
 	noQuota bool
 	// period is the quota's CFS period; zero means CLAIMS_CPU_PERIOD_MS.
@@ -87,6 +102,9 @@ type local struct {
 // startLocal makes the local platform of t.
 func startLocal(t *testing.T, o localOptions) *local {
 	t.Helper()
+	if o.language == "" {
+		o.language = lambdazip.Go
+	}
 	p := &local{t: t, opts: o, period: o.period}
 	if p.period == 0 {
 		p.period = cfg.CPUPeriod
@@ -96,6 +114,9 @@ func startLocal(t *testing.T, o localOptions) *local {
 
 // Mode implements claimtest.Target.
 func (p *local) Mode() string { return "local" }
+
+// Language implements lambdaPlatform.
+func (p *local) Language() lambdazip.Language { return p.opts.language }
 
 // Broken implements brokenPlatform.
 func (p *local) Broken() string { return p.opts.broken }
@@ -149,24 +170,25 @@ func seedTable(t *testing.T, db *dynalite.Server) {
 	require.NoError(t, err, "putting the item")
 }
 
-// dynamoEnv is what a function that reads DynamoDB gets beside its own settings: what Lambda's
-// console would hold, and the trust bundle. The function is given no CA of its own
+// dynamoEnv is what a function in l that reads DynamoDB gets beside its own settings: what
+// Lambda's console would hold, and the trust bundle. The function is given no CA of its own
 // (CLAIMS_CA_FILE): it verifies DynamoDB against the system's roots as on Lambda, loading them
-// inside its first handshake, and SSL_CERT_FILE makes the stand-in's CA one of those roots
-// (tlsca.CA.WriteBundle); SSL_CERT_DIR is an empty directory, so that nothing else is loaded.
-func (p *local) dynamoEnv() map[string]string {
+// where its runtime does (Go inside its first handshake), and functions.TrustEnv makes the
+// stand-in's CA one of those roots (tlsca.CA.WriteBundle) the way l's runtime reads them, with
+// nothing else loaded.
+func (p *local) dynamoEnv(l lambdazip.Language) map[string]string {
 	db := p.dynamo()
 	key, _ := json.Marshal(itemKey)
-	return map[string]string{
+	env := map[string]string{
 		"CLAIMS_TABLE":              table,
 		"CLAIMS_KEY":                string(key),
-		"SSL_CERT_FILE":             p.trust.Path,
-		"SSL_CERT_DIR":              p.certDir,
 		"AWS_ENDPOINT_URL_DYNAMODB": db.Endpoint,
 		"AWS_REGION":                region,
 		"AWS_ACCESS_KEY_ID":         dummyKeyID,
 		"AWS_SECRET_ACCESS_KEY":     dummySecret,
 	}
+	maps.Copy(env, functions.TrustEnv(l, p.trust.Path, p.certDir))
+	return env
 }
 
 // quota says whether c runs under its memory size's quota here.
@@ -185,18 +207,40 @@ func (p *local) Create(t *testing.T, c functionConfig) function {
 	if c.Build.Tags != "" {
 		tags = append(tags, c.Build.Tags)
 	}
-	bootstrap, err := build.Go(c.Build.Package, tags...)
-	require.NoError(t, err, "building %s", c.Build.Package)
 	env := map[string]string{}
 	if c.DynamoDB {
-		env = p.dynamoEnv()
+		env = p.dynamoEnv(c.Build.Language)
 	}
-	for k, v := range c.Env {
-		env[k] = v
+	var bootstrap string
+	var err error
+	if c.Build.Language == lambdazip.Go {
+		bootstrap, err = build.Go(c.Build.Package, tags...)
+		require.NoError(t, err, "building %s", c.Build.Package)
+	} else {
+		// Built as Lambda takes it, for this machine, and run where it lies, by its managed
+		// runtime's stand-in where it has one.
+		pkg, err := lambdazip.Build(c.Build.Package, nativeArch(t), tags...)
+		require.NoError(t, err, "building %s", c.Build.Package)
+		var rtEnv map[string]string
+		bootstrap, rtEnv, err = managedruntime.Bootstrap(t.Context(), pkg.Runtime, pkg.Handler, pkg.Dir, t.TempDir())
+		require.NoError(t, err, "the %s runtime of %s", pkg.Runtime, c.Build.Package)
+		maps.Copy(env, rtEnv)
 	}
+	maps.Copy(env, c.Env)
 	f := &localFunction{t: t, p: p, cfg: c, bootstrap: bootstrap, vars: env}
 	t.Cleanup(func() { _ = f.Delete() })
 	return f
+}
+
+// nativeArch is this machine's architecture as Lambda names it: the local platform runs what it
+// builds here.
+func nativeArch(t *testing.T) lambdazip.Arch {
+	t.Helper()
+	a, ok := map[string]lambdazip.Arch{"amd64": lambdazip.X8664, "arm64": lambdazip.ARM64}[runtime.GOARCH]
+	if !ok {
+		t.Skipf("the local platform runs functions built for x86_64 or arm64 Linux; this machine is %s", runtime.GOARCH)
+	}
+	return a
 }
 
 // end ends the running environment, if any.

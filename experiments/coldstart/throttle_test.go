@@ -93,7 +93,7 @@ var throttleClaim = claimtest.Claim{IDs: []string{"T8"}, Family: familyThrottle}
 
 // TestThrottleSlices is T8: at M MB a function gets M/1,769 of one CPU, in 20 ms periods.
 func TestThrottleSlices(t *testing.T) {
-	claimtest.Run(t, testThrottleSlices, platforms...)
+	claimtest.Run(t, testThrottleSlices, platforms[0]) // Go first: T8 is about Lambda's CPU, and its busy loop is Go
 }
 
 func testThrottleSlices(t *testing.T, p lambdaPlatform) {

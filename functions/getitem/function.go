@@ -9,7 +9,10 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"runtime"
+	"runtime/debug"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -258,5 +261,25 @@ func (f *function) handle(ctx context.Context, _ json.RawMessage) (response, err
 	}
 	r.HandlerMs = ms(time.Since(entered))
 	r.HandlerCPUMs = ms(processCPU() - enteredCPU)
+	r.Stack = stackOnce()
 	return r, nil
 }
+
+// stackOnce names the function's stack, read once from the binary's build information, after
+// the first call was timed.
+var stackOnce = sync.OnceValue(func() *getitem.Stack {
+	s := &getitem.Stack{Language: "go", LanguageVersion: runtime.Version(),
+		SDK: dynamoModule, SDKVersion: "unknown", TLS: "crypto/tls", TLSVersion: runtime.Version(),
+		Timed: "net/http/httptrace hooks on the request the SDK sends: DNSStart/Done, ConnectStart/Done, TLSHandshakeStart/Done, GotFirstResponseByte"}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, m := range bi.Deps {
+			if m.Path == dynamoModule {
+				s.SDKVersion = m.Version
+			}
+		}
+	}
+	return s
+})
+
+// dynamoModule is the SDK's DynamoDB client's module, whose version the stack names.
+const dynamoModule = "github.com/aws/aws-sdk-go-v2/service/dynamodb"

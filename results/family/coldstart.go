@@ -50,9 +50,14 @@ type Function struct {
 	Env map[string]string `json:"env,omitempty"`
 }
 
-// Build is the code a function runs: a package of this repository, built as bootstrap.
+// Build is the code a function runs: a function folder of this repository, built as Lambda takes
+// it (harness/lambda/lambdazip).
 type Build struct {
 	Package string `json:"package"`
+	// Language is the function's language (go, rust, node, python), and Runtime the Lambda
+	// runtime that runs it; both absent from results made before functions had languages.
+	Language string `json:"language,omitempty"`
+	Runtime  string `json:"runtime,omitempty"`
 	// Tags is the build tag of a variant broken on purpose, for the sensitivity tests.
 	Tags string `json:"tags,omitempty"`
 }

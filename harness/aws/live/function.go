@@ -24,7 +24,8 @@ import (
 // EnvColdStart is the variable ColdStart changes to make Lambda start a new execution environment.
 const EnvColdStart = "CLAIMS_COLD_START"
 
-// Runtime is every function's runtime: a Go bootstrap on Amazon Linux 2023.
+// Runtime is a function's runtime where its spec names none: a bootstrap (Go's, Rust's) on
+// Amazon Linux 2023.
 const Runtime = types.RuntimeProvidedal2023
 
 // functionWait bounds each wait for a function to become Active or finish an update.
@@ -37,8 +38,12 @@ const conflictRetries = 5
 type FunctionSpec struct {
 	// Name is the short name: the function is claims-<run>-<Name>.
 	Name string
-	// Zip is the deployment package, holding an executable bootstrap (harness/lambda/lambdazip).
+	// Zip is the deployment package (harness/lambda/lambdazip): an executable bootstrap for
+	// provided.al2023, the handler's module and what it imports for a managed runtime.
 	Zip []byte
+	// Runtime and Handler are CreateFunction's; "" means Runtime and "bootstrap".
+	Runtime string
+	Handler string
 	// Arch is ArchARM64 or ArchX8664; empty means the session's Config.Arch.
 	Arch           string
 	MemoryMB       int
@@ -68,7 +73,8 @@ func isLambdaNotFound(err error) bool {
 	return errors.As(err, &nf)
 }
 
-// CreateFunction makes the function (provided.al2023, handler bootstrap, the run's tags) and
+// CreateFunction makes the function (its runtime and handler, by default provided.al2023 and
+// bootstrap; the run's tags) and
 // waits until it is Active. It is registered for deletion the moment it exists. What a new role
 // meets while IAM makes it usable is retried for up to a minute: a role Lambda cannot assume
 // yet, and the KMS grant for the environment variables that KMS refuses for a role it does not
@@ -99,10 +105,17 @@ func (s *Session) CreateFunction(ctx context.Context, spec FunctionSpec) (*Funct
 	if f.env == nil {
 		f.env = map[string]string{}
 	}
+	runtime, handler := types.Runtime(spec.Runtime), spec.Handler
+	if runtime == "" {
+		runtime = Runtime
+	}
+	if handler == "" {
+		handler = "bootstrap"
+	}
 	in := &lambda.CreateFunctionInput{
 		FunctionName:  aws.String(name),
-		Runtime:       Runtime,
-		Handler:       aws.String("bootstrap"),
+		Runtime:       runtime,
+		Handler:       aws.String(handler),
 		Role:          aws.String(role),
 		Code:          &types.FunctionCode{ZipFile: spec.Zip},
 		MemorySize:    aws.Int32(int32(spec.MemoryMB)),

@@ -1,5 +1,7 @@
-// Package lambdazip builds a Go Lambda function of this repository as the zip that Lambda's
-// provided.al2023 runtime takes: one executable named bootstrap. The zip is byte-for-byte
+// Package lambdazip builds a Lambda function of this repository as the zip Lambda takes: a Go or
+// Rust function as the one executable named bootstrap that provided.al2023 runs, a Node.js or
+// Python function as its handler's module with what it imports, for the managed runtime
+// (language.go). The zip is byte-for-byte
 // reproducible (same source, toolchain, architecture and tags give the same bytes), so that its
 // SHA-256 names what was deployed and two runs can tell whether they ran the same code.
 package lambdazip
@@ -59,7 +61,14 @@ type Package struct {
 	SHA256  string // hex SHA-256 of the zip's bytes
 	Size    int64  // the zip's size in bytes
 	Arch    Arch
-	Package string // the Go package it was built from, repository-relative ("functions/getitem")
+	Package string // the folder it was built from, repository-relative ("functions/getitem")
+	// Language is the function's, and Runtime and Handler are what CreateFunction takes for it.
+	Language Language
+	Runtime  string
+	Handler  string
+	// Dir is the zip's content, unzipped: the task root a local platform runs the function
+	// from ("" for BuildWeb's zips).
+	Dir string
 }
 
 // Bytes reads the zip, as CreateFunction's Code.ZipFile takes it.
@@ -74,25 +83,41 @@ var (
 	built   = map[string]Package{} // build description -> what it made
 )
 
-// Build builds the main package pkg (a repository folder, slash-separated, e.g.
-// "functions/getitem") for Linux on arch with the given build tags and build.NoRPC, once per
-// test binary per (pkg, arch, tags), and zips it into .cache/lambdazip. The binary is static (cgo
-// off), has no paths of this machine (-trimpath), no VCS stamp and no build id, so that the zip
-// depends on the source and toolchain only.
+// Build builds the function in pkg (a repository folder, slash-separated, e.g.
+// "functions/getitem") for Linux on arch with the given build tags, once per test binary per
+// (pkg, arch, tags), into .cache/lambdazip: the zip, and beside it the same files unzipped
+// (Package.Dir). Its language (LanguageOf) says how. A Go function is built with build.NoRPC,
+// static (cgo off), with no paths of this machine (-trimpath), no VCS stamp and no build id, so
+// that the zip depends on the source and toolchain only; the other languages' builders say what
+// theirs depend on.
 func Build(pkg string, arch Arch, tags ...string) (Package, error) {
 	if arch != ARM64 && arch != X8664 {
 		return Package{}, fmt.Errorf("building %s: architecture %q: Lambda runs %q or %q", pkg, arch, ARM64, X8664)
 	}
 	joined := strings.Join(tags, ",")
-	// provided.al2023 only speaks the Runtime API: aws-lambda-go's go1.x RPC mode is dead code.
-	withNoRPC := strings.Join(build.WithNoRPC(tags), ",")
-	return cached(pkg+"|"+string(arch)+"|"+withNoRPC, func(root string) (Package, error) {
+	return cached(pkg+"|"+string(arch)+"|"+joined, func(root string) (Package, error) {
+		l, err := LanguageOf(filepath.Join(root, filepath.FromSlash(pkg)))
+		if err != nil {
+			return Package{}, err
+		}
+		if l == Go {
+			// provided.al2023 only speaks the Runtime API: aws-lambda-go's go1.x RPC mode is
+			// dead code.
+			tags = build.WithNoRPC(tags)
+		}
 		name := strings.ReplaceAll(pkg, "/", "_") + "-" + string(arch)
 		if joined != "" {
 			name += "-" + strings.ReplaceAll(joined, ",", "-")
 		}
-		return buildZip(root, filepath.Join(root, ".cache", "lambdazip"), name, pkg, arch, withNoRPC)
+		p, err := buildBundle(root, filepath.Join(root, ".cache", "lambdazip"), name, pkg, l, arch, tags)
+		p.Language, p.Runtime, p.Handler = l, l.Runtime(), l.Handler()
+		return p, err
 	})
+}
+
+// buildGo is Go's builder: the main package pkg as taskRoot/bootstrap.
+func buildGo(root, pkg string, arch Arch, tags []string, taskRoot string) error {
+	return goBuild(root, filepath.Join(taskRoot, "bootstrap"), pkg, arch, strings.Join(tags, ","))
 }
 
 // cached returns what make built for key in this process, or builds it now in the repository
@@ -113,28 +138,6 @@ func cached(key string, make func(root string) (Package, error)) (Package, error
 	}
 	built[key] = p
 	return p, nil
-}
-
-// buildZip does Build's work without the cache: go build into a temporary folder under dir, zip,
-// rename the zip into place as dir/name.zip.
-func buildZip(root, dir, name, pkg string, arch Arch, tags string) (Package, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return Package{}, err
-	}
-	tmp, err := os.MkdirTemp(dir, "."+name+".*")
-	if err != nil {
-		return Package{}, err
-	}
-	defer os.RemoveAll(tmp)
-	bin := filepath.Join(tmp, "bootstrap")
-	if err := goBuild(root, bin, pkg, arch, tags); err != nil {
-		return Package{}, err
-	}
-	data, err := Zip([]Entry{{Name: "bootstrap", Mode: 0o755, Path: bin}})
-	if err != nil {
-		return Package{}, fmt.Errorf("zipping %s for %s: %w", pkg, arch, err)
-	}
-	return place(tmp, dir, name+".zip", data, arch, pkg)
 }
 
 // place writes data to dir/file through tmp (a private name renamed into place, so that another

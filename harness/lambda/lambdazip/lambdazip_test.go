@@ -38,7 +38,7 @@ func TestBuildIsReproducible(t *testing.T) {
 		if i == 1 {
 			t.Setenv("GOCACHE", t.TempDir())
 		}
-		zips[i], err = buildZip(root, t.TempDir(), "hello", tinyPkg, ARM64, "")
+		zips[i], err = buildBundle(root, t.TempDir(), "hello", tinyPkg, Go, ARM64, nil)
 		require.NoError(t, err)
 	}
 	a, err := zips[0].Bytes()

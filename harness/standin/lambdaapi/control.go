@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -21,6 +20,7 @@ import (
 	"time"
 
 	"github.com/serverless-claims/claims/harness/lambda/lambdalocal"
+	"github.com/serverless-claims/claims/harness/standin/managedruntime"
 )
 
 // createInput is CreateFunction's body, as far as the stand-in reads it.
@@ -62,8 +62,9 @@ func (s *Server) create(w http.ResponseWriter, body []byte) *apiError {
 	if in.PackageType != "" && in.PackageType != "Zip" {
 		return invalid("PackageType %q: this stand-in runs Zip functions only", in.PackageType)
 	}
-	if in.Runtime != "provided.al2023" && in.Runtime != "provided.al2" {
-		return invalid("Runtime %q: this stand-in runs provided.al2023 and provided.al2 only", in.Runtime)
+	if !managedruntime.Supported(in.Runtime) {
+		return invalid("Runtime %q: this stand-in runs %s, %s, %s and %s only", in.Runtime,
+			managedruntime.ProvidedAL2023, managedruntime.ProvidedAL2, managedruntime.NodeJS24, managedruntime.Python311)
 	}
 	if in.Handler == "" {
 		return invalid("Handler: required")
@@ -106,8 +107,7 @@ func (s *Server) create(w http.ResponseWriter, body []byte) *apiError {
 	if err != nil {
 		return errf(http.StatusInternalServerError, "ServiceException", "%v", err)
 	}
-	bootstrap, err := unpack(dir, in.Code.ZipFile)
-	if err != nil {
+	if err := unpack(dir, in.Code.ZipFile, in.Runtime); err != nil {
 		return invalid("Code.ZipFile: %v", err)
 	}
 	fails := s.takeFault(CreateFails, in.FunctionName)
@@ -117,7 +117,7 @@ func (s *Server) create(w http.ResponseWriter, body []byte) *apiError {
 		s.mu.Unlock()
 		return errf(http.StatusConflict, "ResourceConflictException", "Function already exist: %s", in.FunctionName)
 	}
-	f := &function{name: in.FunctionName, cfg: cfg, tags: maps.Clone(in.Tags), bootstrap: bootstrap, created: time.Now()}
+	f := &function{name: in.FunctionName, cfg: cfg, tags: maps.Clone(in.Tags), taskRoot: dir, created: time.Now()}
 	if f.tags == nil {
 		f.tags = map[string]string{}
 	}
@@ -226,48 +226,51 @@ func (f *function) settle() {
 	}
 }
 
-// unpack writes the zip's bootstrap into dir and returns its path.
-func unpack(dir string, data []byte) (string, error) {
+// unpack writes the zip's files into dir, the function's task root. A custom runtime
+// (provided.*) needs an executable bootstrap at the top level; a managed one loads the
+// handler's module, whose absence Lambda reports at Init, not at CreateFunction.
+func unpack(dir string, data []byte, runtime string) error {
 	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
-		return "", fmt.Errorf("not a zip: %v", err)
+		return fmt.Errorf("not a zip: %v", err)
 	}
-	var found string
+	custom := runtime == managedruntime.ProvidedAL2023 || runtime == managedruntime.ProvidedAL2
+	found := false
 	for _, zf := range zr.File {
 		if strings.HasSuffix(zf.Name, "/") {
 			continue
 		}
 		clean := filepath.Clean(zf.Name)
 		if filepath.IsAbs(clean) || strings.HasPrefix(clean, "..") {
-			return "", fmt.Errorf("entry %q leaves the function's folder", zf.Name)
+			return fmt.Errorf("entry %q leaves the function's folder", zf.Name)
 		}
 		dst := filepath.Join(dir, clean)
 		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			return "", err
+			return err
 		}
 		rc, err := zf.Open()
 		if err != nil {
-			return "", fmt.Errorf("entry %q: %v", zf.Name, err)
+			return fmt.Errorf("entry %q: %v", zf.Name, err)
 		}
 		b, err := io.ReadAll(rc)
 		rc.Close()
 		if err != nil {
-			return "", fmt.Errorf("entry %q: %v", zf.Name, err)
+			return fmt.Errorf("entry %q: %v", zf.Name, err)
 		}
 		if err := os.WriteFile(dst, b, zf.Mode().Perm()|0o400); err != nil {
-			return "", err
+			return err
 		}
-		if clean == "bootstrap" {
+		if clean == "bootstrap" && custom {
 			if zf.Mode().Perm()&0o111 == 0 {
-				return "", fmt.Errorf("bootstrap has mode %v; want it executable", zf.Mode().Perm())
+				return fmt.Errorf("bootstrap has mode %v; want it executable", zf.Mode().Perm())
 			}
-			found = dst
+			found = true
 		}
 	}
-	if found == "" {
-		return "", errors.New("no bootstrap at the zip's top level; provided.al2023 runs one")
+	if custom && !found {
+		return fmt.Errorf("no bootstrap at the zip's top level; %s runs one", runtime)
 	}
-	return found, nil
+	return nil
 }
 
 // getOutput is GetFunction's answer.

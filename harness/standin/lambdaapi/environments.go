@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/serverless-claims/claims/harness/lambda/lambdalocal"
+	"github.com/serverless-claims/claims/harness/standin/managedruntime"
 )
 
 // later runs f in the background, unless the test is over.
@@ -80,7 +81,15 @@ func (s *Server) startEnv(f *function) error {
 		"AWS_EXECUTION_ENV":               "AWS_Lambda_" + cfg.Runtime,
 		"_HANDLER":                        cfg.Handler,
 	})
-	o := lambdalocal.Options{Bootstrap: f.bootstrap, Env: env, MemoryMB: cfg.MemorySize, Quota: s.o.Quota, Period: s.period}
+	maps.Copy(env, s.o.RuntimeEnv[cfg.Runtime])
+	// What runs is the function's bootstrap (provided.*) or the stand-in of its managed runtime,
+	// which loads _HANDLER from the task root.
+	bootstrap, rtEnv, err := managedruntime.Bootstrap(s.ctx, cfg.Runtime, cfg.Handler, f.taskRoot, s.t.TempDir())
+	if err != nil {
+		return err
+	}
+	maps.Copy(env, rtEnv)
+	o := lambdalocal.Options{Bootstrap: bootstrap, Env: env, MemoryMB: cfg.MemorySize, Quota: s.o.Quota, Period: s.period}
 	if s.o.Quota && s.o.InitShare > 0 {
 		share, err := lambdalocal.ShareForMemory(cfg.MemorySize)
 		if err != nil {

@@ -54,6 +54,11 @@ type Options struct {
 	// (AWS_REGION, the role's AWS_ACCESS_KEY_ID/SECRET/SESSION_TOKEN); here also what the
 	// function needs to reach the other stand-ins (AWS_ENDPOINT_URL_DYNAMODB, SSL_CERT_FILE...).
 	FunctionEnv map[string]string
+	// RuntimeEnv is added to the environment of every function of a runtime (a CreateFunction
+	// Runtime): what the machine's stand-in of that runtime needs to trust the stand-ins, where
+	// it reads roots other than SSL_CERT_FILE's (NODE_EXTRA_CA_CERTS, AWS_CA_BUNDLE). Lambda's
+	// runtimes trust AWS's endpoints without it.
+	RuntimeEnv map[string]map[string]string
 	// RoleAssumable says whether Lambda may assume the role ARN now (nil: any role ARN of the
 	// account). Lets the IAM stand-in model a role that is not yet usable after creation.
 	RoleAssumable func(arn string) error
@@ -116,7 +121,7 @@ type function struct {
 	name      string
 	cfg       configuration // guarded by Server.mu
 	tags      map[string]string
-	bootstrap string
+	taskRoot  string // the zip, unzipped
 	created   time.Time
 	busyUntil time.Time                // an injected Conflict's end; guarded by Server.mu
 	gen       int                      // counts configuration changes, so a stale start does not mark one done; guarded by Server.mu

@@ -28,6 +28,10 @@ const (
 	NeedDynalite
 	// NeedCC requires the C compiler.
 	NeedCC
+	// NeedRust installs Debian's Rust toolchain and crates (RustPackages).
+	NeedRust
+	// NeedPython installs Debian's Python and boto3 (PythonPackages).
+	NeedPython
 )
 
 // String names the need in messages.
@@ -43,6 +47,10 @@ func (n Need) String() string {
 		return "dynalite"
 	case NeedCC:
 		return "a C compiler"
+	case NeedRust:
+		return "Debian's Rust toolchain"
+	case NeedPython:
+		return "Debian's Python and boto3"
 	}
 	return fmt.Sprintf("Need(%d)", int(n))
 }
@@ -101,6 +109,10 @@ func (p *Provisioner) Ensure(ctx context.Context, needs ...Need) error {
 			errs = append(errs, p.dynalite(ctx))
 		case NeedCC:
 			errs = append(errs, p.CCompiler())
+		case NeedRust:
+			errs = append(errs, p.debian(ctx, "the Rust function", RustPackages))
+		case NeedPython:
+			errs = append(errs, p.debian(ctx, "the Python function", PythonPackages))
 		default:
 			errs = append(errs, fmt.Errorf("provision: unknown need %v", n))
 		}

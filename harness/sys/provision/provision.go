@@ -128,7 +128,8 @@ func All(ctx context.Context, w io.Writer) error {
 	return p.All(ctx)
 }
 
-// All runs every step, in the Makefile's former order (Node 24, the C compiler, dynalite), and
+// All runs every step, in the Makefile's former order (Node 24, the C compiler, dynalite), then
+// the Debian packages of the Rust and Python functions, and
 // goes on after a step fails so that one run names everything missing. That Node24Package cannot
 // run here is a note, not a failure: there is nothing to install. Last comes Chromium, which only
 // `make setup` installs and whose absence is a note too (see chromium).
@@ -144,7 +145,8 @@ func (p *Provisioner) All(ctx context.Context) error {
 	} else {
 		errs = append(errs, err)
 	}
-	errs = append(errs, p.CCompiler(), p.dynalite(ctx))
+	errs = append(errs, p.CCompiler(), p.dynalite(ctx),
+		p.debian(ctx, "the Rust function", RustPackages), p.debian(ctx, "the Python function", PythonPackages))
 	p.chromium(ctx) // for the report's browser test only; never fails the setup
 	return errors.Join(errs...)
 }

@@ -79,6 +79,9 @@ type fakeNPM struct {
 }
 
 func (f *fakeNPM) run(cmd *exec.Cmd) error {
+	if dpkgHoldsAll(cmd) {
+		return nil
+	}
 	f.mu.Lock()
 	f.runs = append(f.runs, cmd.Args[1:])
 	f.active++
@@ -115,6 +118,20 @@ func (f *fakeNPM) run(cmd *exec.Cmd) error {
 		return errors.New("fake npm: unexpected command")
 	}
 	return f.partial
+}
+
+// dpkgHoldsAll answers dpkg-query -W for a machine with every package asked for installed, and
+// says whether cmd was that query: the tests of other steps never see the Debian steps.
+func dpkgHoldsAll(cmd *exec.Cmd) bool {
+	if filepath.Base(cmd.Args[0]) != "dpkg-query" {
+		return false
+	}
+	for _, a := range cmd.Args[1:] {
+		if !strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "${") {
+			fmt.Fprintf(cmd.Stdout, "%s install ok installed\n", a)
+		}
+	}
+	return true
 }
 
 func (f *fakeNPM) count() int {

@@ -92,4 +92,41 @@ type Answer struct {
 	HandlerMs float64 `json:"handlerMs"`
 	// HandlerCPUMs is the CPU the function's process was charged over its handler.
 	HandlerCPUMs float64 `json:"handlerCpuMs"`
+	// Stack names what the function is made of; absent from answers of the Go function before
+	// it named it.
+	Stack *Stack `json:"stack,omitempty"`
+	// Roots is when and at what cost the function loaded the certificate authorities it
+	// trusts, where it loads them apart from the handshake and can time it; absent where the
+	// roots are loaded inside the first handshake (Go's crypto/x509), whose TLS phase then
+	// holds their cost.
+	Roots *Roots `json:"roots,omitempty"`
+}
+
+// Stack names a function's language runtime, AWS SDK and TLS library, with their versions, and
+// says where its phases were timed: the same claims on another stack time other code.
+type Stack struct {
+	// Language is the function's language: go, rust, node or python.
+	Language string `json:"language"`
+	// LanguageVersion is its runtime's or compiler's version, as the function reads it.
+	LanguageVersion string `json:"languageVersion"`
+	// SDK and SDKVersion name the AWS SDK that makes the GetItem, or what stands in for one.
+	SDK        string `json:"sdk"`
+	SDKVersion string `json:"sdkVersion"`
+	// TLS and TLSVersion name the TLS library of the SDK's connection.
+	TLS        string `json:"tls"`
+	TLSVersion string `json:"tlsVersion"`
+	// Timed says where each phase was timed: on the SDK's own connection, by which hooks.
+	Timed string `json:"timed"`
+}
+
+// Roots is a function's loading of the certificate authorities it trusts.
+type Roots struct {
+	// When is "init" (loaded while Init built the client) or "first call" (loaded by the
+	// first call, before its handshake).
+	When string `json:"when"`
+	// Count is how many certificates were loaded.
+	Count int `json:"count"`
+	// Ms and CPUMs are the loading's wall time and the CPU the process was charged over it.
+	Ms    float64 `json:"ms"`
+	CPUMs float64 `json:"cpuMs"`
 }

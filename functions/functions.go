@@ -1,0 +1,61 @@
+// Package functions names this repository's Lambda functions: the cold-start claims' GetItem
+// function in each language (GetItem), and its broken builds (Broken). Each function's folder
+// holds its code and its own README; harness/lambda/lambdazip builds any of them, and this
+// package's test runs every one under the emulator against the DynamoDB stand-in and wants the
+// one answer all of them give (results/family/getitem).
+package functions
+
+import (
+	"fmt"
+
+	"github.com/serverless-claims/claims/harness/lambda/lambdazip"
+)
+
+// getItem is the folder of the GetItem function in each language.
+var getItem = map[lambdazip.Language]string{
+	lambdazip.Go:     "functions/getitem",
+	lambdazip.Rust:   "functions/getitem-rust",
+	lambdazip.Node:   "functions/getitem-node",
+	lambdazip.Python: "functions/getitem-python",
+}
+
+// GetItem is the folder, repository-relative, of the GetItem function written in l.
+func GetItem(l lambdazip.Language) (string, error) {
+	if pkg, ok := getItem[l]; ok {
+		return pkg, nil
+	}
+	return "", fmt.Errorf("no GetItem function in %q; there is one in each of %v", l, lambdazip.Languages)
+}
+
+// The broken builds every GetItem function has, as build tags: each breaks one claim's
+// premise, for the tests of the claim tests.
+const (
+	// BrokenTrace leaves the phases' timing off the SDK's call: the function reports phases
+	// of no connection (T6).
+	BrokenTrace = "brokentrace"
+	// BrokenWarmup fails Init when the warm-up fails (T4).
+	BrokenWarmup = "brokenwarmup"
+	// BrokenWarmClient sends the warm-up through a client, and so a connection pool, of its
+	// own: the handler's first call finds no warm connection (T3).
+	BrokenWarmClient = "brokenwarmclient"
+)
+
+// Broken are the broken builds, each a build tag every GetItem function knows.
+var Broken = []string{BrokenTrace, BrokenWarmup, BrokenWarmClient}
+
+// TrustEnv is what makes the function in l trust the roots in bundle (a PEM file: the system's
+// roots and a stand-in's CA, tlsca.CA.WriteBundle) the way its runtime reads the system's roots,
+// so that its first handshake does the work it does on Lambda: Go's crypto/x509 and
+// rustls-native-certs read SSL_CERT_FILE and SSL_CERT_DIR (emptyDir, so that nothing else is
+// loaded); Node.js adds NODE_EXTRA_CA_CERTS to its bundled roots, as Lambda's nodejs runtimes
+// set it to their own bundle; botocore reads AWS_CA_BUNDLE instead of its default bundle.
+func TrustEnv(l lambdazip.Language, bundle, emptyDir string) map[string]string {
+	env := map[string]string{"SSL_CERT_FILE": bundle, "SSL_CERT_DIR": emptyDir}
+	switch l {
+	case lambdazip.Node:
+		env["NODE_EXTRA_CA_CERTS"] = bundle
+	case lambdazip.Python:
+		env["AWS_CA_BUNDLE"] = bundle
+	}
+	return env
+}

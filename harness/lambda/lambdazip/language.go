@@ -1,0 +1,202 @@
+package lambdazip
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Language is what a function of this repository is written in, read from its folder
+// (LanguageOf): it says how the function is built and which Lambda runtime runs it.
+type Language string
+
+// The languages of this repository's functions.
+const (
+	// Go is a Go main package (functions/getitem), built as bootstrap for provided.al2023.
+	Go Language = "go"
+	// Rust is a Cargo package (functions/getitem-rust, Cargo.toml), built offline with Debian's
+	// Rust toolchain and crates as bootstrap for provided.al2023.
+	Rust Language = "rust"
+	// Node is an npm package (functions/getitem-node, package.json and its lockfile), its
+	// handler index.handler for the managed nodejs24.x runtime.
+	Node Language = "node"
+	// Python is a Python package (functions/getitem-python, handler.py), its handler
+	// handler.handler for a managed Python runtime, with boto3 from Debian's python3-boto3
+	// vendored into the bundle.
+	Python Language = "python"
+)
+
+// Languages are every language a function can be written in, Go first.
+var Languages = []Language{Go, Rust, Node, Python}
+
+// ParseLanguage reads a language as Languages spell it; anything else is refused, named.
+func ParseLanguage(s string) (Language, error) {
+	for _, l := range Languages {
+		if string(l) == s {
+			return l, nil
+		}
+	}
+	return "", fmt.Errorf("function language %q; want one of %v", s, Languages)
+}
+
+// The Lambda runtimes the languages' functions run on. Lambda names them so in CreateFunction's
+// Runtime.
+const (
+	ProvidedAL2023 = "provided.al2023"
+	NodeJS24       = "nodejs24.x"
+	// Python311 is the managed runtime of the Python that Debian's python3-boto3 is built for
+	// (Debian 12's Python 3.11), so that the vendored packages are what that runtime imports.
+	Python311 = "python3.11"
+)
+
+// Runtime is the Lambda runtime a function in l runs on.
+func (l Language) Runtime() string {
+	switch l {
+	case Node:
+		return NodeJS24
+	case Python:
+		return Python311
+	}
+	return ProvidedAL2023
+}
+
+// Handler is the function's handler as CreateFunction's Handler names it: the module's
+// exported function for a managed runtime; for provided.al2023, which runs bootstrap and reads
+// no handler, the executable's name.
+func (l Language) Handler() string {
+	switch l {
+	case Node:
+		return "index.handler"
+	case Python:
+		return "handler.handler"
+	}
+	return "bootstrap"
+}
+
+// LanguageOf reads the language of the function in folder dir (an absolute path): Cargo.toml is
+// Rust, package.json Node, handler.py Python, a .go file Go.
+func LanguageOf(dir string) (Language, error) {
+	for _, m := range []struct {
+		file string
+		l    Language
+	}{{"Cargo.toml", Rust}, {"package.json", Node}, {"handler.py", Python}} {
+		if _, err := os.Stat(filepath.Join(dir, m.file)); err == nil {
+			return m.l, nil
+		}
+	}
+	gofiles, _ := filepath.Glob(filepath.Join(dir, "*.go"))
+	if len(gofiles) > 0 {
+		return Go, nil
+	}
+	return "", fmt.Errorf("%s: no Cargo.toml, package.json, handler.py or .go file: not a function", dir)
+}
+
+// builder builds a function of one language into taskRoot, an empty folder that
+// becomes the zip's top level (Lambda's LAMBDA_TASK_ROOT): root is the repository, pkg the
+// function's folder in it, tags the broken build's tags, each a name the function's folder
+// knows (its README says which).
+type builder func(root, pkg string, arch Arch, tags []string, taskRoot string) error
+
+// builders are the languages' builders (lambdazip.go, rust.go, node.go, python.go).
+var builders = map[Language]builder{Go: buildGo, Rust: buildRust, Node: buildNode, Python: buildPython}
+
+// buildBundle builds pkg, a function in language l, into a folder dir/name and a
+// zip of it dir/name.zip, both renamed into place once whole.
+func buildBundle(root, dir, name, pkg string, l Language, arch Arch, tags []string) (Package, error) {
+	b, ok := builders[l]
+	if !ok {
+		return Package{}, fmt.Errorf("building %s: no builder for %s", pkg, l)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return Package{}, err
+	}
+	tmp, err := os.MkdirTemp(dir, "."+name+".*")
+	if err != nil {
+		return Package{}, err
+	}
+	defer os.RemoveAll(tmp)
+	taskRoot := filepath.Join(tmp, "task")
+	if err := os.Mkdir(taskRoot, 0o755); err != nil {
+		return Package{}, err
+	}
+	if err := b(root, pkg, arch, tags, taskRoot); err != nil {
+		return Package{}, fmt.Errorf("building %s (%s) for %s: %w", pkg, l, arch, err)
+	}
+	entries, err := treeEntries(taskRoot)
+	if err != nil {
+		return Package{}, err
+	}
+	data, err := Zip(entries)
+	if err != nil {
+		return Package{}, fmt.Errorf("zipping %s for %s: %w", pkg, arch, err)
+	}
+	p, err := place(tmp, dir, name+".zip", data, arch, pkg)
+	if err != nil {
+		return Package{}, err
+	}
+	// The unzipped bundle, for the local platforms, which run it where it lies: replaced
+	// whole, so a reader sees the old one or the new one.
+	p.Dir = filepath.Join(dir, name)
+	old := p.Dir + fmt.Sprintf(".old.%d", os.Getpid())
+	if err := os.Rename(p.Dir, old); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return Package{}, err
+	}
+	if err := os.Rename(taskRoot, p.Dir); err != nil {
+		return Package{}, err
+	}
+	_ = os.RemoveAll(old)
+	return p, nil
+}
+
+// treeEntries lists every regular file under dir as a zip entry, with the mode Lambda needs:
+// executable where any x bit is set. A symbolic link is refused: a zip holds none that Lambda
+// would follow.
+func treeEntries(dir string) ([]Entry, error) {
+	var entries []Entry
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(dir, path)
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		if !info.Mode().IsRegular() {
+			return fmt.Errorf("%s: %v; want regular files only in a bundle", rel, info.Mode().Type())
+		}
+		mode := os.FileMode(0o644)
+		if info.Mode().Perm()&0o111 != 0 {
+			mode = 0o755
+		}
+		entries = append(entries, Entry{Name: filepath.ToSlash(rel), Mode: mode, Path: path})
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(entries) == 0 {
+		return nil, errors.New("the bundle is empty")
+	}
+	return entries, nil
+}
+
+// tagsKnown checks that every tag is one of known, a builder's broken builds, naming the others.
+func tagsKnown(l Language, tags []string, known ...string) error {
+	for _, t := range tags {
+		ok := false
+		for _, k := range known {
+			ok = ok || t == k
+		}
+		if !ok {
+			return fmt.Errorf("%s function: build tag %q; want one of %s", l, t, strings.Join(known, ", "))
+		}
+	}
+	return nil
+}

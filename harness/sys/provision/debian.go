@@ -1,0 +1,67 @@
+package provision
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"os/exec"
+	"strings"
+)
+
+// RustPackages are the Debian packages the Rust GetItem function (functions/getitem-rust) is
+// built with, offline: Debian's Rust toolchain and the crates it uses, from Debian's own cargo
+// registry (/usr/share/cargo/registry). There is no AWS SDK for Rust among them.
+var RustPackages = []string{
+	"rustc-web", "cargo-web",
+	"librust-rustls-dev", "librust-ring-dev", "librust-rustls-native-certs-dev",
+	"librust-serde-json-dev", "librust-libc-dev",
+}
+
+// PythonPackages are the Debian packages the Python GetItem function (functions/getitem-python)
+// is run and vendored from: Debian's Python 3 and boto3 with what it imports.
+var PythonPackages = []string{"python3", "python3-boto3"}
+
+// debian installs the Debian packages pkgs, which what needs, where any is not installed, with
+// apt-get as root (as root, or through sudo that asks no password). Where it cannot, the error
+// names the packages missing and why.
+func (p *Provisioner) debian(ctx context.Context, what string, pkgs []string) error {
+	missing := p.notInstalled(ctx, pkgs)
+	if len(missing) == 0 {
+		p.logf("%s: Debian's %s installed", what, strings.Join(pkgs, ", "))
+		return nil
+	}
+	apt, err := p.aptGet(ctx)
+	if err != nil {
+		return fmt.Errorf("%s needs Debian's %s, and %v: apt-get install %s", what, strings.Join(missing, ", "), err, strings.Join(missing, " "))
+	}
+	p.logf("%s needs Debian's %s: installing", what, strings.Join(missing, ", "))
+	if err := p.aptInstall(apt, missing...); err != nil {
+		return fmt.Errorf("%s: installing Debian's %s: %w", what, strings.Join(missing, ", "), err)
+	}
+	if still := p.notInstalled(ctx, pkgs); len(still) > 0 {
+		return fmt.Errorf("%s: apt-get installed nothing of %s", what, strings.Join(still, ", "))
+	}
+	return nil
+}
+
+// notInstalled are those of pkgs that dpkg does not hold installed (all of them where dpkg-query
+// cannot be run).
+func (p *Provisioner) notInstalled(ctx context.Context, pkgs []string) []string {
+	var out bytes.Buffer
+	args := append([]string{"-W", "-f", "${Package} ${Status}\n"}, pkgs...)
+	_ = p.run(exec.CommandContext(ctx, "dpkg-query", args...), &out) // its status is 1 when any is unknown
+	installed := map[string]bool{}
+	sc := bufio.NewScanner(&out)
+	for sc.Scan() {
+		name, status, _ := strings.Cut(sc.Text(), " ")
+		installed[strings.Split(name, ":")[0]] = strings.HasSuffix(status, "install ok installed")
+	}
+	var missing []string
+	for _, pkg := range pkgs {
+		if !installed[pkg] {
+			missing = append(missing, pkg)
+		}
+	}
+	return missing
+}
