@@ -46,6 +46,10 @@ type Claim struct {
 	// that changed it, where the runtime matrix (`make matrix`) found a difference and its cause
 	// is known; "" otherwise.
 	VersionChange string `json:"versionChange,omitempty"`
+	// Explained says what makes this repository's figure differ from the published one, and
+	// which part of the claim's result measures it, where the difference is explained; ""
+	// otherwise. It names no figure of a run: those are in the result.
+	Explained string `json:"explained,omitempty"`
 }
 
 // All returns every claim, in order W1..W12, T1..T8, P1..P11. The slice is the caller's own:

@@ -285,6 +285,20 @@ func TestMakefileSelectionsAreTheCatalogsClaimTests(t *testing.T) {
 		assert.Equal(t, testsOfKind(c.kind), listed, "Makefile %s = %v; want catalog.Tests of kind %s", c.name, listed, c.kind)
 	}
 
+	// make test decides T6 alone of the tests with Functions on the languages other than Go.
+	others := strings.Split(makeVar(t, root, "OTHER_FUNCTION_LANGUAGES"), "|")
+	assert.Equal(t, catalog.FunctionLanguages[1:], others, "Makefile OTHER_FUNCTION_LANGUAGES = %v; want catalog.FunctionLanguages but go", others)
+	var goOnly []string
+	for _, ct := range catalog.Tests() {
+		if len(ct.Functions) > 0 && ct.Name != "TestPhasesAreTheSDKsOwnConnection" {
+			goOnly = append(goOnly, ct.Name)
+		}
+	}
+	slices.Sort(goOnly)
+	listed := strings.Split(makeVar(t, root, "GO_FUNCTION_ONLY_CLAIMS"), "|")
+	slices.Sort(listed)
+	assert.Equal(t, goOnly, listed, "Makefile GO_FUNCTION_ONLY_CLAIMS = %v; want every test with Functions but T6's", listed)
+
 	// NOT_CLAIMS is `make experiments`' -skip: go test matches it against each top-level name.
 	notClaims := makeVar(t, root, "NOT_CLAIMS")
 	skip, err := regexp.Compile(notClaims)

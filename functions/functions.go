@@ -43,17 +43,19 @@ const (
 // Broken are the broken builds, each a build tag every GetItem function knows.
 var Broken = []string{BrokenTrace, BrokenWarmup, BrokenWarmClient}
 
-// TrustEnv is what makes the function in l trust the roots in bundle (a PEM file: the system's
-// roots and a stand-in's CA, tlsca.CA.WriteBundle) the way its runtime reads the system's roots,
-// so that its first handshake does the work it does on Lambda: Go's crypto/x509 and
-// rustls-native-certs read SSL_CERT_FILE and SSL_CERT_DIR (emptyDir, so that nothing else is
-// loaded); Node.js adds NODE_EXTRA_CA_CERTS to its bundled roots, as Lambda's nodejs runtimes
-// set it to their own bundle; botocore reads AWS_CA_BUNDLE instead of its default bundle.
-func TrustEnv(l lambdazip.Language, bundle, emptyDir string) map[string]string {
+// TrustEnv is what makes the function in l trust a stand-in's CA beside the system's roots, the
+// way its runtime reads roots, so that its first handshake does the work it does on Lambda:
+// bundle is a PEM file of the system's roots and the CA (tlsca.CA.WriteBundle), ca the CA's
+// certificate alone. Go's crypto/x509 and rustls-native-certs read SSL_CERT_FILE and
+// SSL_CERT_DIR (emptyDir, so that nothing else is loaded); botocore reads AWS_CA_BUNDLE instead
+// of the bundle it ships. Node.js verifies against the roots compiled into it, as on Lambda,
+// whose nodejs20.x and later runtimes load no other CAs unless told (docs/fidelity.md):
+// NODE_EXTRA_CA_CERTS adds the CA alone.
+func TrustEnv(l lambdazip.Language, bundle, ca, emptyDir string) map[string]string {
 	env := map[string]string{"SSL_CERT_FILE": bundle, "SSL_CERT_DIR": emptyDir}
 	switch l {
 	case lambdazip.Node:
-		env["NODE_EXTRA_CA_CERTS"] = bundle
+		env["NODE_EXTRA_CA_CERTS"] = ca
 	case lambdazip.Python:
 		env["AWS_CA_BUNDLE"] = bundle
 	}

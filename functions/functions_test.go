@@ -98,7 +98,7 @@ func (s *stand) env(l lambdazip.Language, variant string, more map[string]string
 		"AWS_ENDPOINT_URL_DYNAMODB": s.db.Endpoint, "AWS_REGION": region,
 		"AWS_ACCESS_KEY_ID": "claims-local", "AWS_SECRET_ACCESS_KEY": "claims-local-secret",
 	}
-	for k, v := range functions.TrustEnv(l, s.trust, s.empty) {
+	for k, v := range functions.TrustEnv(l, s.trust, s.db.CAFile, s.empty) {
 		env[k] = v
 	}
 	for k, v := range more {

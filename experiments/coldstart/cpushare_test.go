@@ -316,6 +316,9 @@ func measureSetup(t *testing.T, p lambdaPlatform, n int) claimtest.Measurement {
 	f.HandshakeShare = meansRatio(t, quota, tlsMs, quota, setupMs, true)
 	f.HandshakeSharePerStart = stats.MedianCI(shares, stats.Confidence)
 	f.Slowdown = meansRatio(t, quota, tlsMs, control, tlsMs, false)
+	if len(quota) > 0 && len(control) > 0 {
+		f.Article = compareWithArticle(t, p, quota, control)
+	}
 	mean := func(runs []coldStart, of func(coldStart) float64) float64 { return stats.Mean(figure(runs, of)) }
 	headline := fmt.Sprintf("at %s: DNS %.1f ms, TCP %.1f ms, TLS %.1f ms mean (%.1f ms of CPU), the handshake %.0f%% of the set-up's CPU in the median cold start and %.0f%% of its time (at least 90%% in %s cold starts); unthrottled TLS %.1f ms mean, %s times shorter (article: DNS 7.3, TCP 0.7, TLS 745 ms, 99%%)",
 		quotaArm, mean(quota, dnsMs), mean(quota, connectMs), mean(quota, tlsMs), mean(quota, tlsCPUMs),

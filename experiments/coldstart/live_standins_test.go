@@ -117,7 +117,7 @@ func launchStandIns(t *testing.T, m ...standInModel) *standIns {
 			"SSL_CERT_FILE":             trust.Path,
 			"SSL_CERT_DIR":              certDir,
 		},
-		RuntimeEnv: runtimeTrust(trust.Path, certDir),
+		RuntimeEnv: runtimeTrust(trust.Path, caFile, certDir),
 		Quota:      noQuota == nil,
 		Period:     cfg.CPUPeriod,
 		InitShare:  initBurstShare,
@@ -130,10 +130,10 @@ func launchStandIns(t *testing.T, m ...standInModel) *standIns {
 
 // runtimeTrust is what each Lambda runtime's stand-in needs beyond SSL_CERT_FILE and
 // SSL_CERT_DIR to trust the DynamoDB stand-in: functions.TrustEnv of the languages it runs.
-func runtimeTrust(bundle, emptyDir string) map[string]map[string]string {
+func runtimeTrust(bundle, ca, emptyDir string) map[string]map[string]string {
 	out := map[string]map[string]string{}
 	for _, l := range lambdazip.Languages {
-		for k, v := range functions.TrustEnv(l, bundle, emptyDir) {
+		for k, v := range functions.TrustEnv(l, bundle, ca, emptyDir) {
 			if k == "SSL_CERT_FILE" || k == "SSL_CERT_DIR" {
 				continue // in every function's environment (FunctionEnv)
 			}

@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -214,6 +215,15 @@ func topName(t *testing.T) string {
 
 // Mode implements claimtest.Target.
 func (p *livePlatform) Mode() string { return p.mode }
+
+// Machine implements machineNamer: Lambda's, in its architecture; the stand-ins run the
+// functions on this machine.
+func (p *livePlatform) Machine() string {
+	if p.mode == results.ModeLiveStandIn {
+		return runtime.GOARCH + ", " + results.Fingerprint().CPUModel
+	}
+	return "AWS Lambda " + p.s.Config.Arch
+}
 
 // Language implements lambdaPlatform.
 func (p *livePlatform) Language() lambdazip.Language {

@@ -187,7 +187,7 @@ func (p *local) dynamoEnv(l lambdazip.Language) map[string]string {
 		"AWS_ACCESS_KEY_ID":         dummyKeyID,
 		"AWS_SECRET_ACCESS_KEY":     dummySecret,
 	}
-	maps.Copy(env, functions.TrustEnv(l, p.trust.Path, p.certDir))
+	maps.Copy(env, functions.TrustEnv(l, p.trust.Path, db.CAFile, p.certDir))
 	return env
 }
 

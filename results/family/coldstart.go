@@ -67,6 +67,8 @@ type Build struct {
 type (
 	Call       = getitem.Call
 	Connection = getitem.Connection
+	Stack      = getitem.Stack
+	Roots      = getitem.Roots
 	Answer     = getitem.Answer
 )
 
@@ -213,6 +215,51 @@ type SetupFigures struct {
 	HandshakeSharePerStart    stats.Interval   `json:"handshakeSharePerStart"`
 	ShareAtLeastBound         stats.Proportion `json:"coldStartsShareAtLeast90"`
 	Slowdown                  stats.Estimate   `json:"slowdown"`
+	// Article puts the 128 MB handshake beside the article's and says what the difference is
+	// made of; absent from results made before it was kept.
+	Article *ArticleComparison `json:"article,omitempty"`
+}
+
+// ArticleComparison is T1's handshake at 128 MB beside the article's published one, with the
+// figures of this run that explain the difference: the article measured wall time only.
+type ArticleComparison struct {
+	// PublishedTLSMs is the article's mean handshake at 128 MB (the catalog's T1 figure).
+	PublishedTLSMs float64 `json:"publishedTlsMs"`
+	// PublishedCPUMs is the most CPU that handshake can have held: its wall time at 128 MB's
+	// share of a vCPU (128 / 1,769), had it been all CPU.
+	PublishedCPUMs float64 `json:"publishedCpuMs"`
+	// TLSMs and TLSCPUMs are this run's mean handshake at 128 MB, in wall time and in CPU;
+	// ControlTLSMs and ControlTLSCPUMs the same function's unthrottled.
+	TLSMs           float64 `json:"tlsMs"`
+	TLSCPUMs        float64 `json:"tlsCpuMs"`
+	ControlTLSMs    float64 `json:"controlTlsMs"`
+	ControlTLSCPUMs float64 `json:"controlTlsCpuMs"`
+	// ExpectedTLSMs is what the model's quota makes of TLSCPUMs: the CPU stretched by the
+	// inverse of the share; the measured wall time beside it shows what else the handshake
+	// waited for.
+	ExpectedTLSMs float64 `json:"expectedTlsMs"`
+	// OtherFirstCallMs is the first call's mean time beyond DNS, TCP and TLS: the SDK's own
+	// work (serialising, signing, loading what it loads lazily) and DynamoDB's answer, which
+	// "almost all TLS" leaves out.
+	OtherFirstCallMs float64 `json:"otherFirstCallMs"`
+	// Curve, CipherSuite and TLSVersion are what the first handshake negotiated.
+	Curve       string `json:"curve,omitempty"`
+	CipherSuite string `json:"cipherSuite,omitempty"`
+	TLSVersion  string `json:"tlsVersion,omitempty"`
+	// Roots is the function's loading of its roots, where it times it apart from the
+	// handshake (mean figures); nil where the roots are loaded inside the handshake.
+	Roots *Roots `json:"roots,omitempty"`
+	// Stack is the function's.
+	Stack *Stack `json:"stack,omitempty"`
+	// Machine is this machine's architecture and CPU model; the article's function ran on
+	// arm64 (ArticleArch).
+	Machine     string `json:"machine"`
+	ArticleArch string `json:"articleArch"`
+	// PeriodMs is the CPU model's period.
+	PeriodMs float64 `json:"periodMs"`
+	// Explanation says, sentence by sentence and with this run's figures, what the difference
+	// from the article's figure is made of.
+	Explanation []string `json:"explanation"`
 }
 
 // FirstInvocationFigures are T2's estimates.
