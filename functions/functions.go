@@ -61,3 +61,18 @@ func TrustEnv(l lambdazip.Language, bundle, ca, emptyDir string) map[string]stri
 	}
 	return env
 }
+
+// AmazonLinuxCABundle is where Amazon Linux, which Lambda's runtimes run on, keeps the system's
+// CA bundle.
+const AmazonLinuxCABundle = "/etc/pki/tls/certs/ca-bundle.crt"
+
+// LambdaEnv is what the function in l needs in its configuration on Lambda beyond the claims'
+// settings: the Python function's boto3 is Debian's, whose botocore looks for Debian's bundle
+// (/etc/ssl/certs/ca-certificates.crt), so it is given Amazon Linux's by AWS_CA_BUNDLE. None for
+// the others, which find their roots as on Lambda.
+func LambdaEnv(l lambdazip.Language) map[string]string {
+	if l == lambdazip.Python {
+		return map[string]string{"AWS_CA_BUNDLE": AmazonLinuxCABundle}
+	}
+	return nil
+}

@@ -213,7 +213,10 @@ func TestEveryGetItemAnswersAlike(t *testing.T) {
 					if assert.NotNil(t, first.Warmup, "warm-up") {
 						assert.NotEmpty(t, first.Warmup.Error, "warm-up's error; want the outage's")
 					}
-					assert.Less(t, first.InitMs, 300.0+1000, "initMs = %v; want within the warm-up's bound and a second", first.InitMs)
+					// The bound and three seconds, for a process start and an SDK's loading on a
+					// busy machine: a warm-up left unbounded waits on a stall for far longer
+					// (aws-sdk-go-v2's TLS handshake timeout alone is 10 s).
+					assert.Less(t, first.InitMs, 300.0+3000, "initMs = %v; want within the warm-up's bound and three seconds", first.InitMs)
 					assert.True(t, first.Found, "found = false (error %q); want the handler's GetItem to reach DynamoDB", first.Error)
 				})
 			}

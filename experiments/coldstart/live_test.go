@@ -34,6 +34,7 @@ import (
 
 	"github.com/serverless-claims/claims/catalog"
 	"github.com/serverless-claims/claims/harness/aws/live"
+	"github.com/serverless-claims/claims/functions"
 	"github.com/serverless-claims/claims/harness/claim/claimtest"
 	"github.com/serverless-claims/claims/harness/claim/results"
 	"github.com/serverless-claims/claims/harness/lambda/lambdalocal"
@@ -259,6 +260,7 @@ func (p *livePlatform) Create(t *testing.T, c functionConfig) function {
 		key, _ := json.Marshal(itemKey)
 		env["CLAIMS_TABLE"], env["CLAIMS_KEY"] = p.table, string(key)
 	}
+	maps.Copy(env, functions.LambdaEnv(pkg.Language))
 	for k, v := range c.Env {
 		env[k] = v
 	}

@@ -19,8 +19,15 @@ var RustPackages = []string{
 }
 
 // PythonPackages are the Debian packages the Python GetItem function (functions/getitem-python)
-// is run and vendored from: Debian's Python 3 and boto3 with what it imports.
-var PythonPackages = []string{"python3", "python3-boto3"}
+// is run and vendored from: Debian's Python 3, and python3-boto3 with every package whose
+// modules it imports, as Debian 12 builds them for its Python 3.11 (harness/lambda/lambdazip's
+// pythonVendored says which module comes from which).
+var PythonPackages = []string{
+	"python3",
+	"python3-boto3", "python3-botocore", "python3-s3transfer", "python3-jmespath",
+	"python3-dateutil", "python3-six", "python3-urllib3", "python3-requests",
+	"python3-certifi", "python3-idna", "python3-chardet", "python3-charset-normalizer",
+}
 
 // debian installs the Debian packages pkgs, which what needs, where any is not installed, with
 // apt-get as root (as root, or through sudo that asks no password). Where it cannot, the error
