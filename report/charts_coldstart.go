@@ -7,6 +7,7 @@ package report
 // (results/README.md, Families, coldstart), never through the experiments' types.
 
 import (
+	"cmp"
 	"fmt"
 	"html/template"
 	"slices"
@@ -158,10 +159,11 @@ const (
 )
 
 // coldWaterfall draws rows as consecutive horizontal segments on one time axis in ms, the total
-// at the right of each.
-func coldWaterfall(label, axis string, rows []coldRow) template.HTML {
+// at the right of each. The axis reaches at least axisMs: a figure drawn again on the axis of
+// the other languages' figures in its row (Figure.Rescale).
+func coldWaterfall(label, axis string, rows []coldRow, axisMs float64) template.HTML {
 	left, right := 135.0, coldWidth-70
-	var maxTotal float64
+	maxTotal := axisMs
 	var used [coldPhaseCount]bool
 	for _, r := range rows {
 		maxTotal = max(maxTotal, r.total())
@@ -198,6 +200,17 @@ func coldWaterfall(label, axis string, rows []coldRow) template.HTML {
 	}
 	c.XAxis(x, coldTop+coldRowHeight*float64(len(rows))+4, 6, svg.Format(0), axis)
 	return c.HTML()
+}
+
+// coldWaterfallFigure is a figure of the waterfall of rows, which a row of several languages can
+// draw again on a longer axis (Figure.Rescale): its axis ends past its longest total.
+func coldWaterfallFigure(e Entry, title, caption, label, axis string, rows []coldRow) Figure {
+	draw := func(axisMs float64) template.HTML { return coldWaterfall(label, axis, rows, axisMs) }
+	var longest float64
+	for _, r := range rows {
+		longest = max(longest, r.total())
+	}
+	return Figure{Title: title, Caption: caption, SVG: draw(0), Entry: e, MaxMs: longest, Rescale: draw}
 }
 
 // coldMs writes a time for a label: whole ms from 10 ms up, a tenth below.
@@ -256,13 +269,12 @@ func coldPhasesCharts(e Entry) ([]Figure, error) {
 		// endpoint whose updates keep the environment), which the verdict says.
 		return nil, nil
 	}
-	figs := []Figure{{
-		Title: coldClaims(e) + " · the cold start phase by phase, each arm",
-		Caption: fmt.Sprintf("Each segment is the %s; one waterfall per arm. ", coldCounts(params.Arms, byArm, all)) +
-			coldSegmentsNote,
-		SVG:   coldWaterfall("Cold start waterfalls, one per arm: median Init and first-invocation phases in ms", "ms from the start of Init (Init, then the first invocation)", rows),
-		Entry: e,
-	}}
+	figs := []Figure{coldWaterfallFigure(e, coldClaims(e)+" · the cold start phase by phase, each arm",
+		fmt.Sprintf("Each segment is the %s; one waterfall per arm. ", coldCounts(params.Arms, byArm, all))+coldSegmentsNote,
+		"Cold start waterfalls, one per arm: median Init and first-invocation phases in ms", "ms from the start of Init (Init, then the first invocation)", rows)}
+	if summary.Setup != nil && summary.Setup.Article != nil {
+		figs[0].Table = coldArticleTable(*summary.Setup.Article)
+	}
 	if summary.Scaling != nil {
 		f, err := coldScalingFigure(e, params.Arms, summary.Arms)
 		if err != nil {
@@ -271,6 +283,96 @@ func coldPhasesCharts(e Entry) ([]Figure, error) {
 		figs = append(figs, f)
 	}
 	return figs, nil
+}
+
+// coldArticleTable is T1's handshake at 128 MB beside the article's (family.ArticleComparison):
+// the article's wall time and the most CPU it can have held, this run's wall time and CPU, the
+// wall time the quota makes of that CPU, the same function unthrottled, the roots' loading where
+// the function times it apart, and the first call beyond its set-up; under it the key exchange
+// and the machines, and the result's own sentences on what the difference is made of. The
+// article measured wall time only, so the CPU columns are what tell a slower handshake from a
+// more throttled one.
+func coldArticleTable(a family.ArticleComparison) *Table {
+	const none = "—"
+	t := &Table{
+		Title: "The handshake at 128 MB beside the article's",
+		Head:  []string{"", "wall time", "CPU"},
+		Rows: [][]string{
+			{"the article's (mean)", coldArticleMs(a.PublishedTLSMs), "at most " + coldArticleMs(a.PublishedCPUMs)},
+			{"this run's (mean)", coldArticleMs(a.TLSMs), coldArticleMs(a.TLSCPUMs)},
+			{"expected from that CPU at the share", coldArticleMs(a.ExpectedTLSMs), none},
+			{"unthrottled", coldArticleMs(a.ControlTLSMs), coldArticleMs(a.ControlTLSCPUMs)},
+		},
+		Notes: a.Explanation,
+	}
+	if r := a.Roots; r != nil {
+		t.Rows = append(t.Rows, []string{fmt.Sprintf("%d roots, loaded at %s (not in the handshake)", r.Count, r.When), coldArticleMs(r.Ms), coldArticleMs(r.CPUMs)})
+	} else {
+		t.Rows = append(t.Rows, []string{"roots", "in the handshake", "in the handshake"})
+	}
+	t.Rows = append(t.Rows, []string{"the first call beyond DNS, TCP and TLS", coldArticleMs(a.OtherFirstCallMs), none})
+	var parts []string
+	if a.Curve != "" {
+		kx := "Key exchange " + a.Curve
+		if neg := strings.TrimSpace(strings.Join([]string{a.TLSVersion, a.CipherSuite}, " ")); neg != "" {
+			kx += " (" + neg + ")"
+		}
+		parts = append(parts, kx)
+	}
+	if a.Machine != "" {
+		m := "measured on " + a.Machine
+		if a.ArticleArch != "" {
+			m += ", the article's on " + a.ArticleArch
+		}
+		parts = append(parts, m)
+	}
+	if a.PeriodMs > 0 {
+		parts = append(parts, fmt.Sprintf("the CPU model's period %s", coldArticleMs(a.PeriodMs)))
+	}
+	if len(parts) > 0 {
+		parts[0] = strings.ToUpper(parts[0][:1]) + parts[0][1:]
+		t.Caption = strings.Join(parts, "; ") + "."
+	}
+	return t
+}
+
+// coldArticleMs writes a time of the article's comparison: whole ms from 100 ms up, as the
+// article's 745 ms, a tenth below, where a CPU figure's differences are.
+func coldArticleMs(v float64) string {
+	if v >= 100 {
+		return fmt.Sprintf("%.0f ms", v)
+	}
+	return fmt.Sprintf("%.1f ms", v)
+}
+
+// coldArticleTables are the article comparisons of s's coldstart.phases results (T1's), each
+// with its result, for the Markdown summary, which draws no chart. A result whose summary does
+// not read is left out: the page reports it in its figures' place.
+func coldArticleTables(s Set) []entryTable {
+	var out []entryTable
+	for _, e := range s.Entries {
+		if e.Result.Family != "coldstart.phases" {
+			continue
+		}
+		var summary family.PhasesSummary
+		if decodeParts(e, nil, &summary, nil) != nil || summary.Setup == nil || summary.Setup.Article == nil {
+			continue
+		}
+		out = append(out, entryTable{Entry: e, Table: coldArticleTable(*summary.Setup.Article)})
+	}
+	// In the page's order, one claim's languages in turn within each mode, rather than the
+	// set's, whose experiments' names sort the languages by their spelling.
+	base := map[string]int{}
+	for _, et := range out {
+		if _, ok := base[et.Entry.Base()]; !ok {
+			base[et.Entry.Base()] = len(base)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b entryTable) int {
+		return cmp.Or(base[a.Entry.Base()]-base[b.Entry.Base()], modeOrder(a.Entry.Result.Mode)-modeOrder(b.Entry.Result.Mode),
+			languageOrder(a.Entry.FunctionLanguage())-languageOrder(b.Entry.FunctionLanguage()))
+	})
+	return out
 }
 
 // coldArmLabel names an arm for a row: its name, with its memory size where the name lacks it.
@@ -458,14 +560,11 @@ func coldOwnConnectionCharts(e Entry) ([]Figure, error) {
 	if summary.CountsAgree.N > 0 {
 		handshakes = fmt.Sprintf(" The handshakes the traces show equal those DynamoDB completed in %s cold starts.", summary.CountsAgree)
 	}
-	return []Figure{{
-		Title: coldClaims(e) + " · the SDK's own connection, first call and second",
-		Caption: fmt.Sprintf("Each segment is the median of %d cold starts that answered (of %d), at %d MB: the first invocation with Init, the second on its own axis from 0. "+
+	return []Figure{coldWaterfallFigure(e, coldClaims(e)+" · the SDK's own connection, first call and second",
+		fmt.Sprintf("Each segment is the median of %d cold starts that answered (of %d), at %d MB: the first invocation with Init, the second on its own axis from 0. "+
 			"The first call made a new connection with a handshake in %s, the second reused it in %s.%s ",
-			len(firsts), len(trials), params.MemoryMB, summary.NewWithHandshake, summary.SecondCallReused, handshakes) + coldSegmentsNote,
-		SVG:   coldWaterfall("T6: median phases of the first invocation, with Init, and of the second, in ms", "ms from the start of Init (first) or of the invocation (second)", rows),
-		Entry: e,
-	}}, nil
+			len(firsts), len(trials), params.MemoryMB, summary.NewWithHandshake, summary.SecondCallReused, handshakes)+coldSegmentsNote,
+		"T6: median phases of the first invocation, with Init, and of the second, in ms", "ms from the start of Init (first) or of the invocation (second)", rows)}, nil
 }
 
 // The colours of T4's rows beyond the phases'.

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/serverless-claims/claims/catalog"
 	"github.com/serverless-claims/claims/harness/claim/results"
 	"github.com/serverless-claims/claims/harness/claim/verdict"
 )
@@ -56,8 +57,9 @@ func (c Comparison) Differs() bool {
 
 // Compare pairs the results of old and new and lists what differs. Results pair first by the same
 // experiment and mode; those left pair by Base and family, in the same mode before any other, so
-// TestX/node20 pairs with TestX/node24 and a local result with its live one. Those still left are
-// on one side only.
+// TestX/node20 pairs with TestX/node24 and a local result with its live one, though a cold-start
+// claim's result pairs only with one of its own function's language (sameFunction). Those still
+// left are on one side only.
 func Compare(old, new Set) Comparison {
 	c := Comparison{Old: old, New: new}
 	match := make([]int, len(old.Entries)) // index in new.Entries, or -1
@@ -82,9 +84,11 @@ func Compare(old, new Set) Comparison {
 		return a.Result.Experiment == b.Result.Experiment && a.Result.Mode == b.Result.Mode
 	})
 	pass(func(a, b Entry) bool {
-		return a.Base() == b.Base() && a.Result.Family == b.Result.Family && a.Result.Mode == b.Result.Mode
+		return a.Base() == b.Base() && a.Result.Family == b.Result.Family && a.Result.Mode == b.Result.Mode && sameFunction(a, b)
 	})
-	pass(func(a, b Entry) bool { return a.Base() == b.Base() && a.Result.Family == b.Result.Family })
+	pass(func(a, b Entry) bool {
+		return a.Base() == b.Base() && a.Result.Family == b.Result.Family && sameFunction(a, b)
+	})
 
 	for i, a := range old.Entries {
 		if match[i] < 0 {
@@ -102,6 +106,20 @@ func Compare(old, new Set) Comparison {
 		}
 	}
 	return c
+}
+
+// sameFunction says a and b ran the same language's function, or neither ran one: Base leaves
+// out a cold-start claim's language so that the languages are drawn side by side, but the Rust
+// function's result is no counterpart of the Node.js function's, as Node 24's is of Node 20's. A
+// cold-start result made before functions had languages ran the Go function.
+func sameFunction(a, b Entry) bool {
+	language := func(e Entry) string {
+		if l := e.FunctionLanguage(); l != "" || !coldstartFamily(e.Result.Family) {
+			return l
+		}
+		return catalog.Go
+	}
+	return language(a) == language(b)
 }
 
 // flips are the changes of p's outcome and of what its test asserts.

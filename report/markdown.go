@@ -35,11 +35,54 @@ func WriteMarkdown(w io.Writer, s Set) error {
 		}
 		fmt.Fprintln(&b, ".")
 	}
+	writeTablesMarkdown(&b, coldArticleTables(s))
 	if s.History != nil {
 		writeHistoryMarkdown(&b, s.History)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// entryTable is a table of one result's figures, for the Markdown summary, which draws no
+// chart: the table the page shows under the result's figure.
+type entryTable struct {
+	Entry Entry
+	Table *Table
+}
+
+// writeTablesMarkdown writes each table under a heading of its own, naming its result: its
+// experiment, variant and file, so that four languages' tables of one claim read in turn.
+func writeTablesMarkdown(b *strings.Builder, tables []entryTable) {
+	for i, et := range tables {
+		e, t := et.Entry, et.Table
+		if i == 0 || t.Title != tables[i-1].Table.Title {
+			fmt.Fprintf(b, "\n## %s (%s)\n", t.Title, strings.Join(e.Result.Claims, ", "))
+		}
+		fmt.Fprintf(b, "\n### `%s` · %s\n\n", e.Result.Experiment, cell(e.Variant()))
+		fmt.Fprintf(b, "From `%s`.\n\n", e.Path)
+		fmt.Fprintf(b, "| %s |\n|%s\n", strings.Join(mapCells(t.Head), " | "), strings.Repeat("---|", len(t.Head)))
+		for _, r := range t.Rows {
+			fmt.Fprintf(b, "| %s |\n", strings.Join(mapCells(r), " | "))
+		}
+		if t.Caption != "" {
+			fmt.Fprintf(b, "\n%s\n", t.Caption)
+		}
+		if len(t.Notes) > 0 {
+			fmt.Fprintln(b)
+			for _, n := range t.Notes {
+				fmt.Fprintf(b, "- %s\n", strings.ReplaceAll(n, "\n", " "))
+			}
+		}
+	}
+}
+
+// mapCells is each of cells kept on its table row (cell).
+func mapCells(cells []string) []string {
+	out := make([]string, len(cells))
+	for i, c := range cells {
+		out[i] = cell(c)
+	}
+	return out
 }
 
 // verdictText is the verdict with, for a refutation the test asserts, that it is asserted.

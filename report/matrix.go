@@ -316,7 +316,23 @@ func CompareColumns(a, b Column) int {
 	if a.Kind != b.Kind {
 		return strings.Compare(b.Kind, a.Kind) // node before go
 	}
+	// The cold-start function's languages (cmd/matrix's function-<language> columns, of kind
+	// go) come after the Go versions, in the catalog's order: each is one more stack, not a
+	// newer Go.
+	if fa, fb := functionColumn(a), functionColumn(b); fa != fb {
+		return fa - fb
+	}
 	return compareVersions(a.Runtime, b.Runtime)
+}
+
+// functionColumn is 0 for a runtime's column, and for a function language's column 1 more than
+// the language's place in catalog.FunctionLanguages.
+func functionColumn(c Column) int {
+	lang, ok := strings.CutPrefix(c.Name, "function-")
+	if !ok {
+		return 0
+	}
+	return 1 + slices.Index(catalog.FunctionLanguages, lang)
 }
 
 // compareVersions orders "Node v22.11.0" before "Node v24.22.3" and "Go go1.26.8" before "Go

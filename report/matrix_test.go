@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -160,4 +161,22 @@ func TestReportShowsTheMatrixAndLeavesItsResultsOutOfTheSummary(t *testing.T) {
 	var md bytes.Buffer
 	require.NoError(t, WriteMarkdown(&md, s))
 	assert.Contains(t, md.String(), "The runtime matrix (`make matrix`, 2026-12-02T00:00:00Z)")
+}
+
+// TestFunctionColumnsFollowTheGoVersions: the cold-start function's language columns come after
+// the Go versions, in the catalog's order, so that adjacent Go columns stay adjacent versions.
+func TestFunctionColumnsFollowTheGoVersions(t *testing.T) {
+	cols := []Column{
+		{Name: "function-python", Kind: "go", Runtime: "Go go1.26.8"},
+		{Name: "go-go1.27.3", Kind: "go", Runtime: "Go go1.27.3"},
+		{Name: "function-rust", Kind: "go", Runtime: "Go go1.26.8"},
+		{Name: "go-local", Kind: "go", Runtime: "Go go1.26.8"},
+		{Name: "node-24", Kind: "node", Runtime: "Node v24.22.3"},
+	}
+	slices.SortStableFunc(cols, CompareColumns)
+	var names []string
+	for _, c := range cols {
+		names = append(names, c.Name)
+	}
+	assert.Equal(t, []string{"node-24", "go-local", "go-go1.27.3", "function-rust", "function-python"}, names, "column order")
 }

@@ -17,7 +17,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/serverless-claims/claims/catalog"
 	"github.com/serverless-claims/claims/harness/claim/results"
+	"github.com/serverless-claims/claims/results/family"
 )
 
 // ErrNoResults is Load's error for a folder with no result in it.
@@ -127,14 +129,27 @@ func modeOrder(mode string) int {
 // differs between results laid out side by side.
 var runtimeSegment = regexp.MustCompile(`^(node[0-9]+|go[0-9][0-9.]*)$`)
 
-// Base is the experiment without the subtests that name its runtime: the same for one claim's
-// results on Node 20 and Node 24, locally and live, so that they are drawn side by side and
-// compared with each other.
+// functionSegment is a subtest named for the language of a cold-start claim's function
+// (catalog.FunctionLanguages: go, rust, node, python): the cold-start claims run once per
+// language, and their results are drawn side by side as a runtime's are. It is read only in a
+// cold-start result (coldstartFamily), since other groups name subtests node and go for the
+// runtime of a probe (W1's), which are results of their own.
+var functionSegment = regexp.MustCompile(`^(` + strings.Join(catalog.FunctionLanguages, "|") + `)$`)
+
+// coldstartFamily says a result is of a cold-start family, whose subtests name its function's
+// language.
+func coldstartFamily(family string) bool { return strings.HasPrefix(family, "coldstart.") }
+
+// Base is the experiment without the subtests that name its runtime, or for a cold-start claim
+// its function's language: the same for one claim's results on Node 20 and Node 24, or on the
+// Go and the Rust function, locally and live, so that they are drawn side by side and compared
+// with each other.
 func (e Entry) Base() string {
 	parts := strings.Split(e.Result.Experiment, "/")
 	kept := parts[:0:0]
+	cold := coldstartFamily(e.Result.Family)
 	for _, p := range parts {
-		if !runtimeSegment.MatchString(p) {
+		if !runtimeSegment.MatchString(p) && !(cold && functionSegment.MatchString(p)) {
 			kept = append(kept, p)
 		}
 	}
@@ -143,8 +158,20 @@ func (e Entry) Base() string {
 
 // Runtime is the runtime the result ran on, as its environment names it: "Node v24.22.3" for a
 // result on Node, else "Go go1.26.8". A Go probe's result names a Node too (its launcher's), so
-// the target's own runtime, where it says one, decides which.
+// the target's own runtime, where it says one, decides which. A cold-start result whose function
+// has a language (FunctionLanguage) is that function's: "Rust function (rustc 1.85.0, rustls
+// 0.20.8 with ring 0.16.20, ...)", the stack as its answers name it (functionRuntime), since
+// the same claim on another language times another runtime, TLS library and SDK.
 func (e Entry) Runtime() string {
+	if l := e.FunctionLanguage(); l != "" {
+		s := e.functionStack()
+		if goVersion := e.Result.Environment.Go; s == nil && l == catalog.Go && goVersion != "" {
+			// A Go function whose answers name no stack (T8's busy loop) is still named by
+			// the Go the result's environment names, as Go functions' results were before.
+			s = &family.Stack{LanguageVersion: goVersion}
+		}
+		return functionRuntime(l, s)
+	}
 	var target struct {
 		Runtime string `json:"runtime"`
 	}
@@ -155,8 +182,144 @@ func (e Entry) Runtime() string {
 	return "Go " + strings.TrimPrefix(e.Result.Environment.Go, "go")
 }
 
-// Variant is what tells this result from the others of its Base: its mode and runtime.
+// Variant is what tells this result from the others of its Base: its mode and runtime (for a
+// cold-start claim, its function's language and stack).
 func (e Entry) Variant() string { return e.Result.Mode + " · " + e.Runtime() }
+
+// FunctionLanguage is the language of a cold-start result's function (go, rust, node, python):
+// its target's first function's build.language, else the language its experiment's subtest
+// names. It is "" for a result of another group, and for one made before functions had
+// languages (the Go function's, whose Runtime is Go's as before).
+func (e Entry) FunctionLanguage() string {
+	if !coldstartFamily(e.Result.Family) {
+		return ""
+	}
+	var target family.ColdStartTarget
+	if Decode(e.Result.Target, &target) == nil && len(target.Functions) > 0 && target.Functions[0].Build.Language != "" {
+		return target.Functions[0].Build.Language
+	}
+	parts := strings.Split(e.Result.Experiment, "/")
+	for _, p := range parts[1:] {
+		if functionSegment.MatchString(p) {
+			return p
+		}
+	}
+	return ""
+}
+
+// functionStack is the stack the result's function named in its answers (the first trial's
+// that names one), or nil where none does: an answer made before functions named their stack,
+// or a family whose trials keep no answer (T8's busy loops).
+func (e Entry) functionStack() *family.Stack {
+	// The trials are read one at a time, as raw JSON, so that only those before the first
+	// stack are decoded: a result holds hundreds of answers, all naming the same stack.
+	var trials []json.RawMessage
+	if e.Result.Trials == nil || Decode(e.Result.Trials, &trials) != nil {
+		return nil
+	}
+	type answered struct {
+		Answer struct {
+			Stack *family.Stack `json:"stack"`
+		} `json:"answer"`
+	}
+	for _, raw := range trials {
+		// A cold start's first invocation (T1-T3, T5, T6), or T4's invocations with DynamoDB
+		// down and back up.
+		var trial struct {
+			First     *answered `json:"first"`
+			WhileDown *answered `json:"whileDown"`
+			AfterUp   *answered `json:"afterUp"`
+		}
+		if json.Unmarshal(raw, &trial) != nil {
+			return nil
+		}
+		for _, a := range []*answered{trial.First, trial.WhileDown, trial.AfterUp} {
+			if a != nil && a.Answer.Stack != nil {
+				return a.Answer.Stack
+			}
+		}
+	}
+	return nil
+}
+
+// languageNames are the function languages as people write them.
+var languageNames = map[string]string{"go": "Go", "rust": "Rust", "node": "Node.js", "python": "Python"}
+
+// languageName is l as people write it: "Node.js" for node; a language the report does not know
+// is named as the result names it.
+func languageName(l string) string {
+	if n, ok := languageNames[l]; ok {
+		return n
+	}
+	return l
+}
+
+// functionRuntime names a function of language l by its stack: "Rust function (rustc 1.85.0,
+// rustls 0.20.8 with ring 0.16.20, hand-written DynamoDB JSON 1.0 client with SigV4)", "Go
+// function (go1.26.8, crypto/tls, aws-sdk-go-v2/service/dynamodb v1.43.0)"; without a stack,
+// "Rust function". Each part is cut to what tells one stack from another: a parenthesised
+// aside is left out, a version already named is not named twice, and a Go module's host and
+// owner are left out.
+func functionRuntime(l string, s *family.Stack) string {
+	name := languageName(l) + " function"
+	if s == nil {
+		return name
+	}
+	var parts []string
+	lang := dropAsides(s.LanguageVersion)
+	if lang != "" && (lang[0] >= '0' && lang[0] <= '9' || len(lang) > 1 && lang[0] == 'v' && lang[1] >= '0' && lang[1] <= '9') {
+		// A bare version (Node's v24.11.0, Python's 3.11.2) says nothing without its language.
+		lang = languageName(l) + " " + lang
+	}
+	parts = append(parts, lang)
+	tls := dropAsides(s.TLS)
+	switch v := dropAsides(s.TLSVersion); {
+	case v == "" || strings.Contains(tls, v) || v == dropAsides(s.LanguageVersion):
+		// Named already: in the library's name (rustls 0.20.8), or as the language's (Go's
+		// crypto/tls is go1.26.8's).
+	case strings.HasPrefix(v, tls):
+		tls = v // "OpenSSL 3.0.15 3 Sep 2024" names its library
+	default:
+		tls += " " + v
+	}
+	parts = append(parts, tls)
+	sdk := dropAsides(s.SDK)
+	if host, rest, ok := strings.Cut(sdk, "/"); ok && strings.Contains(host, ".") {
+		// A Go module path: its repository's name and path are what people call it.
+		if _, rest, ok := strings.Cut(rest, "/"); ok {
+			sdk = rest
+		}
+	}
+	// A version is named after a package's name; a description (Rust's hand-written client)
+	// says what it is without one.
+	if v := dropAsides(s.SDKVersion); v != "" && v != "unknown" && !strings.Contains(sdk, " ") {
+		sdk += " " + v
+	}
+	parts = append(parts, sdk)
+	parts = slices.DeleteFunc(parts, func(p string) bool { return p == "" })
+	if len(parts) == 0 {
+		return name
+	}
+	return name + " (" + strings.Join(parts, ", ") + ")"
+}
+
+// dropAsides is s without its parenthesised asides and the spaces around them: "rustc 1.85.0
+// (4d91de4e4 2025-02-17)" is "rustc 1.85.0".
+func dropAsides(s string) string {
+	var b strings.Builder
+	depth := 0
+	for _, r := range s {
+		switch {
+		case r == '(':
+			depth++
+		case r == ')' && depth > 0:
+			depth--
+		case depth == 0:
+			b.WriteRune(r)
+		}
+	}
+	return strings.Join(strings.Fields(b.String()), " ")
+}
 
 // Machine is the machine the result ran on, in one line.
 func (e Entry) Machine() string {
