@@ -1,8 +1,202 @@
 package lambdazip
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
 
-// buildRust builds a Rust function (written in the issue's next commits).
+	"github.com/serverless-claims/claims/harness/sys/build"
+	"github.com/serverless-claims/claims/harness/sys/provision"
+)
+
+// RustDebianPackages are the Debian packages a Rust function (functions/getitem-rust) is built
+// with, offline, as provisioning installs them (provision.RustPackages): Debian's Rust toolchain
+// and the crates the function uses, which Debian installs as a directory registry
+// (rustDebianRegistry). There is no AWS SDK for Rust among Debian's crates: the function signs
+// its DynamoDB calls itself.
+var RustDebianPackages = provision.RustPackages
+
+// RustARM64DebianPackages are what building the Rust function for arm64 takes on an x86_64
+// machine beside RustDebianPackages, after `dpkg --add-architecture arm64; apt-get update`:
+// Debian's arm64 standard library for rustc-web and the cross gcc that links it and compiles
+// ring's C, with its C library. The standard library is Multi-Arch: same, so it must be the
+// installed rustc-web's version (apt-get install libstd-rust-web-dev:arm64=<that version>), or
+// apt upgrades the whole toolchain to the newest one to match it.
+var RustARM64DebianPackages = []string{"libstd-rust-web-dev:arm64", "gcc-aarch64-linux-gnu", "libc6-dev-arm64-cross"}
+
+// Debian's Rust toolchain, by absolute path: a rustup toolchain earlier on PATH (~/.cargo/bin)
+// is not what a machine provisioned with RustDebianPackages has, and must not build the function.
+const (
+	rustCargo = "/usr/bin/cargo"
+	rustRustc = "/usr/bin/rustc"
+)
+
+// rustDebianRegistry is where Debian's librust-*-dev packages put their crates; the function's
+// .cargo/config.toml replaces Cargo's default registry with it.
+const rustDebianRegistry = "/usr/share/cargo/registry"
+
+// rustCrates are the crates the function depends on, each with the Debian package that installs
+// it into rustDebianRegistry, so that a missing one is named by its package.
+var rustCrates = map[string]string{
+	"rustls":              "librust-rustls-dev",
+	"ring":                "librust-ring-dev",
+	"webpki":              "librust-webpki-dev",
+	"rustls-native-certs": "librust-rustls-native-certs-dev",
+	"rustls-pemfile":      "librust-rustls-pemfile-dev",
+	"serde_json":          "librust-serde-json-dev",
+	"libc":                "librust-libc-dev",
+}
+
+// rustFeatures are the Rust function's broken builds: each of functions.Broken's build tags is a
+// Cargo feature of the same name.
+var rustFeatures = []string{"brokentrace", "brokenwarmup", "brokenwarmclient"}
+
+// rustArch is what building for one architecture takes: Rust's target, and the Debian
+// architecture and GNU triple of its standard library and cross tools.
+type rustArch struct {
+	triple string // Rust's target triple
+	deb    string // Debian's architecture name
+	gnu    string // the GNU triple that prefixes Debian's cross tools (/usr/bin/<gnu>-gcc)
+	gcc    string // the Debian package of that cross gcc
+	libc   string // the Debian package of the C library's headers and objects it compiles and links with
+	goarch string // the GOARCH of a machine that builds it natively
+}
+
+// rustArches are the architectures Lambda runs, as Rust and Debian name them.
+var rustArches = map[Arch]rustArch{
+	X8664: {triple: "x86_64-unknown-linux-gnu", deb: "amd64", gnu: "x86_64-linux-gnu", gcc: "gcc-x86-64-linux-gnu", libc: "libc6-dev-amd64-cross", goarch: "amd64"},
+	ARM64: {triple: "aarch64-unknown-linux-gnu", deb: "arm64", gnu: "aarch64-linux-gnu", gcc: "gcc-aarch64-linux-gnu", libc: "libc6-dev-arm64-cross", goarch: "arm64"},
+}
+
+// buildRust is Rust's builder: the Cargo package pkg built with Debian's cargo-web, offline,
+// in release mode, for arch, with one Cargo feature per tag, as taskRoot/bootstrap. CARGO_HOME
+// and the target folder are under the repository's .cache, and the build sees only what it is
+// given (PATH /usr/bin:/bin, Debian's rustc, no RUSTFLAGS of the caller's), with this machine's
+// repository path remapped, so that the binary depends on the source, Debian's packages, the
+// architecture and the tags only. A build for the other architecture than this machine's
+// cross-compiles with Debian's multiarch standard library and cross gcc, and says which Debian
+// packages it lacks where they are not installed. The build holds build.Run's lock for
+// "rust-"+arch from cargo's start to the copy of its binary: test binaries building other
+// features at the same time would otherwise overwrite the binary before it is copied.
 func buildRust(root, pkg string, arch Arch, tags []string, taskRoot string) error {
-	return errors.New("not built yet")
+	if err := tagsKnown(Rust, tags, rustFeatures...); err != nil {
+		return err
+	}
+	ra, ok := rustArches[arch]
+	if !ok {
+		return fmt.Errorf("rust: no target for architecture %q", arch)
+	}
+	cross := ra.goarch != runtime.GOARCH
+	if missing := rustMissing(ra, cross); len(missing) > 0 {
+		return fmt.Errorf("%s Rust: needs Debian's %s; not installed (%s)", arch, strings.Join(missing, " and "), rustInstallHint(missing))
+	}
+
+	cacheDir := filepath.Join(root, ".cache")
+	targetDir := filepath.Join(cacheDir, "cargo-target")
+	args := []string{"build", "--release", "--offline", "--target", ra.triple}
+	if len(tags) > 0 {
+		args = append(args, "--features", strings.Join(tags, ","))
+	}
+	built := filepath.Join(targetDir, ra.triple, "release", "bootstrap")
+	out := filepath.Join(taskRoot, "bootstrap")
+	// cargo's build, then the copy of its binary, in one command: build.Run holds its lock
+	// around the command only.
+	cmd := exec.Command("/bin/sh", append([]string{"-c", `"$@" && cp "$GETITEM_BUILT" "$GETITEM_OUT"`, "sh", rustCargo}, args...)...)
+	cmd.Dir = filepath.Join(root, filepath.FromSlash(pkg))
+	cmd.Env = rustEnv(root, ra, cross, map[string]string{
+		"CARGO_HOME":       filepath.Join(cacheDir, "cargo"),
+		"CARGO_TARGET_DIR": targetDir,
+		"GETITEM_BUILT":    built,
+		"GETITEM_OUT":      out,
+	})
+	if msg, err := build.Run("rust-"+string(arch), cmd); err != nil {
+		return fmt.Errorf("%s %s (in %s): %w\n%s", rustCargo, strings.Join(args, " "), pkg, err, msg)
+	}
+	return os.Chmod(out, 0o755)
+}
+
+// rustEnv is the build's environment: PATH and HOME, TMPDIR if set, Debian's rustc, the
+// repository's path remapped in what rustc writes, and for a cross build the cross gcc as the
+// linker and as ring's C compiler; then more. Nothing else of the caller's reaches cargo: no
+// RUSTFLAGS, CARGO_* or CC that would change the binary.
+func rustEnv(root string, ra rustArch, cross bool, more map[string]string) []string {
+	env := []string{
+		"PATH=/usr/bin:/bin",
+		"HOME=" + os.Getenv("HOME"),
+		"RUSTC=" + rustRustc,
+		// With --target, RUSTFLAGS reach the function's crates only, not the build scripts.
+		"RUSTFLAGS=--remap-path-prefix=" + root + "=/claims",
+	}
+	if t := os.Getenv("TMPDIR"); t != "" {
+		env = append(env, "TMPDIR="+t)
+	}
+	if cross {
+		under := strings.ReplaceAll(ra.triple, "-", "_")
+		gcc := "/usr/bin/" + ra.gnu + "-gcc"
+		env = append(env,
+			"CARGO_TARGET_"+strings.ToUpper(under)+"_LINKER="+gcc,
+			"CC_"+under+"="+gcc,
+			"AR_"+under+"=/usr/bin/"+ra.gnu+"-ar",
+		)
+	}
+	for k, v := range more {
+		env = append(env, k+"="+v)
+	}
+	return env
+}
+
+// rustMissing are the Debian packages building for ra lacks: the toolchain, the crates, and for
+// a cross build the target's standard library and the cross gcc.
+func rustMissing(ra rustArch, cross bool) []string {
+	var missing []string
+	for _, tool := range []struct{ path, pkg string }{{rustRustc, "rustc-web"}, {rustCargo, "cargo-web"}} {
+		if _, err := os.Stat(tool.path); err != nil {
+			missing = append(missing, tool.pkg)
+		}
+	}
+	for _, crate := range sortedKeys(rustCrates) {
+		if m, _ := filepath.Glob(filepath.Join(rustDebianRegistry, crate+"-[0-9]*")); len(m) == 0 {
+			missing = append(missing, rustCrates[crate])
+		}
+	}
+	if cross {
+		if m, _ := filepath.Glob(filepath.Join("/usr/lib/rustlib", ra.triple, "lib", "libstd-*.rlib")); len(m) == 0 {
+			missing = append(missing, "libstd-rust-web-dev:"+ra.deb)
+		}
+		if _, err := os.Stat("/usr/bin/" + ra.gnu + "-gcc"); errors.Is(err, fs.ErrNotExist) {
+			missing = append(missing, ra.gcc)
+		}
+		// ring's C includes the C library's headers, and the linker wants its crt objects.
+		if _, err := os.Stat(filepath.Join("/usr", ra.gnu, "include", "stdio.h")); errors.Is(err, fs.ErrNotExist) {
+			missing = append(missing, ra.libc)
+		}
+	}
+	return missing
+}
+
+// rustInstallHint says how to install missing, a foreign architecture's packages included.
+func rustInstallHint(missing []string) string {
+	hint := "apt-get install " + strings.Join(missing, " ")
+	for _, p := range missing {
+		if _, deb, ok := strings.Cut(p, ":"); ok {
+			return "dpkg --add-architecture " + deb + "; apt-get update; " + hint
+		}
+	}
+	return hint
+}
+
+// sortedKeys are m's keys in order, so that errors list them alike every time.
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }

@@ -11,10 +11,12 @@ import (
 
 // RustPackages are the Debian packages the Rust GetItem function (functions/getitem-rust) is
 // built with, offline: Debian's Rust toolchain and the crates it uses, from Debian's own cargo
-// registry (/usr/share/cargo/registry). There is no AWS SDK for Rust among them.
+// registry (/usr/share/cargo/registry); rustc-web and cargo-web bring gcc, which links the
+// function and compiles ring's C. There is no AWS SDK for Rust among them.
 var RustPackages = []string{
 	"rustc-web", "cargo-web",
-	"librust-rustls-dev", "librust-ring-dev", "librust-rustls-native-certs-dev",
+	"librust-rustls-dev", "librust-ring-dev", "librust-webpki-dev",
+	"librust-rustls-native-certs-dev", "librust-rustls-pemfile-dev",
 	"librust-serde-json-dev", "librust-libc-dev",
 }
 
