@@ -44,7 +44,7 @@ func TestPhasesAreTheSDKsOwnConnection(t *testing.T) {
 }
 
 func testPhasesAreTheSDKsOwnConnection(t *testing.T, p lambdaPlatform) {
-	ownConnectionClaim.Check(t, measureOwnConnection(t, p, getitem, cfg.Trials))
+	on(ownConnectionClaim, p.Language()).Check(t, measureOwnConnection(t, p, getitem, cfg.Trials))
 }
 
 // The coldstart.ownConnection family's parts (results/family).
@@ -165,7 +165,7 @@ func TestWarmupFailureDoesNotFailInit(t *testing.T) {
 }
 
 func testWarmupFailureDoesNotFailInit(t *testing.T, p lambdaPlatform) {
-	warmupFailureClaim.Check(t, measureWarmupFailure(t, p, getitem, warmupTimeout, cfg.Trials))
+	on(warmupFailureClaim, p.Language()).Check(t, measureWarmupFailure(t, p, getitem, warmupTimeout, cfg.Trials))
 }
 
 // The coldstart.warmupFailure family's parts (results/family).

@@ -37,6 +37,8 @@ type Claim struct {
 type Expectation struct {
 	outcome verdict.Outcome // "" for Holds
 	why     string
+	// orInconclusive accepts an inconclusive verdict beside outcome (NotBorneOut).
+	orInconclusive bool
 }
 
 // Holds asserts that the claim holds: verdict pass, every check holding.
@@ -48,12 +50,20 @@ var Holds = Expectation{}
 // looked at again, the day a runtime makes it hold.
 func Refuted(why string) Expectation { return Expectation{outcome: verdict.Fail, why: why} }
 
+// NotBorneOut asserts that the measurement does not bear the claim out (verdict fail or
+// inconclusive), for the reason why: where the claim's effect sits at its bound on this target,
+// so that more evidence narrows the interval onto the bound rather than past it, and either
+// verdict is the finding. The test fails the day the claim holds.
+func NotBorneOut(why string) Expectation {
+	return Expectation{outcome: verdict.Fail, why: why, orInconclusive: true}
+}
+
 // recorded is e as a result records it: nil for Holds.
 func (e Expectation) recorded() *results.Expected {
 	if e.outcome == "" {
 		return nil
 	}
-	return &results.Expected{Outcome: e.outcome, Why: e.why}
+	return &results.Expected{Outcome: e.outcome, Why: e.why, OrInconclusive: e.orInconclusive}
 }
 
 // Target is what a claim body runs against, as far as the result needs to know.
@@ -164,6 +174,13 @@ func (c Claim) Assert(t testing.TB, res results.Result) {
 		}
 		assert.Equal(t, verdict.Pass, res.Verdict.Outcome, "verdict for %v: %s", res.Claims, res.Verdict.Reason)
 	case verdict.Fail:
+		if c.Expect.orInconclusive {
+			if assert.NotEqual(t, verdict.Pass, res.Verdict.Outcome,
+				"verdict for %v = pass; want fail or inconclusive, the claim not borne out here because %s (%s)", res.Claims, c.Expect.why, res.Verdict.Reason) {
+				t.Logf("%v not borne out (%s), as measured before: %s; evidence: %s", res.Claims, res.Verdict.Outcome, c.Expect.why, res.Verdict.Reason)
+			}
+			return
+		}
 		if assert.Equal(t, verdict.Fail, res.Verdict.Outcome,
 			"verdict for %v = %s; want fail, the claim refuted here because %s (%s)", res.Claims, res.Verdict.Outcome, c.Expect.why, res.Verdict.Reason) {
 			t.Logf("%v refuted, as measured before: %s; evidence: %s", res.Claims, c.Expect.why, res.Verdict.Reason)

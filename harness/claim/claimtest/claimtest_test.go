@@ -50,6 +50,23 @@ func TestRefutedFailsWhenTheClaimHolds(t *testing.T) {
 	assert.False(t, ok.failed, "Assert(Refuted) failed a refuted claim")
 }
 
+// TestNotBorneOutFailsOnlyWhenTheClaimHolds: a claim asserted not borne out accepts fail and
+// inconclusive, and fails on pass.
+func TestNotBorneOutFailsOnlyWhenTheClaimHolds(t *testing.T) {
+	c := Claim{IDs: []string{"W4"}, Expect: NotBorneOut("a reason")}
+	fake := &recorder{TB: t}
+	c.Assert(fake, outcome(true))
+	assert.True(t, fake.failed, "Assert(NotBorneOut) passed a claim that holds")
+
+	for _, res := range []results.Result{outcome(false), {Claims: []string{"W4"}, Verdict: verdict.Verdict{Outcome: verdict.Inconclusive}}} {
+		ok := &recorder{TB: t}
+		c.Assert(ok, res)
+		assert.False(t, ok.failed, "Assert(NotBorneOut) failed a verdict %s", res.Verdict.Outcome)
+	}
+	got := NotBorneOut("a reason").recorded()
+	assert.Equal(t, &results.Expected{Outcome: verdict.Fail, Why: "a reason", OrInconclusive: true}, got, "recorded")
+}
+
 func TestWantsBrokenWantsFailWhereTheClaimHolds(t *testing.T) {
 	c := Claim{IDs: []string{"W4"}}
 	fake := &recorder{TB: t}

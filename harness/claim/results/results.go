@@ -80,6 +80,9 @@ type Result struct {
 type Expected struct {
 	Outcome verdict.Outcome `json:"outcome"`
 	Why     string          `json:"why"` // why the claim does not hold here, as the test states it
+	// OrInconclusive says the test accepts an inconclusive verdict too: the claim's effect is
+	// at its bound here, so more evidence moves its interval onto the bound, not past it.
+	OrInconclusive bool `json:"orInconclusive,omitempty"`
 }
 
 // Published is a claim's published figure as the catalog quotes it, to read beside ours.
