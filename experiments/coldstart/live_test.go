@@ -33,8 +33,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/serverless-claims/claims/catalog"
-	"github.com/serverless-claims/claims/harness/aws/live"
 	"github.com/serverless-claims/claims/functions"
+	"github.com/serverless-claims/claims/harness/aws/live"
 	"github.com/serverless-claims/claims/harness/claim/claimtest"
 	"github.com/serverless-claims/claims/harness/claim/results"
 	"github.com/serverless-claims/claims/harness/lambda/lambdalocal"
