@@ -126,7 +126,7 @@ func environment(t *testing.T, l lambdazip.Language, env map[string]string, tags
 	t.Helper()
 	pkg, err := functions.GetItem(l)
 	require.NoError(t, err)
-	p, err := lambdazip.Build(pkg, nativeArch(t), tags...)
+	p, err := lambdazip.Unzipped(pkg, nativeArch(t), tags...)
 	require.NoError(t, err, "building %s", pkg)
 	bootstrap, rtEnv, err := managedruntime.Bootstrap(t.Context(), p.Runtime, p.Handler, p.Dir, t.TempDir())
 	require.NoError(t, err)
@@ -161,6 +161,10 @@ func TestEveryGetItemAnswersAlike(t *testing.T) {
 	s := startStand(t)
 	for _, l := range lambdazip.Languages {
 		t.Run(string(l), func(t *testing.T) {
+			// The languages side by side: most of an environment's time is the emulator's and
+			// the runtime's start, which overlap; nothing here is timed against a bound tighter
+			// than seconds.
+			t.Parallel()
 			t.Run("cold", func(t *testing.T) {
 				e := environment(t, l, s.env(l, "cold", nil))
 				first := mustAnswer(t, e)
@@ -240,6 +244,7 @@ func TestEveryGetItemHasItsBrokenBuilds(t *testing.T) {
 	s := startStand(t)
 	for _, l := range lambdazip.Languages {
 		t.Run(string(l), func(t *testing.T) {
+			t.Parallel() // as in TestEveryGetItemAnswersAlike
 			t.Run(functions.BrokenTrace, func(t *testing.T) {
 				a := mustAnswer(t, environment(t, l, s.env(l, "cold", nil), functions.BrokenTrace))
 				assert.True(t, a.Found)

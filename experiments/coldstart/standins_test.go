@@ -219,7 +219,7 @@ func (p *local) Create(t *testing.T, c functionConfig) function {
 	} else {
 		// Built as Lambda takes it, for this machine, and run where it lies, by its managed
 		// runtime's stand-in where it has one.
-		pkg, err := lambdazip.Build(c.Build.Package, nativeArch(t), tags...)
+		pkg, err := lambdazip.Unzipped(c.Build.Package, nativeArch(t), tags...)
 		require.NoError(t, err, "building %s", c.Build.Package)
 		var rtEnv map[string]string
 		bootstrap, rtEnv, err = managedruntime.Bootstrap(t.Context(), pkg.Runtime, pkg.Handler, pkg.Dir, t.TempDir())

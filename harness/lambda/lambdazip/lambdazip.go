@@ -91,11 +91,22 @@ var (
 // that the zip depends on the source and toolchain only; the other languages' builders say what
 // theirs depend on.
 func Build(pkg string, arch Arch, tags ...string) (Package, error) {
+	return buildPackage(pkg, arch, true, tags)
+}
+
+// Unzipped is Build without the zip: the function's files alone (Package.Dir; Path is ""), for
+// a local platform, which runs them where they lie and would only pay for compressing them.
+func Unzipped(pkg string, arch Arch, tags ...string) (Package, error) {
+	return buildPackage(pkg, arch, false, tags)
+}
+
+// buildPackage is Build, with the zip or without it.
+func buildPackage(pkg string, arch Arch, zipped bool, tags []string) (Package, error) {
 	if arch != ARM64 && arch != X8664 {
 		return Package{}, fmt.Errorf("building %s: architecture %q: Lambda runs %q or %q", pkg, arch, ARM64, X8664)
 	}
 	joined := strings.Join(tags, ",")
-	return cached(pkg+"|"+string(arch)+"|"+joined, func(root string) (Package, error) {
+	return cached(fmt.Sprintf("%s|%s|%s|%t", pkg, arch, joined, zipped), func(root string) (Package, error) {
 		l, err := LanguageOf(filepath.Join(root, filepath.FromSlash(pkg)))
 		if err != nil {
 			return Package{}, err
@@ -109,7 +120,7 @@ func Build(pkg string, arch Arch, tags ...string) (Package, error) {
 		if joined != "" {
 			name += "-" + strings.ReplaceAll(joined, ",", "-")
 		}
-		p, err := buildBundle(root, filepath.Join(root, ".cache", "lambdazip"), name, pkg, l, arch, tags)
+		p, err := buildBundle(root, filepath.Join(root, ".cache", "lambdazip"), name, pkg, l, arch, tags, zipped)
 		p.Language, p.Runtime, p.Handler = l, l.Runtime(), l.Handler()
 		return p, err
 	})

@@ -38,7 +38,7 @@ func TestBuildIsReproducible(t *testing.T) {
 		if i == 1 {
 			t.Setenv("GOCACHE", t.TempDir())
 		}
-		zips[i], err = buildBundle(root, t.TempDir(), "hello", tinyPkg, Go, ARM64, nil)
+		zips[i], err = buildBundle(root, t.TempDir(), "hello", tinyPkg, Go, ARM64, nil, true)
 		require.NoError(t, err)
 	}
 	a, err := zips[0].Bytes()
@@ -174,4 +174,19 @@ func TestBootstrapIsTheBinaryBuildGoMakes(t *testing.T) {
 	zs, ls := sha256.Sum256(zipped), sha256.Sum256(local)
 	assert.Equal(t, hex.EncodeToString(zs[:]), hex.EncodeToString(ls[:]),
 		"sha256 of build.Go(%q) = %x (%d bytes); want the zip's bootstrap's (%d bytes)", testPkg, ls, len(local), len(zipped))
+}
+
+// TestUnzippedIsBuildsFolderWithoutTheZip: the local platforms' build is the zip's content,
+// in a folder named for it, which a build of other content leaves in place.
+func TestUnzippedIsBuildsFolderWithoutTheZip(t *testing.T) {
+	dir, err := Unzipped(testPkg, X8664)
+	require.NoError(t, err)
+	assert.Empty(t, dir.Path, "Unzipped's zip = %q; want none", dir.Path)
+	zipped, err := Build(testPkg, X8664)
+	require.NoError(t, err)
+	assert.Equal(t, zipped.Dir, dir.Dir, "the folders of the same content")
+	other, err := Unzipped(testPkg, X8664, "claimsother")
+	require.NoError(t, err)
+	assert.NotEqual(t, dir.Dir, other.Dir, "the folders of other content")
+	assert.FileExists(t, filepath.Join(dir.Dir, "bootstrap"), "the first build's bootstrap, after a build of other content")
 }

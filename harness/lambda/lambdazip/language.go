@@ -1,8 +1,11 @@
 package lambdazip
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -103,9 +106,12 @@ type builder func(root, pkg string, arch Arch, tags []string, taskRoot string) e
 // builders are the languages' builders (lambdazip.go, rust.go, node.go, python.go).
 var builders = map[Language]builder{Go: buildGo, Rust: buildRust, Node: buildNode, Python: buildPython}
 
-// buildBundle builds pkg, a function in language l, into a folder dir/name and a
-// zip of it dir/name.zip, both renamed into place once whole.
-func buildBundle(root, dir, name, pkg string, l Language, arch Arch, tags []string) (Package, error) {
+// buildBundle builds pkg, a function in language l, into a folder under dir named for name and
+// its content's digest, and, where zipped, a zip of it dir/name.zip, each renamed into place
+// once whole. A folder is never replaced: another test binary may be running the function from
+// it, and a runtime that loads its modules lazily (Python) would find them gone; a build of the
+// same content finds its folder there and keeps it.
+func buildBundle(root, dir, name, pkg string, l Language, arch Arch, tags []string, zipped bool) (Package, error) {
 	b, ok := builders[l]
 	if !ok {
 		return Package{}, fmt.Errorf("building %s: no builder for %s", pkg, l)
@@ -129,26 +135,47 @@ func buildBundle(root, dir, name, pkg string, l Language, arch Arch, tags []stri
 	if err != nil {
 		return Package{}, err
 	}
-	data, err := Zip(entries)
-	if err != nil {
-		return Package{}, fmt.Errorf("zipping %s for %s: %w", pkg, arch, err)
+	p := Package{Arch: arch, Package: pkg}
+	if zipped {
+		data, err := Zip(entries)
+		if err != nil {
+			return Package{}, fmt.Errorf("zipping %s for %s: %w", pkg, arch, err)
+		}
+		if p, err = place(tmp, dir, name+".zip", data, arch, pkg); err != nil {
+			return Package{}, err
+		}
 	}
-	p, err := place(tmp, dir, name+".zip", data, arch, pkg)
+	digest, err := treeDigest(entries)
 	if err != nil {
 		return Package{}, err
 	}
-	// The unzipped bundle, for the local platforms, which run it where it lies: replaced
-	// whole, so a reader sees the old one or the new one.
-	p.Dir = filepath.Join(dir, name)
-	old := p.Dir + fmt.Sprintf(".old.%d", os.Getpid())
-	if err := os.Rename(p.Dir, old); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return Package{}, err
-	}
+	p.Dir = filepath.Join(dir, name+"-"+digest)
 	if err := os.Rename(taskRoot, p.Dir); err != nil {
-		return Package{}, err
+		if _, statErr := os.Stat(p.Dir); statErr != nil {
+			return Package{}, err
+		}
+		// The same content, placed by an earlier build: keep it.
 	}
-	_ = os.RemoveAll(old)
 	return p, nil
+}
+
+// treeDigest names entries' content: the SHA-256 of each one's name, mode and bytes, in order,
+// shortened to 16 hex digits.
+func treeDigest(entries []Entry) (string, error) {
+	h := sha256.New()
+	for _, e := range entries {
+		f, err := os.Open(e.Path)
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintf(h, "%s %o\n", e.Name, e.Mode)
+		_, err = io.Copy(h, f)
+		f.Close()
+		if err != nil {
+			return "", err
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16], nil
 }
 
 // treeEntries lists every regular file under dir as a zip entry, with the mode Lambda needs:

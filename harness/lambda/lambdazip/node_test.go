@@ -109,7 +109,7 @@ func TestNodeBundleIsReproducible(t *testing.T) {
 	require.NoError(t, err)
 	var zips [2]Package
 	for i := range zips {
-		zips[i], err = buildBundle(root, t.TempDir(), "node", nodePkg, Node, X8664, nil)
+		zips[i], err = buildBundle(root, t.TempDir(), "node", nodePkg, Node, X8664, nil, true)
 		require.NoError(t, err)
 	}
 	a, err := zips[0].Bytes()
