@@ -1,5 +1,6 @@
-// Command package builds the Lambda functions of the live mode (functions/getitem and
-// functions/throttle) as provided.al2023 zips with harness/lambda/lambdazip, writes them to
+// Command package builds the Lambda functions of the live mode (the GetItem function in each
+// language, functions/getitem and its siblings, and functions/throttle) as the zips Lambda takes,
+// with harness/lambda/lambdazip, writes them to
 // .cache/package/<arch>/<name>.zip, and the Web Function bundles of the probes (node-probe,
 // go-probe) to .cache/package/web/<bundle>.zip, and prints each one's path, size and SHA-256, so
 // that what is deployed can be checked against what was built. The functions' architecture is
@@ -14,12 +15,21 @@ import (
 	"path"
 	"path/filepath"
 
+	"github.com/serverless-claims/claims/functions"
 	"github.com/serverless-claims/claims/harness/lambda/lambdazip"
 	"github.com/serverless-claims/claims/harness/sys/repo"
 )
 
-// functions are the packages the live mode deploys.
-var functions = []string{"functions/getitem", "functions/throttle"}
+// deployed are the functions the live mode deploys: the GetItem function in each language, then
+// T8's busy loop.
+func deployed() []string {
+	var out []string
+	for _, l := range lambdazip.Languages {
+		pkg, _ := functions.GetItem(l) // every language has one
+		out = append(out, pkg)
+	}
+	return append(out, "functions/throttle")
+}
 
 func main() {
 	arch := flag.String("arch", os.Getenv("CLAIMS_LAMBDA_ARCH"), "Lambda architecture: arm64 or x86_64 (default CLAIMS_LAMBDA_ARCH, else arm64)")
@@ -41,7 +51,7 @@ func run(root, archName string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	for _, pkg := range functions {
+	for _, pkg := range deployed() {
 		p, err := lambdazip.Build(pkg, arch)
 		if err != nil {
 			return err

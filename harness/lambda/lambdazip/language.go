@@ -227,3 +227,33 @@ func tagsKnown(l Language, tags []string, known ...string) error {
 	}
 	return nil
 }
+
+// copyFile copies src's bytes (through a symbolic link, if it is one) to a new file dst, 0755
+// when src is executable by anyone and 0644 otherwise.
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	info, err := in.Stat()
+	if err != nil {
+		return err
+	}
+	if !info.Mode().IsRegular() {
+		return fmt.Errorf("%s: %v; want a regular file", src, info.Mode().Type())
+	}
+	mode := os.FileMode(0o644)
+	if info.Mode().Perm()&0o111 != 0 {
+		mode = 0o755
+	}
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, mode)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}

@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -34,10 +33,10 @@ const (
 // builds' replacements, and what only a reader of the folder needs.
 var nodeLeftOut = []string{nodeModulesDir, nodeBrokenDir, "README.md", ".gitignore"}
 
-// nodeModulesCache, under the repository's .cache, holds one npm ci per package.json and
-// lockfile, named by their hash: the dependencies are installed once, and each bundle copies
-// them.
-const nodeModulesCache = ".cache/lambdazip/node_modules"
+// nodeModulesCache is the shared cache (sharedCache) that holds one npm ci per package.json and
+// lockfile, named by their hash: the dependencies are installed once on a machine, whichever
+// checkout asks, and each bundle copies them.
+const nodeModulesCache = "node_modules"
 
 // errNodeNoNPM names what to install when npm is missing.
 var errNodeNoNPM = errors.New("npm is not on PATH: install Node.js and npm (apt-get install npm)")
@@ -128,7 +127,10 @@ func nodeModules(root, src string) (string, error) {
 	h.Write([]byte{0})
 	h.Write(lock)
 	key := hex.EncodeToString(h.Sum(nil))[:16]
-	cache := filepath.Join(root, filepath.FromSlash(nodeModulesCache))
+	cache, err := sharedCache(nodeModulesCache)
+	if err != nil {
+		return "", err
+	}
 	dir := filepath.Join(cache, key)
 	modules := filepath.Join(dir, nodeModulesDir)
 	if _, err := os.Stat(modules); err == nil {
@@ -213,36 +215,6 @@ func nodeCopyTree(src, dst string, leave func(rel string) bool, check ...func(re
 				return err
 			}
 		}
-		return nodeCopyFile(path, filepath.Join(dst, rel))
+		return copyFile(path, filepath.Join(dst, rel))
 	})
-}
-
-// nodeCopyFile copies the regular file src to dst, 0755 where src has any x bit, else 0644.
-func nodeCopyFile(src, dst string) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	info, err := in.Stat()
-	if err != nil {
-		return err
-	}
-	mode := os.FileMode(0o644)
-	if info.Mode().Perm()&0o111 != 0 {
-		mode = 0o755
-	}
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, mode)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	if err := out.Close(); err != nil {
-		return err
-	}
-	// O_TRUNC keeps an existing file's mode: a replacement gets its own.
-	return os.Chmod(dst, mode)
 }

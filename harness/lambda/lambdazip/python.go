@@ -3,7 +3,6 @@ package lambdazip
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -81,7 +80,7 @@ func buildPython(root, pkg string, arch Arch, tags []string, taskRoot string) er
 		return fmt.Errorf("%s: no .py file", pkg)
 	}
 	for _, f := range own {
-		if err := pythonCopyFile(f, filepath.Join(taskRoot, filepath.Base(f))); err != nil {
+		if err := copyFile(f, filepath.Join(taskRoot, filepath.Base(f))); err != nil {
 			return err
 		}
 	}
@@ -103,7 +102,7 @@ func buildPython(root, pkg string, arch Arch, tags []string, taskRoot string) er
 				return fmt.Errorf("%s: build tags %q and %q both replace %s", pkg, other, tag, name)
 			}
 			replacedBy[name] = tag
-			if err := pythonCopyFile(f, filepath.Join(taskRoot, name)); err != nil {
+			if err := copyFile(f, filepath.Join(taskRoot, name)); err != nil {
 				return err
 			}
 		}
@@ -183,37 +182,7 @@ func pythonCopyTree(src, dst, rel string) error {
 		if strings.HasSuffix(src, ".pyc") {
 			return nil
 		}
-		return pythonCopyFile(src, dst)
+		return copyFile(src, dst)
 	}
 	return fmt.Errorf("%s: %v; want regular files and folders", src, info.Mode().Type())
-}
-
-// pythonCopyFile copies src's bytes (through a symbolic link, if it is one) to a new file dst, 0755
-// when src is executable by anyone and 0644 otherwise.
-func pythonCopyFile(src, dst string) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	info, err := in.Stat()
-	if err != nil {
-		return err
-	}
-	if !info.Mode().IsRegular() {
-		return fmt.Errorf("%s: %v; want a regular file", src, info.Mode().Type())
-	}
-	mode := os.FileMode(0o644)
-	if info.Mode().Perm()&0o111 != 0 {
-		mode = 0o755
-	}
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, mode)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
 }

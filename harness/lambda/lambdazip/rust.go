@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/serverless-claims/claims/harness/sys/build"
 	"github.com/serverless-claims/claims/harness/sys/provision"
 )
 
@@ -76,14 +75,12 @@ var rustArches = map[Arch]rustArch{
 
 // buildRust is Rust's builder: the Cargo package pkg built with Debian's cargo-web, offline,
 // in release mode, for arch, with one Cargo feature per tag, as taskRoot/bootstrap. CARGO_HOME
-// and the target folder are under the repository's .cache, and the build sees only what it is
-// given (PATH /usr/bin:/bin, Debian's rustc, no RUSTFLAGS of the caller's), with this machine's
-// repository path remapped, so that the binary depends on the source, Debian's packages, the
-// architecture and the tags only. A build for the other architecture than this machine's
-// cross-compiles with Debian's multiarch standard library and cross gcc, and says which Debian
-// packages it lacks where they are not installed. The build holds build.Run's lock for
-// "rust-"+arch from cargo's start to the copy of its binary: test binaries building other
-// features at the same time would otherwise overwrite the binary before it is copied.
+// is under the repository's .cache and the target folder in the machine's shared cache, named by
+// the function's source; the build sees only what it is given (PATH /usr/bin:/bin, Debian's
+// rustc, no RUSTFLAGS of the caller's), so that the binary depends on the source, Debian's
+// packages, the architecture and the tags only. A build for the other architecture than this
+// machine's cross-compiles with Debian's multiarch standard library and cross gcc, and says
+// which Debian packages it lacks where they are not installed.
 func buildRust(root, pkg string, arch Arch, tags []string, taskRoot string) error {
 	if err := tagsKnown(Rust, tags, rustFeatures...); err != nil {
 		return err
@@ -97,41 +94,56 @@ func buildRust(root, pkg string, arch Arch, tags []string, taskRoot string) erro
 		return fmt.Errorf("%s Rust: needs Debian's %s; not installed (%s)", arch, strings.Join(missing, " and "), rustInstallHint(missing))
 	}
 
-	cacheDir := filepath.Join(root, ".cache")
-	targetDir := filepath.Join(cacheDir, "cargo-target")
+	// The target folder is shared by every checkout (sharedCache), named by the function's
+	// source, so that a fresh clone does not compile ring and rustls again; cargo's own
+	// fingerprints decide what to rebuild within it.
+	src := filepath.Join(root, filepath.FromSlash(pkg))
+	digest, err := dirDigest(src, func(rel string) bool { return rel == "target" || rel == "Cargo.lock" })
+	if err != nil {
+		return err
+	}
+	targetDir, err := sharedCache("cargo-target", filepath.Base(src)+"-"+digest)
+	if err != nil {
+		return err
+	}
 	args := []string{"build", "--release", "--offline", "--target", ra.triple}
 	if len(tags) > 0 {
 		args = append(args, "--features", strings.Join(tags, ","))
 	}
 	built := filepath.Join(targetDir, ra.triple, "release", "bootstrap")
 	out := filepath.Join(taskRoot, "bootstrap")
-	// cargo's build, then the copy of its binary, in one command: build.Run holds its lock
-	// around the command only.
-	cmd := exec.Command("/bin/sh", append([]string{"-c", `"$@" && cp "$GETITEM_BUILT" "$GETITEM_OUT"`, "sh", rustCargo}, args...)...)
-	cmd.Dir = filepath.Join(root, filepath.FromSlash(pkg))
-	cmd.Env = rustEnv(root, ra, cross, map[string]string{
-		"CARGO_HOME":       filepath.Join(cacheDir, "cargo"),
+	cmd := exec.Command(rustCargo, args...)
+	cmd.Dir = src
+	cmd.Env = rustEnv(ra, cross, map[string]string{
+		"CARGO_HOME":       filepath.Join(root, ".cache", "cargo"),
 		"CARGO_TARGET_DIR": targetDir,
-		"GETITEM_BUILT":    built,
-		"GETITEM_OUT":      out,
 	})
-	if msg, err := build.Run("rust-"+string(arch), cmd); err != nil {
-		return fmt.Errorf("%s %s (in %s): %w\n%s", rustCargo, strings.Join(args, " "), pkg, err, msg)
+	// cargo's build, then the copy of its binary, under one lock on the shared folder: a build
+	// of other features, from any checkout, would otherwise overwrite the binary before it is
+	// copied.
+	err = withLock(filepath.Join(targetDir, ".claims-build-"+string(arch)+".lock"), func() error {
+		if msg, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("%s %s (in %s): %w\n%s", rustCargo, strings.Join(args, " "), pkg, err, msg)
+		}
+		return copyFile(built, out)
+	})
+	if err != nil {
+		return err
 	}
 	return os.Chmod(out, 0o755)
 }
 
-// rustEnv is the build's environment: PATH and HOME, TMPDIR if set, Debian's rustc, the
-// repository's path remapped in what rustc writes, and for a cross build the cross gcc as the
-// linker and as ring's C compiler; then more. Nothing else of the caller's reaches cargo: no
-// RUSTFLAGS, CARGO_* or CC that would change the binary.
-func rustEnv(root string, ra rustArch, cross bool, more map[string]string) []string {
+// rustEnv is the build's environment: PATH and HOME, TMPDIR if set, Debian's rustc, and for a
+// cross build the cross gcc as the linker and as ring's C compiler; then more. Nothing else of
+// the caller's reaches cargo: no RUSTFLAGS, CARGO_* or CC that would change the binary. The
+// repository's path reaches no binary without remapping it (a release build has no debug
+// information, and cargo names a package's own files relative to it), so that checkouts in
+// other folders share one target folder.
+func rustEnv(ra rustArch, cross bool, more map[string]string) []string {
 	env := []string{
 		"PATH=/usr/bin:/bin",
 		"HOME=" + os.Getenv("HOME"),
 		"RUSTC=" + rustRustc,
-		// With --target, RUSTFLAGS reach the function's crates only, not the build scripts.
-		"RUSTFLAGS=--remap-path-prefix=" + root + "=/claims",
 	}
 	if t := os.Getenv("TMPDIR"); t != "" {
 		env = append(env, "TMPDIR="+t)
