@@ -46,12 +46,15 @@ func main() {
 
 // run builds each function for arch and copies its zip to <root>/.cache/package/<arch>/<name>.zip,
 // then the Web Function bundles (arm64 always) to <root>/.cache/package/web/<bundle>.zip.
-func run(root, archName string, out io.Writer) error {
+func run(root, archName string, out io.Writer) error { return runFor(root, archName, deployed(), out) }
+
+// runFor is run for the functions pkgs.
+func runFor(root, archName string, pkgs []string, out io.Writer) error {
 	arch, err := lambdazip.ParseArch(archName)
 	if err != nil {
 		return err
 	}
-	for _, pkg := range deployed() {
+	for _, pkg := range pkgs {
 		p, err := lambdazip.Build(pkg, arch)
 		if err != nil {
 			return err
