@@ -7,7 +7,6 @@ package functions_test
 
 import (
 	"context"
-	"crypto/tls"
 	"encoding/json"
 	"net/http"
 	"os"
@@ -18,11 +17,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/serverless-claims/claims/functions"
 	"github.com/serverless-claims/claims/harness/lambda/lambdalocal"
@@ -69,23 +63,7 @@ const (
 func startStand(t *testing.T) *stand {
 	t.Helper()
 	db := dynalite.Start(t, dynalite.Options{})
-	client := dynamodb.New(dynamodb.Options{
-		Region: region, BaseEndpoint: aws.String(db.Endpoint),
-		Credentials: credentials.NewStaticCredentialsProvider("claims-local", "claims-local-secret", ""),
-		HTTPClient:  &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: db.CA.Pool()}}},
-	})
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
-	defer cancel()
-	_, err := client.CreateTable(ctx, &dynamodb.CreateTableInput{
-		TableName:            aws.String(table),
-		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
-		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
-		BillingMode:          types.BillingModePayPerRequest,
-	})
-	require.NoError(t, err, "creating the table")
-	_, err = client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: map[string]types.AttributeValue{
-		"pk": &types.AttributeValueMemberS{Value: "bench"}, "claim": &types.AttributeValueMemberS{Value: "T1"}}})
-	require.NoError(t, err, "putting the item")
+	dynalite.Seed(t, db.Client(region, "claims-local", "claims-local-secret"), table, "pk", map[string]string{"pk": "bench", "claim": "T1"})
 	trust, err := db.CA.WriteBundle(filepath.Join(t.TempDir(), "trust.pem"), tlsca.SystemBundleFiles)
 	require.NoError(t, err)
 	return &stand{db: db, trust: trust.Path, empty: t.TempDir()}

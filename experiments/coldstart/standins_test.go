@@ -7,20 +7,15 @@ package coldstart
 
 import (
 	"context"
-	"crypto/tls"
 	"encoding/json"
 	"fmt"
 	"maps"
-	"net/http"
 	"path/filepath"
 	"runtime"
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -139,35 +134,13 @@ func (p *local) dynamo() *dynalite.Server {
 // dynamoClient is an SDK client of the DynamoDB stand-in, trusting its CA, for the tests' own
 // calls.
 func dynamoClient(db *dynalite.Server) *dynamodb.Client {
-	return dynamodb.New(dynamodb.Options{
-		Region:       region,
-		BaseEndpoint: aws.String(db.Endpoint),
-		Credentials:  credentials.NewStaticCredentialsProvider(dummyKeyID, dummySecret, ""),
-		HTTPClient:   &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: db.CA.Pool()}}},
-	})
+	return db.Client(region, dummyKeyID, dummySecret)
 }
 
 // seedTable creates the table and puts the item, with the SDK, before any trial.
 func seedTable(t *testing.T, db *dynalite.Server) {
 	t.Helper()
-	client := dynamoClient(db)
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
-	defer cancel()
-	_, err := client.CreateTable(ctx, &dynamodb.CreateTableInput{
-		TableName:            aws.String(table),
-		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
-		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
-		BillingMode:          types.BillingModePayPerRequest,
-	})
-	require.NoError(t, err, "creating the table")
-	_, err = client.PutItem(ctx, &dynamodb.PutItemInput{
-		TableName: aws.String(table),
-		Item: map[string]types.AttributeValue{
-			"pk":    &types.AttributeValueMemberS{Value: itemKey["pk"]},
-			"claim": &types.AttributeValueMemberS{Value: "T1"},
-		},
-	})
-	require.NoError(t, err, "putting the item")
+	dynalite.Seed(t, dynamoClient(db), table, "pk", map[string]string{"pk": itemKey["pk"], "claim": "T1"})
 }
 
 // dynamoEnv is what a function in l that reads DynamoDB gets beside its own settings: what
