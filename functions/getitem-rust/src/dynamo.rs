@@ -1,7 +1,7 @@
 //! A DynamoDB client for the two operations the function makes, written by hand because Debian
 //! has no AWS SDK for Rust: the JSON 1.0 protocol (POST to the endpoint with X-Amz-Target
 //! DynamoDB_20120810.<Operation> and a JSON body), signed with SigV4, sent through the
-//! function's HTTP client, and retried as the SDKs' standard retry mode does.
+//! function's HTTP client (hyper's, http.rs), and retried as the SDKs' standard retry mode does.
 
 use std::time::{Duration, Instant, SystemTime};
 
@@ -50,28 +50,28 @@ impl Dynamo {
     }
 
     /// GetItem of key in table: whether the item exists.
-    pub fn get_item(&self, table: &str, key: &Map<String, Value>, deadline: Instant, p: &mut Phases) -> Result<bool, String> {
-        let out = self.call("GetItem", &json!({ "TableName": table, "Key": key }), deadline, p)?;
+    pub async fn get_item(&self, table: &str, key: &Map<String, Value>, deadline: Instant, p: &mut Phases) -> Result<bool, String> {
+        let out = self.call("GetItem", &json!({ "TableName": table, "Key": key }), deadline, p).await?;
         Ok(matches!(out.get("Item"), Some(Value::Object(item)) if !item.is_empty()))
     }
 
     /// ListTables with Limit 1, the article's warm-up: it needs no table.
-    pub fn list_tables(&self, deadline: Instant, p: &mut Phases) -> Result<(), String> {
-        self.call("ListTables", &json!({ "Limit": 1 }), deadline, p).map(|_| ())
+    pub async fn list_tables(&self, deadline: Instant, p: &mut Phases) -> Result<(), String> {
+        self.call("ListTables", &json!({ "Limit": 1 }), deadline, p).await.map(|_| ())
     }
 
     /// Calls op with input and returns its output, each attempt's phases into p (the last
     /// attempt's kept) and the whole call's time into p.total_ms. A connection the server had
     /// closed is replaced at once; a transient failure or a throttling or server error is retried
     /// after a backoff, up to MAX_ATTEMPTS, while the backoff ends before deadline.
-    pub fn call(&self, op: &str, input: &Value, deadline: Instant, p: &mut Phases) -> Result<Value, String> {
+    pub async fn call(&self, op: &str, input: &Value, deadline: Instant, p: &mut Phases) -> Result<Value, String> {
         let start = Instant::now();
-        let r = self.attempts(op, input, deadline, p);
+        let r = self.attempts(op, input, deadline, p).await;
         p.total_ms = ms(start.elapsed());
         r.map_err(|e| format!("operation error DynamoDB: {op}, {e}"))
     }
 
-    fn attempts(&self, op: &str, input: &Value, deadline: Instant, p: &mut Phases) -> Result<Value, String> {
+    async fn attempts(&self, op: &str, input: &Value, deadline: Instant, p: &mut Phases) -> Result<Value, String> {
         let payload = serde_json::to_vec(input).map_err(|e| e.to_string())?;
         let mut retries = 0;
         loop {
@@ -83,7 +83,7 @@ impl Dynamo {
             ];
             let auth = self.signer.sign("POST", &self.endpoint.path, "", &mut headers, &payload, SystemTime::now());
             headers.push(("Authorization".into(), auth));
-            let err = match self.http.post(&self.endpoint, &headers, &payload, deadline, p) {
+            let err = match self.http.post(&self.endpoint, &headers, &payload, deadline, p).await {
                 Ok(resp) if resp.status == 200 => {
                     return serde_json::from_slice(&resp.body).map_err(|e| format!("reading the response: {e}"));
                 }
@@ -107,7 +107,7 @@ impl Dynamo {
             if Instant::now() + delay >= deadline {
                 return Err(format!("retry delay of {delay:?} would pass the deadline, {err}"));
             }
-            std::thread::sleep(delay);
+            tokio::time::sleep(delay).await;
         }
     }
 }

@@ -51,36 +51,43 @@ pub struct Function {
     pub init: Option<InitMeasure>,
     pid: u32,
     calls: u64,
+    /// The tokio runtime the client's calls run on, started in main before Init's client.
+    rt: tokio::runtime::Runtime,
 }
 
-/// Init: the roots and the client, and for the warm variant the warm-up. Nothing goes on the
-/// network but the warm-up.
-pub fn initialize(s: Settings) -> Result<Function, String> {
+/// Init: the roots and the client (hyper's, on rt), and for the warm variant the warm-up.
+/// Nothing goes on the network but the warm-up.
+pub fn initialize(s: Settings, rt: tokio::runtime::Runtime) -> Result<Function, String> {
     let roots = load_roots(s.ca_file.as_deref())?;
+    // hyper's Client and its pool belong to the runtime they run on.
+    let entered = rt.enter();
     let client = Dynamo {
         http: Client::new(roots.client_config()),
         endpoint: s.endpoint.clone(),
         signer: Signer { credentials: s.credentials.clone(), region: s.region.clone(), service: "dynamodb".into() },
     };
-    let mut f = Function {
+    let mut warmup = None;
+    if s.variant == VARIANT_WARM {
+        let mut on = client.clone();
+        if let Some(how) = &s.warmup_outage {
+            on = on.at(Endpoint::parse(&outage::endpoint(how)?)?);
+        }
+        let on = broken::warmup_client(&on, || own_client(&on, &roots));
+        warmup = Some(rt.block_on(warm_up(&on, s.warmup_timeout)));
+    }
+    drop(entered);
+    let f = Function {
         variant: s.variant.clone(),
         table: s.table.clone(),
         key: s.key.clone(),
         client,
         roots: roots.load,
-        warmup: None,
+        warmup,
         init: None,
         pid: std::process::id(),
         calls: 0,
+        rt,
     };
-    if s.variant == VARIANT_WARM {
-        let mut on = f.client.clone();
-        if let Some(how) = &s.warmup_outage {
-            on = on.at(Endpoint::parse(&outage::endpoint(how)?)?);
-        }
-        let on = broken::warmup_client(&on, || own_client(&on, &roots));
-        f.warmup = Some(warm_up(&on, s.warmup_timeout));
-    }
     Ok(f)
 }
 
@@ -94,9 +101,9 @@ fn own_client(c: &Dynamo, roots: &Roots) -> Dynamo {
 /// client's connection in its pool for the handler. Its error is in the result, not returned:
 /// the caller must not fail Init over it (claim T4), and the timeout keeps a dead endpoint from
 /// eating Init's 10 seconds.
-fn warm_up(client: &Dynamo, timeout: Duration) -> Phases {
+async fn warm_up(client: &Dynamo, timeout: Duration) -> Phases {
     let mut p = Phases::default();
-    if let Err(e) = client.list_tables(Instant::now() + timeout, &mut p) {
+    if let Err(e) = client.list_tables(Instant::now() + timeout, &mut p).await {
         p.error = e;
     }
     broken::reported(p)
@@ -115,7 +122,7 @@ impl Function {
         let (entered, entered_cpu) = (Instant::now(), process_cpu());
         self.calls += 1;
         let mut p = Phases::default();
-        let found = match self.client.get_item(&self.table, &self.key, deadline, &mut p) {
+        let found = match self.rt.block_on(self.client.get_item(&self.table, &self.key, deadline, &mut p)) {
             Ok(found) => found,
             Err(e) => {
                 p.error = e;
@@ -150,7 +157,7 @@ fn stack() -> Value {
     json!({
         "language": "rust",
         "languageVersion": env!("GETITEM_RUSTC_VERSION"),
-        "sdk": "hand-written DynamoDB JSON 1.0 client with SigV4 (no AWS SDK for Rust in Debian)",
+        "sdk": "hand-written DynamoDB JSON 1.0 client with SigV4 over hyper 0.14 on tokio (no AWS SDK for Rust in Debian)",
         "sdkVersion": concat!("getitem-rust ", env!("CARGO_PKG_VERSION")),
         "tls": concat!("rustls ", env!("GETITEM_RUSTLS_VERSION"), " with ring ", env!("GETITEM_RING_VERSION")),
         "tlsVersion": env!("GETITEM_RUSTLS_VERSION"),
@@ -159,8 +166,10 @@ fn stack() -> Value {
 }
 
 /// Where the phases were timed.
-const TIMED: &str = "around each step of the function's own client, on its own connection: DNS around \
-to_socket_addrs (none for an IP literal), connect around TcpStream::connect_timeout, TLS from \
-rustls::ClientConnection::new until it is no longer handshaking and its last flight is written, \
-ttfb from asking the pool for a connection to the response's first byte; CPU from \
-clock_gettime(CLOCK_PROCESS_CPUTIME_ID)";
+const TIMED: &str = "inside hyper 0.14's Client, on its own connection: by the function's connector, which \
+hyper calls only when its pool has no idle connection, in the request's task: DNS around \
+tokio::net::lookup_host (none for an IP literal), connect around tokio::net::TcpStream::connect, TLS \
+around tokio_rustls::TlsConnector::connect; reused when the response's connection (hyper's \
+Connected::extra) is not one the connector made for the request; pooled when the body was read to \
+its end on a keep-alive response and the connection had not closed; ttfb from Client::request to \
+the response's head; CPU from clock_gettime(CLOCK_PROCESS_CPUTIME_ID)";

@@ -1,21 +1,27 @@
-//! The function's HTTP client: HTTP/1.1 with keep-alive over std::net::TcpStream and a
-//! rustls::ClientConnection, with a pool of one idle connection, timed around each of its own
-//! steps (trace.rs). It is what an SDK's HTTP client is to its calls: the warm-up's connection
-//! is the one the handler's first call takes from the pool, when both go through one client.
+//! The function's HTTP client, as aws-sdk-rust's was: hyper 0.14's Client on tokio, its pool,
+//! and a connector that makes rustls connections (connector.rs) and times each of its steps
+//! (trace.rs). The warm-up's connection is the one the handler's first call takes from hyper's
+//! pool, when both go through one client. It also reads an HTTP/1.1 response from a blocking
+//! stream, for the Runtime API's loop (runtime.rs), which stays on std.
 
-use std::io::{self, Read, Write};
-use std::net::{IpAddr, SocketAddr, TcpStream, ToSocketAddrs};
+use std::io::{self, Read};
+use std::net::IpAddr;
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use rustls::{ClientConfig, ClientConnection, ServerName};
+use hyper::header::CONNECTION;
+use hyper::{Body, Request, Version};
+use rustls::{ClientConfig, ServerName};
 
-use crate::clock::{ms, process_cpu};
-use crate::tls::{negotiated, suite_name, version_name, Recorder};
+use crate::clock::ms;
+use crate::connector::{ConnInfo, Connector, Dial, DIAL, WRITE_ERROR};
 use crate::trace::Phases;
 
-/// Where requests go: an https:// URL's host, port and path.
+/// Where requests go: an https:// URL's host, port and path. The connector reads the host and
+/// port again from hyper's Uri, which is made from authority and path; parse checks them.
 #[derive(Clone, Debug)]
+#[allow(dead_code)]
 pub struct Endpoint {
     /// The host, without brackets for an IPv6 address.
     pub host: String,
@@ -93,221 +99,125 @@ pub struct Response {
     pub body: Vec<u8>,
 }
 
-/// A connection: the socket and its TLS session, and what its handshake negotiated.
-struct Conn {
-    sock: TcpStream,
-    tls: ClientConnection,
-    remote_addr: String,
-    tls_version: String,
-    cipher_suite: String,
-    curve: String,
-    did_resume: bool,
-}
-
-/// The client: its TLS configuration (roots, session cache) and its pool. Clones share both.
+/// The client: hyper 0.14's Client, with its connection pool, over the function's connector and
+/// its TLS configuration (roots, session cache). Clones share the pool.
 #[derive(Clone)]
 pub struct Client {
-    config: Arc<ClientConfig>,
-    /// The idle connection, with the authority it is connected to.
-    idle: Arc<Mutex<Option<(String, Conn)>>>,
+    hyper: hyper::Client<Connector, Body>,
 }
 
 impl Client {
-    /// A client with config and an empty pool.
+    /// A client with config and an empty pool, hyper's defaults otherwise (HTTP/1.1, idle
+    /// connections kept for 90 s, a request that a pooled connection closed under before it was
+    /// written sent again on another). It must be made inside the tokio runtime.
     pub fn new(config: Arc<ClientConfig>) -> Client {
-        Client { config, idle: Arc::new(Mutex::new(None)) }
+        Client { hyper: hyper::Client::builder().build(Connector::new(config)) }
     }
 
-    /// Sends one POST request to ep, its headers already signed, and reads the whole response,
-    /// timing each step into p (an attempt's phases, fresh). It takes the pool's connection to
-    /// ep when there is a live one, else connects; the connection goes back to the pool when the
-    /// response leaves it reusable. Every step is bounded by deadline.
-    pub fn post(&self, ep: &Endpoint, headers: &[(String, String)], body: &[u8], deadline: Instant, p: &mut Phases) -> Result<Response, Failure> {
-        let start = Instant::now();
-        let mut conn = match self.take_idle(ep) {
-            Some(c) => {
-                p.reused = true;
-                c
+    /// Sends one POST request to ep, its headers already signed, through hyper's Client, and
+    /// reads the whole response, its phases into p (an attempt's, fresh): the connector's steps
+    /// when hyper called it for this request, which connection the response came over, the time
+    /// to the response's head. Everything, the connection's set-up included, is bounded by
+    /// deadline.
+    pub async fn post(&self, ep: &Endpoint, headers: &[(String, String)], body: &[u8], deadline: Instant, p: &mut Phases) -> Result<Response, Failure> {
+        let dial = Arc::new(Mutex::new(Dial::default()));
+        WRITE_ERROR.lock().unwrap().clear();
+        let exchange = DIAL.scope(dial.clone(), self.exchange(ep, headers, body, &dial, p));
+        let r = tokio::time::timeout_at(tokio::time::Instant::from_std(deadline), exchange).await;
+        let d = dial.lock().unwrap().clone();
+        (p.dns_ms, p.dns_cpu_ms) = (d.dns_ms, d.dns_cpu_ms);
+        (p.connect_ms, p.connect_cpu_ms) = (d.connect_ms, d.connect_cpu_ms);
+        (p.tls_ms, p.tls_cpu_ms) = (d.tls_ms, d.tls_cpu_ms);
+        p.write_error = WRITE_ERROR.lock().unwrap().clone();
+        match r {
+            Ok(r) => r,
+            Err(_) => {
+                p.reused = d.made.is_empty() && p.reused;
+                Err(Failure::Final(format!("request to {}: timed out (the call's deadline)", ep.authority)))
             }
-            None => self.dial(ep, deadline, p)?,
-        };
-        p.remote_addr = conn.remote_addr.clone();
-        p.tls_version = conn.tls_version.clone();
-        p.cipher_suite = conn.cipher_suite.clone();
-        p.curve = conn.curve.clone();
-        p.did_resume = conn.did_resume;
-        set_timeouts(&conn.sock, deadline)?;
+        }
+    }
 
-        let mut req = format!("POST {} HTTP/1.1\r\n", ep.path);
+    async fn exchange(&self, ep: &Endpoint, headers: &[(String, String)], body: &[u8], dial: &Mutex<Dial>, p: &mut Phases) -> Result<Response, Failure> {
+        let uri = format!("https://{}{}", ep.authority, ep.path);
+        let mut req = Request::post(uri.as_str());
         for (k, v) in headers {
-            req.push_str(&format!("{k}: {v}\r\n"));
+            req = req.header(k.as_str(), v.as_str());
         }
-        req.push_str(&format!("Content-Length: {}\r\n\r\n", body.len()));
-        let mut req = req.into_bytes();
-        req.extend_from_slice(body);
-
-        let mut stream = rustls::Stream::new(&mut conn.tls, &mut conn.sock);
-        if let Err(e) = stream.write_all(&req).and_then(|()| stream.flush()) {
-            p.write_error = e.to_string();
-            let msg = format!("writing the request to {}: {}", ep.authority, describe(&e));
-            return Err(if p.reused { Failure::Stale(msg) } else { Failure::Transient(msg) });
-        }
-        let read = read_response(&mut stream);
-        if let Some(t) = read.first_byte {
-            p.ttfb_ms = ms(t - start);
-        }
-        match read.result {
-            Ok((resp, keep_alive)) => {
-                if keep_alive {
-                    *self.idle.lock().unwrap() = Some((ep.authority.clone(), conn));
-                    p.pooled = true;
-                }
-                Ok(resp)
-            }
+        let req = req.body(Body::from(body.to_vec())).map_err(|e| Failure::Final(format!("request to {uri}: {e}")))?;
+        // Until the connector says otherwise, a request that fails went out on a pooled
+        // connection: hyper calls the connector only when its pool has none.
+        p.reused = true;
+        let start = Instant::now();
+        let sent = self.hyper.request(req).await;
+        let made = dial.lock().unwrap().made.clone();
+        let resp = match sent {
+            Ok(resp) => resp,
             Err(e) => {
-                let msg = format!("reading the response from {}: {}", ep.authority, describe(&e));
-                Err(match (p.reused, read.first_byte, e.kind()) {
-                    (true, None, _) => Failure::Stale(msg),
-                    (_, _, io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut) => Failure::Final(msg),
-                    _ => Failure::Transient(msg),
-                })
-            }
-        }
-    }
-
-    /// The pool's connection to ep, if it is still open: a connection the server closed while
-    /// it sat idle is dropped, as an HTTP client's pool notices the close.
-    fn take_idle(&self, ep: &Endpoint) -> Option<Conn> {
-        let mut idle = self.idle.lock().unwrap();
-        match idle.take() {
-            Some((authority, mut c)) if authority == ep.authority => alive(&mut c).then_some(c),
-            other => {
-                *idle = other;
-                None
-            }
-        }
-    }
-
-    /// Connects to ep: DNS (none for an IP literal), TCP to each address in turn until one
-    /// answers, and the TLS handshake, each timed into p.
-    fn dial(&self, ep: &Endpoint, deadline: Instant, p: &mut Phases) -> Result<Conn, Failure> {
-        let addrs: Vec<SocketAddr> = match ep.ip {
-            Some(ip) => vec![SocketAddr::new(ip, ep.port)],
-            None => {
-                let (t, cpu) = (Instant::now(), process_cpu());
-                let r = (ep.host.as_str(), ep.port).to_socket_addrs();
-                p.dns_ms = ms(t.elapsed());
-                p.dns_cpu_ms = ms(process_cpu() - cpu);
-                r.map_err(|e| Failure::Transient(format!("looking up {}: {e}", ep.host)))?.collect()
+                p.reused = made.is_empty();
+                let msg = format!("request to {}: {}", ep.authority, chain(&e));
+                return Err(if e.is_connect() {
+                    match io_kind(&e) {
+                        // A certificate that does not verify, or a protocol error: again is the same.
+                        Some(io::ErrorKind::InvalidData | io::ErrorKind::InvalidInput) => Failure::Final(msg),
+                        _ => Failure::Transient(msg),
+                    }
+                } else if p.reused {
+                    Failure::Stale(msg)
+                } else {
+                    Failure::Transient(msg)
+                });
             }
         };
-        let (t, cpu) = (Instant::now(), process_cpu());
-        let mut sock = None;
-        let mut last = format!("no address for {}", ep.host);
-        for addr in &addrs {
-            match TcpStream::connect_timeout(addr, remaining(deadline)?) {
-                Ok(s) => {
-                    sock = Some(s);
-                    break;
-                }
-                Err(e) => last = format!("connecting to {addr}: {}", describe(&e)),
-            }
+        // hyper resolves the request's future when the response's head is read.
+        p.ttfb_ms = ms(start.elapsed());
+        let info = resp.extensions().get::<ConnInfo>().cloned();
+        if let Some(c) = &info {
+            p.reused = !made.contains(&c.id);
+            p.remote_addr = c.remote_addr.clone();
+            p.tls_version = c.tls_version.clone();
+            p.cipher_suite = c.cipher_suite.clone();
+            p.curve = c.curve.clone();
+            p.did_resume = c.did_resume;
         }
-        let mut sock = sock.ok_or(Failure::Transient(last))?;
-        p.connect_ms = ms(t.elapsed());
-        p.connect_cpu_ms = ms(process_cpu() - cpu);
-        let remote_addr = sock.peer_addr().map(|a| a.to_string()).unwrap_or_default();
-        // Requests are written whole, in one write: Nagle would only hold back a last segment.
-        let _ = sock.set_nodelay(true);
-        set_timeouts(&sock, deadline)?;
-
-        let (t, cpu) = (Instant::now(), process_cpu());
-        let handshake = |sock: &mut TcpStream| -> Result<(ClientConnection, Vec<u8>), io::Error> {
-            let mut tls = ClientConnection::new(self.config.clone(), ep.server_name.clone())
-                .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
-            let mut rec = Recorder { sock, seen: Vec::new() };
-            while tls.is_handshaking() {
-                tls.complete_io(&mut rec)?;
-            }
-            // The handshake's last flight (the client's Finished): Go's handshake has written
-            // it when it reports done, and so has this one.
-            while tls.wants_write() {
-                tls.write_tls(&mut rec)?;
-            }
-            Ok((tls, rec.seen))
-        };
-        let shaken = handshake(&mut sock);
-        p.tls_ms = ms(t.elapsed());
-        p.tls_cpu_ms = ms(process_cpu() - cpu);
-        let (tls, seen) = shaken.map_err(|e| {
-            let msg = format!("TLS handshake with {}: {}", ep.authority, describe(&e));
-            match e.kind() {
-                // A certificate that does not verify, or a protocol error: again is the same.
-                io::ErrorKind::InvalidData | io::ErrorKind::InvalidInput => Failure::Final(msg),
-                io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut => Failure::Final(msg),
-                _ => Failure::Transient(msg),
-            }
-        })?;
-        let version = tls.protocol_version();
-        let n = negotiated(&seen, version == Some(rustls::ProtocolVersion::TLSv1_3));
-        Ok(Conn {
-            remote_addr,
-            tls_version: version.map(version_name).unwrap_or_default(),
-            cipher_suite: tls.negotiated_cipher_suite().map(|s| suite_name(s.suite())).unwrap_or_default(),
-            curve: n.curve,
-            did_resume: n.resumed,
-            sock,
-            tls,
-        })
+        let status = resp.status().as_u16();
+        let keep_alive = resp.version() == Version::HTTP_11
+            && !resp.headers().get_all(CONNECTION).iter().any(|v| v.to_str().map_or(false, |v| v.to_ascii_lowercase().contains("close")));
+        let headers = resp.headers().iter().map(|(k, v)| (k.to_string(), String::from_utf8_lossy(v.as_bytes()).into_owned())).collect();
+        let body = hyper::body::to_bytes(resp.into_body())
+            .await
+            .map_err(|e| Failure::Transient(format!("reading the response from {}: {}", ep.authority, chain(&e))))?;
+        // hyper holds back the body's end until the connection is ready for another request and
+        // has gone back to the pool (Client::send_request's delayed_eof), or has closed.
+        p.pooled = keep_alive && info.map_or(false, |c| !c.state.closed.load(Ordering::Relaxed));
+        Ok(Response { status, headers, body: body.to_vec() })
     }
 }
 
-/// Whether an idle connection is still open: whatever the server sent meanwhile (a TLS 1.3
-/// session ticket) is taken in, and a close, an alert or stray data means it is not.
-fn alive(c: &mut Conn) -> bool {
-    if c.sock.set_nonblocking(true).is_err() {
-        return false;
-    }
-    let open = loop {
-        match c.tls.read_tls(&mut c.sock) {
-            Ok(0) => break false,
-            Ok(_) => match c.tls.process_new_packets() {
-                Ok(st) if st.peer_has_closed() || st.plaintext_bytes_to_read() > 0 => break false,
-                Ok(_) => continue,
-                Err(_) => break false,
-            },
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock => break true,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(_) => break false,
+/// An error with its causes, as "error: cause: cause".
+fn chain(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut s = e.to_string();
+    let mut cur = e.source();
+    while let Some(c) = cur {
+        let t = c.to_string();
+        if !s.contains(&t) {
+            s = format!("{s}: {t}");
         }
-    };
-    c.sock.set_nonblocking(false).is_ok() && open
-}
-
-/// The time left before deadline, or the failure of having none.
-fn remaining(deadline: Instant) -> Result<Duration, Failure> {
-    let left = deadline.saturating_duration_since(Instant::now());
-    if left.is_zero() {
-        return Err(Failure::Final("timed out: the call's deadline passed".into()));
+        cur = c.source();
     }
-    Ok(left)
+    s
 }
 
-/// Bounds the socket's reads and writes by deadline.
-fn set_timeouts(sock: &TcpStream, deadline: Instant) -> Result<(), Failure> {
-    let left = remaining(deadline)?;
-    sock.set_read_timeout(Some(left))
-        .and_then(|()| sock.set_write_timeout(Some(left)))
-        .map_err(|e| Failure::Transient(format!("setting the socket's timeouts: {e}")))
-}
-
-/// An I/O error as the answer says it: a socket timeout (which std reports as WouldBlock) as a
-/// timeout.
-fn describe(e: &io::Error) -> String {
-    match e.kind() {
-        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut => format!("timed out (the call's deadline): {e}"),
-        _ => e.to_string(),
+/// The kind of the first I/O error among e's causes.
+fn io_kind(e: &(dyn std::error::Error + 'static)) -> Option<io::ErrorKind> {
+    let mut cur = Some(e);
+    while let Some(c) = cur {
+        if let Some(io) = c.downcast_ref::<io::Error>() {
+            return Some(io.kind());
+        }
+        cur = c.source();
     }
+    None
 }
 
 /// What reading a response gave: the response and whether the connection can be reused, or the

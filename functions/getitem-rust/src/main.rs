@@ -2,7 +2,8 @@
 //! made: rustls with ring, the system's roots loaded through rustls-native-certs when the client
 //! is built. There is no AWS SDK for Rust in Debian, which this function is built from, so its
 //! DynamoDB client is its own: the JSON 1.0 protocol signed with SigV4 (sigv4.rs, dynamo.rs) over
-//! an HTTP/1.1 client with a one-connection pool (http.rs), timed around each of its own steps.
+//! hyper 0.14's Client on tokio, as aws-sdk-rust's (http.rs), whose connections the function's
+//! connector makes with tokio-rustls and times step by step (connector.rs).
 //! It is built as bootstrap for provided.al2023 by harness/lambda/lambdazip (rust.go), offline,
 //! with Debian's Rust toolchain and crates.
 //!
@@ -30,6 +31,7 @@
 
 mod broken;
 mod clock;
+mod connector;
 mod dynamo;
 mod function;
 mod http;
@@ -45,8 +47,16 @@ use std::time::Instant;
 
 fn main() {
     let main_start = Instant::now();
+    // The runtime first, as #[tokio::main] starts it before main's body: the multi-threaded
+    // runtime, #[tokio::main]'s default and what aws-sdk-rust's examples run on, one worker per
+    // CPU. Its workers run hyper's connection tasks and put a connection back into the pool
+    // between Init and the first invocation.
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap_or_else(|e| fail(2, &format!("starting the tokio runtime: {e}")));
     let s = settings::load(&|k| std::env::var(k).ok()).unwrap_or_else(|e| fail(2, &e));
-    let mut f = function::initialize(s).unwrap_or_else(|e| fail(2, &e));
+    let mut f = function::initialize(s, rt).unwrap_or_else(|e| fail(2, &e));
     if let Some(e) = f.warmup_error() {
         if broken::FAIL_INIT_ON_WARMUP_ERROR {
             fail(1, &format!("warm-up failed, failing Init (brokenwarmup build): {e}"));

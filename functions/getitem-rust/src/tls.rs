@@ -7,9 +7,10 @@
 //! webpki's own chain verification with rustls's algorithms, then by the certificate's iPAddress
 //! subjectAltNames, read here; a DNS name, as on Lambda, goes to rustls's own WebPkiVerifier
 //! untouched. And rustls 0.20 does not say which key exchange a handshake used, or whether it
-//! resumed: both are read from the server's handshake messages as they come off the socket.
+//! resumed: both are read from the server's handshake messages as they come off the socket
+//! (connector.rs keeps a copy of them).
 
-use std::io::{self, Read, Write};
+use std::io;
 use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::{Instant, SystemTime};
@@ -241,32 +242,6 @@ fn ip_names(cert: &[u8]) -> Option<Vec<IpAddr>> {
         }
     }
     Some(ips)
-}
-
-/// A socket that keeps a copy of every byte read from it, so that the server's handshake
-/// messages can be read after rustls has read them.
-pub struct Recorder<'a, S> {
-    /// The socket.
-    pub sock: &'a mut S,
-    /// Every byte read so far.
-    pub seen: Vec<u8>,
-}
-
-impl<S: Read> Read for Recorder<'_, S> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.sock.read(buf)?;
-        self.seen.extend_from_slice(&buf[..n]);
-        Ok(n)
-    }
-}
-
-impl<S: Write> Write for Recorder<'_, S> {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.sock.write(buf)
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        self.sock.flush()
-    }
 }
 
 /// What a handshake negotiated beyond what rustls 0.20 says: the key exchange and resumption.

@@ -1,6 +1,6 @@
 //! What one call cost on the wire, phase by phase, as results/family/getitem's Call and
-//! Connection have it: the function's client records it around each of its own steps, on its
-//! own connection (http.rs).
+//! Connection have it: hyper's connector times the connection's steps (connector.rs), the
+//! client the request around hyper's Client (http.rs).
 
 use serde_json::{Map, Value};
 
@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 /// are the last attempt's and attempts counts them all.
 #[derive(Clone, Debug, Default)]
 pub struct Phases {
-    /// DNS resolution (to_socket_addrs).
+    /// DNS resolution (tokio::net::lookup_host).
     pub dns_ms: f64,
     /// The CPU the process was charged over the DNS resolution.
     pub dns_cpu_ms: f64,
@@ -17,17 +17,19 @@ pub struct Phases {
     pub connect_ms: f64,
     /// The CPU the process was charged over the connect.
     pub connect_cpu_ms: f64,
-    /// The TLS handshake: ClientConnection::new until it is no longer handshaking and its last
-    /// flight is written.
+    /// The TLS handshake: tokio_rustls::TlsConnector::connect, from the ClientConnection's making
+    /// until it is no longer handshaking and its last flight is written.
     pub tls_ms: f64,
     /// The CPU the process was charged over the handshake: its cost, whatever throttling
     /// stretched it to.
     pub tls_cpu_ms: f64,
-    /// The attempt's start (asking the pool for a connection) to the response's first byte.
+    /// The attempt's start (Client::request, which asks the pool for a connection) to the
+    /// response's head.
     pub ttfb_ms: f64,
-    /// The attempt went out on a pooled connection.
+    /// The attempt went out on a pooled connection: the response's connection is not one the
+    /// connector made for it.
     pub reused: bool,
-    /// The connection went back to the pool when the response was read.
+    /// The connection went back to hyper's pool when the response was read.
     pub pooled: bool,
     /// The whole call as its caller saw it: serialising, signing, retries and all.
     pub total_ms: f64,

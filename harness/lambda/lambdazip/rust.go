@@ -18,7 +18,7 @@ import (
 // with, offline, as provisioning installs them (provision.RustPackages): Debian's Rust toolchain
 // and the crates the function uses, which Debian installs as a directory registry
 // (rustDebianRegistry). There is no AWS SDK for Rust among Debian's crates: the function signs
-// its DynamoDB calls itself.
+// its DynamoDB calls itself and sends them through hyper on tokio, as the SDK does.
 var RustDebianPackages = provision.RustPackages
 
 // RustARM64DebianPackages are what building the Rust function for arm64 takes on an x86_64
@@ -50,6 +50,10 @@ var rustCrates = map[string]string{
 	"rustls-pemfile":      "librust-rustls-pemfile-dev",
 	"serde_json":          "librust-serde-json-dev",
 	"libc":                "librust-libc-dev",
+	"hyper":               "librust-hyper-dev",
+	"tokio":               "librust-tokio-dev",
+	"tokio-rustls":        "librust-tokio-rustls-dev",
+	"tower-service":       "librust-tower-service-dev",
 }
 
 // rustFeatures are the Rust function's broken builds: each of functions.Broken's build tags is a
