@@ -264,7 +264,7 @@ func TestFirstCallDominatedByTLS(t *testing.T) {
 }
 
 func testFirstCallDominatedByTLS(t *testing.T, p lambdaPlatform) {
-	on(firstCallClaim, p.Language()).Check(t, measureSetup(t, p, t1ColdStarts*cfg.ColdStarts))
+	on(firstCallClaim, p.Language()).Check(t, measureSetup(t, p, t1ColdStarts*coldStartsOn(p)))
 }
 
 // t1ColdStarts is how many times CLAIMS_COLD_STARTS T1 runs in each arm: the slowdown is a
@@ -342,7 +342,7 @@ func TestFirstInvocationIsSlow(t *testing.T) {
 }
 
 func testFirstInvocationIsSlow(t *testing.T, p lambdaPlatform) {
-	on(firstInvocationClaim, p.Language()).Check(t, measureFirstInvocation(t, p, cfg.ColdStarts))
+	on(firstInvocationClaim, p.Language()).Check(t, measureFirstInvocation(t, p, coldStartsOn(p)))
 }
 
 // T2's bounds. The claim is qualitative ("fast", "slow"); the article's figures are 868 ms
@@ -394,7 +394,7 @@ func TestWarmupRemovesHandshake(t *testing.T) {
 }
 
 func testWarmupRemovesHandshake(t *testing.T, p lambdaPlatform) {
-	on(warmupClaim, p.Language()).Check(t, measureWarmup(t, p, getitem, cfg.ColdStarts))
+	on(warmupClaim, p.Language()).Check(t, measureWarmup(t, p, getitem, coldStartsOn(p)))
 }
 
 // T3's bound on what the warm-up saves the first invocation, as a part of the cold variant's
@@ -462,7 +462,7 @@ func TestHandshakeScalesWithCPU(t *testing.T) {
 }
 
 func testHandshakeScalesWithCPU(t *testing.T, p lambdaPlatform) {
-	on(scalingClaim, p.Language()).Check(t, measureScaling(t, p, cfg.ColdStarts))
+	on(scalingClaim, p.Language()).Check(t, measureScaling(t, p, coldStartsOn(p)))
 }
 
 // scalingSizes are T5's memory sizes, from the article's 128 MB to one whole CPU (1,769 MB).

@@ -4,9 +4,11 @@
 //
 // # Platforms
 //
-// Each claim body runs on a platform (platform_test.go). Locally, functions/getitem (built as
-// bootstrap) runs under the Runtime Interface Emulator, one process per cold start, against
-// dynalite behind TLS with a certificate authority made at run time, inside the model of
+// Each claim body runs on a platform (platform_test.go), once per language of the GetItem
+// function (Go, Rust, Node.js, Python: docs/functions.md), a subtest each; where a claim does not
+// hold on a language, its test asserts that (languages_test.go). Locally, the function runs under
+// the Runtime Interface Emulator (its managed runtime's stand-in where it has one), one process
+// per cold start, against dynalite behind TLS with a certificate authority made at run time, inside the model of
 // Lambda's CPU (harness/lambda/lambdalocal; docs/cpu-model.md explains it and its sources). With
 // -tags lambda the same bodies run on AWS Lambda through aws-sdk-go-v2 (live_test.go;
 // docs/aws.md), or, with CLAIMS_LIVE_STANDIN=1 as `make test` sets, through the same live code
@@ -47,7 +49,8 @@
 // are counted by reason in the result (notEvidence), and where they are more than half the claim
 // is inconclusive.
 //
-// CLAIMS_COLD_STARTS sets the cold starts per variant and size (T1 takes twice as many), and
+// CLAIMS_COLD_STARTS sets the cold starts per variant and size (T1 takes twice as many, and the
+// Rust function three times as many: languages_test.go says why), and
 // CLAIMS_CPU_PERIOD_MS the model's period. TestCatchesBrokenFunctions runs each claim against a
 // function or platform that breaks it (no quota for T1, T2 and T5; a warm-up with a client of
 // its own for T3; an Init that fails on the warm-up's error for T4; a trace off the SDK's call

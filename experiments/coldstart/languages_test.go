@@ -12,6 +12,7 @@ import (
 
 	"github.com/serverless-claims/claims/harness/claim/claimtest"
 	"github.com/serverless-claims/claims/harness/lambda/lambdazip"
+	"github.com/serverless-claims/claims/harness/sys/settings"
 )
 
 // refutedOn is what the test of a claim, by its first ID, asserts on the function in a language
@@ -38,6 +39,24 @@ var refutedOn = map[string]map[lambdazip.Language]claimtest.Expectation{
 			"so at 128 MB it is a mix of unthrottled and stretched handshakes, not the share's inverse"),
 	},
 }
+
+// coldStartFactor is how many times the run's cold starts (CLAIMS_COLD_STARTS) the claims about
+// a CPU share take on a language's function, where not once: a Rust cold start lasts a few ms,
+// and its handshake, well under a period's quota, is stretched only where it meets the quota's
+// end, so its figures are a mix of two and their means need more cold starts to settle; three
+// times as many cost less than Go's.
+var coldStartFactor = map[lambdazip.Language]int{lambdazip.Rust: 3}
+
+// withColdStartsFor is s with the cold starts the claims take on l's function.
+func withColdStartsFor(s settings.Settings, l lambdazip.Language) settings.Settings {
+	if f, ok := coldStartFactor[l]; ok {
+		s.ColdStarts *= f
+	}
+	return s
+}
+
+// coldStartsOn is the cold starts the claims about a CPU share take on p.
+func coldStartsOn(p lambdaPlatform) int { return withColdStartsFor(cfg, p.Language()).ColdStarts }
 
 // on is c as the test on language l's function asserts it: as refutedOn says, where it names l.
 func on(c claimtest.Claim, l lambdazip.Language) claimtest.Claim {

@@ -359,7 +359,7 @@ func TestColdStartsThatWereNotColdAreInconclusive(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res := tc.claim.Decide(t, tc.measure(t, openLive(t, st, tc.plan)))
+			res := tc.claim.Decide(t, tc.measure(t, openLive(t, st, tc.plan, lambdazip.Go)))
 			assert.Equal(t, verdict.Inconclusive, res.Verdict.Outcome, "verdict for %v = %s; want inconclusive: each arm's cold starts after its first were served warm (%s)",
 				res.Claims, res.Verdict.Outcome, res.Verdict.Reason)
 			require.NotEmpty(t, res.Verdict.Checks)
@@ -380,7 +380,7 @@ func TestGetItemsDeniedBeforeThePolicyIsInForceAreNamed(t *testing.T) {
 	// Longer than the run: every cold start meets the denial.
 	st := startStandIns(t, standInModel{policyDelay: 10 * time.Minute})
 	t.Setenv(results.DirEnv, t.TempDir())
-	res := ownConnectionClaim.Decide(t, measureOwnConnection(t, openLive(t, st, "TestPhasesAreTheSDKsOwnConnection"), getitem, keptColdStarts))
+	res := ownConnectionClaim.Decide(t, measureOwnConnection(t, openLive(t, st, "TestPhasesAreTheSDKsOwnConnection", lambdazip.Go), getitem, keptColdStarts))
 	assert.Equal(t, verdict.Inconclusive, res.Verdict.Outcome, "verdict = %s; want inconclusive: every GetItem was denied (%s)", res.Verdict.Outcome, res.Verdict.Reason)
 	require.NotEmpty(t, res.Verdict.Checks)
 	named := res.Verdict.Checks[0]

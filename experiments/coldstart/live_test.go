@@ -131,14 +131,13 @@ func startLive(t *testing.T, l lambdazip.Language) lambdaPlatform {
 	if os.Getenv(standInEnv) == "1" {
 		standIns = startStandIns(t)
 	}
-	p := openLive(t, standIns, topName(t))
-	p.language = l
-	return p
+	return openLive(t, standIns, topName(t), l)
 }
 
 // openLive opens t's session as startLive does, on standIns where they are not nil (already
-// started, the SDK's configuration pointed at them), with the plan livePlans has for planKey.
-func openLive(t *testing.T, standIns *standIns, planKey string) *livePlatform {
+// started, the SDK's configuration pointed at them), with the plan livePlans has for planKey on
+// the GetItem function in l.
+func openLive(t *testing.T, standIns *standIns, planKey string, l lambdazip.Language) *livePlatform {
 	t.Helper()
 	mode, api := results.ModeLive, "AWS Lambda"
 	if standIns != nil {
@@ -154,7 +153,7 @@ func openLive(t *testing.T, standIns *standIns, planKey string) *livePlatform {
 	}
 	require.NoError(t, err, "the SDK's configuration, pointed at the stand-ins")
 
-	plan, ok := livePlans(cfg)[planKey]
+	plan, ok := livePlans(withColdStartsFor(cfg, l))[planKey]
 	require.True(t, ok, "%s has no entry in livePlans: its cost cannot be estimated before it runs", planKey)
 	spent.Lock()
 	c.MaxUSD -= spent.usd
@@ -164,7 +163,7 @@ func openLive(t *testing.T, standIns *standIns, planKey string) *livePlatform {
 	}
 	s, err := live.Open(t.Context(), c, awsCfg)
 	require.NoError(t, err)
-	p := &livePlatform{t: t, s: s, mode: mode, api: api, plan: plan, standIns: standIns}
+	p := &livePlatform{t: t, s: s, mode: mode, api: api, plan: plan, standIns: standIns, language: l}
 	p.estimate = live.EstimateCost(s.Region, c.Arch, plan, dynamoReads(plan))
 	t.Cleanup(p.close)
 	var admitted strings.Builder
@@ -465,15 +464,13 @@ func admitLiveRun(s settings.Settings) error {
 		region = awsCfg.Region
 	}
 	var all []live.PlannedFunction
-	for test, plan := range livePlans(s) {
-		// A claim test runs its plan once per language of the GetItem function (platforms);
-		// T8's busy loop is Go's alone.
-		runs := len(platforms)
-		if test == "TestThrottleSlices" {
-			runs = 1
-		}
-		for range runs {
-			all = append(all, plan...)
+	for _, l := range lambdazip.Languages {
+		// A claim test runs its plan once per language of the GetItem function (platforms),
+		// with that language's cold starts; T8's busy loop is Go's alone.
+		for test, plan := range livePlans(withColdStartsFor(s, l)) {
+			if test != "TestThrottleSlices" || l == lambdazip.Go {
+				all = append(all, plan...)
+			}
 		}
 	}
 	e := live.EstimateCost(region, c.Arch, all, dynamoReads(all))
