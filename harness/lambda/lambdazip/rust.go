@@ -79,10 +79,10 @@ var rustArches = map[Arch]rustArch{
 
 // buildRust is Rust's builder: the Cargo package pkg built with Debian's cargo-web, offline,
 // in release mode, for arch, with one Cargo feature per tag, as taskRoot/bootstrap. CARGO_HOME
-// is under the repository's .cache and the target folder in the machine's shared cache, named by
-// the function's source; the build sees only what it is given (PATH /usr/bin:/bin, Debian's
-// rustc, no RUSTFLAGS of the caller's), so that the binary depends on the source, Debian's
-// packages, the architecture and the tags only. A build for the other architecture than this
+// and the target folder are in the machine's shared cache, named by the function's source, and
+// cargo builds a copy of that source kept there (sourceCopy); the build sees only what it is
+// given (PATH /usr/bin:/bin, Debian's rustc, no RUSTFLAGS of the caller's), so that the binary
+// depends on the source, Debian's packages, the architecture and the tags only. A build for the other architecture than this
 // machine's cross-compiles with Debian's multiarch standard library and cross gcc, and says
 // which Debian packages it lacks where they are not installed.
 func buildRust(root, pkg string, arch Arch, tags []string, taskRoot string) error {
@@ -102,11 +102,21 @@ func buildRust(root, pkg string, arch Arch, tags []string, taskRoot string) erro
 	// source, so that a fresh clone does not compile ring and rustls again; cargo's own
 	// fingerprints decide what to rebuild within it.
 	src := filepath.Join(root, filepath.FromSlash(pkg))
-	digest, err := dirDigest(src, func(rel string) bool { return rel == "target" || rel == "Cargo.lock" })
+	notSource := func(rel string) bool { return rel == "target" || rel == "Cargo.lock" }
+	digest, err := dirDigest(src, notSource)
 	if err != nil {
 		return err
 	}
-	targetDir, err := sharedCache("cargo-target", filepath.Base(src)+"-"+digest)
+	name := filepath.Base(src) + "-" + digest
+	targetDir, err := sharedCache("cargo-target", name)
+	if err != nil {
+		return err
+	}
+	// cargo builds a copy of the source kept in the shared cache under the same name: a fresh
+	// clone's files are newer than the target folder's artifacts, which cargo would take for a
+	// change and compile the function again, for every feature and architecture; the copy's
+	// files keep the time they were first copied.
+	buildDir, err := sourceCopy(src, name, notSource)
 	if err != nil {
 		return err
 	}
@@ -117,9 +127,9 @@ func buildRust(root, pkg string, arch Arch, tags []string, taskRoot string) erro
 	built := filepath.Join(targetDir, ra.triple, "release", "bootstrap")
 	out := filepath.Join(taskRoot, "bootstrap")
 	cmd := exec.Command(rustCargo, args...)
-	cmd.Dir = src
+	cmd.Dir = buildDir
 	cmd.Env = rustEnv(ra, cross, map[string]string{
-		"CARGO_HOME":       filepath.Join(root, ".cache", "cargo"),
+		"CARGO_HOME":       filepath.Join(targetDir, "cargo-home"),
 		"CARGO_TARGET_DIR": targetDir,
 	})
 	// cargo's build, then the copy of its binary, under one lock on the shared folder: a build
@@ -135,6 +145,53 @@ func buildRust(root, pkg string, arch Arch, tags []string, taskRoot string) erro
 		return err
 	}
 	return os.Chmod(out, 0o755)
+}
+
+// sourceCopy is a copy of the source folder src, but what notSource leaves out, in the shared
+// cache as cargo-src/name (name digests the source), made once and renamed into place whole.
+func sourceCopy(src, name string, notSource func(rel string) bool) (string, error) {
+	parent, err := sharedCache("cargo-src")
+	if err != nil {
+		return "", err
+	}
+	dir := filepath.Join(parent, name)
+	if _, err := os.Stat(dir); err == nil {
+		return dir, nil
+	}
+	tmp, err := os.MkdirTemp(parent, "."+name+".*")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(tmp)
+	err = filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, path)
+		if err != nil || rel == "." {
+			return err
+		}
+		if notSource(filepath.ToSlash(rel)) {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(tmp, rel), 0o755)
+		}
+		return copyFile(path, filepath.Join(tmp, rel))
+	})
+	if err != nil {
+		return "", err
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		if _, statErr := os.Stat(dir); statErr != nil {
+			return "", err
+		}
+		// Another build placed the same source first: keep it.
+	}
+	return dir, nil
 }
 
 // rustEnv is the build's environment: PATH and HOME, TMPDIR if set, Debian's rustc, and for a
