@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/serverless-claims/claims/harness/standin/managedruntime"
 )
 
 // Language is what a function of this repository is written in, read from its folder
@@ -48,11 +50,11 @@ func ParseLanguage(s string) (Language, error) {
 // The Lambda runtimes the languages' functions run on. Lambda names them so in CreateFunction's
 // Runtime.
 const (
-	ProvidedAL2023 = "provided.al2023"
-	NodeJS24       = "nodejs24.x"
+	ProvidedAL2023 = managedruntime.ProvidedAL2023
+	NodeJS24       = managedruntime.NodeJS24
 	// Python311 is the managed runtime of the Python that Debian's python3-boto3 is built for
 	// (Debian 12's Python 3.11), so that the vendored packages are what that runtime imports.
-	Python311 = "python3.11"
+	Python311 = managedruntime.Python311
 )
 
 // Runtime is the Lambda runtime a function in l runs on.
