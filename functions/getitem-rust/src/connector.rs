@@ -1,5 +1,5 @@
-//! hyper's connector: what hyper 0.14's Client calls when its pool has no idle connection for a
-//! request, as hyper-rustls's HttpsConnector is to the article's aws-sdk-rust. It makes the
+//! hyper's connector: what hyper-util's legacy Client (hyper 1) calls when its pool has no idle
+//! connection for a request, as hyper-rustls's HttpsConnector is to the article's aws-sdk-rust. It makes the
 //! connection the way hyper-rustls does (DNS, tokio's TcpStream, tokio-rustls's handshake) and
 //! times each step into the tracer of the request that made hyper call it (Dial, a tokio
 //! task-local the request's future runs in), so that the phases are those of hyper's own
@@ -15,16 +15,18 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::Instant;
 
-use hyper::client::connect::{Connected, Connection};
 use hyper::Uri;
-use rustls::{ClientConfig, ServerName};
+use hyper_util::client::legacy::connect::{Connected, Connection};
+use hyper_util::rt::TokioIo;
+use rustls::pki_types::ServerName;
+use rustls::ClientConfig;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
 use tokio_rustls::client::TlsStream;
 use tokio_rustls::TlsConnector;
 
 use crate::clock::{ms, process_cpu};
-use crate::tls::{negotiated, suite_name, version_name};
+use crate::tls::negotiated;
 
 tokio::task_local! {
     /// The tracer of the request whose future is running: the connector, called by hyper from
@@ -104,9 +106,11 @@ static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 type Boxed = Box<dyn std::error::Error + Send + Sync>;
 
 impl tower_service::Service<Uri> for Connector {
-    type Response = Conn;
+    // hyper 1 reads and writes through its own traits; TokioIo adapts tokio's and passes
+    // Connection through.
+    type Response = TokioIo<Conn>;
     type Error = Boxed;
-    type Future = Pin<Box<dyn Future<Output = Result<Conn, Boxed>> + Send>>;
+    type Future = Pin<Box<dyn Future<Output = Result<TokioIo<Conn>, Boxed>> + Send>>;
 
     fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Boxed>> {
         Poll::Ready(Ok(()))
@@ -117,7 +121,7 @@ impl tower_service::Service<Uri> for Connector {
         // finishes in the background after its request went elsewhere times into nothing.
         let dial = DIAL.try_with(Arc::clone).ok();
         let config = self.config.clone();
-        Box::pin(async move { connect(config, uri, dial).await.map_err(Boxed::from) })
+        Box::pin(async move { connect(config, uri, dial).await.map(TokioIo::new).map_err(Boxed::from) })
     }
 }
 
@@ -131,10 +135,10 @@ async fn connect(config: Arc<ClientConfig>, uri: Uri, dial: Option<Arc<Mutex<Dia
     };
     let host = uri.host().unwrap_or_default().trim_start_matches('[').trim_end_matches(']').to_string();
     let port = uri.port_u16().unwrap_or(443);
-    let (addrs, name): (Vec<SocketAddr>, ServerName) = match host.parse() {
-        Ok(ip) => (vec![SocketAddr::new(ip, port)], ServerName::IpAddress(ip)),
+    let (addrs, name): (Vec<SocketAddr>, ServerName<'static>) = match host.parse::<std::net::IpAddr>() {
+        Ok(ip) => (vec![SocketAddr::new(ip, port)], ServerName::IpAddress(ip.into())),
         Err(_) => {
-            let name = ServerName::try_from(host.as_str()).map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, format!("{host:?} is not a DNS name")))?;
+            let name = ServerName::try_from(host.clone()).map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, format!("{host:?} is not a DNS name")))?;
             let (t, cpu) = (Instant::now(), process_cpu());
             let r = tokio::net::lookup_host((host.as_str(), port)).await;
             let (d, c) = (ms(t.elapsed()), ms(process_cpu() - cpu));
@@ -164,20 +168,17 @@ async fn connect(config: Arc<ClientConfig>, uri: Uri, dial: Option<Arc<Mutex<Dia
     let _ = sock.set_nodelay(true);
 
     let (t, cpu) = (Instant::now(), process_cpu());
-    let shaken = TlsConnector::from(config).connect(name, Recorder { sock, seen: Some(Vec::new()) }).await;
+    let shaken = TlsConnector::from(config).connect(name, sock).await;
     let (d, c) = (ms(t.elapsed()), ms(process_cpu() - cpu));
     record(&|p| (p.tls_ms, p.tls_cpu_ms) = (d, c));
-    let mut tls = shaken.map_err(|e| io::Error::new(e.kind(), format!("TLS handshake with {host}:{port}: {e}")))?;
+    let tls = shaken.map_err(|e| io::Error::new(e.kind(), format!("TLS handshake with {host}:{port}: {e}")))?;
 
-    let (rec, session) = tls.get_mut();
-    let seen = rec.seen.take().unwrap_or_default();
-    let version = session.protocol_version();
-    let n = negotiated(&seen, version == Some(rustls::ProtocolVersion::TLSv1_3));
+    let n = negotiated(tls.get_ref().1);
     let info = ConnInfo {
         id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
         remote_addr,
-        tls_version: version.map(version_name).unwrap_or_default(),
-        cipher_suite: session.negotiated_cipher_suite().map(|s| suite_name(s.suite())).unwrap_or_default(),
+        tls_version: n.version,
+        cipher_suite: n.cipher_suite,
         curve: n.curve,
         did_resume: n.resumed,
         state: Arc::default(),
@@ -186,39 +187,9 @@ async fn connect(config: Arc<ClientConfig>, uri: Uri, dial: Option<Arc<Mutex<Dia
     Ok(Conn { tls, info })
 }
 
-/// A TCP socket that keeps a copy of every byte read from it while seen is Some, so that the
-/// server's handshake messages can be read after rustls has read them.
-pub struct Recorder {
-    sock: TcpStream,
-    seen: Option<Vec<u8>>,
-}
-
-impl AsyncRead for Recorder {
-    fn poll_read(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
-        let before = buf.filled().len();
-        let r = Pin::new(&mut self.sock).poll_read(cx, buf);
-        if let (Poll::Ready(Ok(())), Some(seen)) = (&r, &mut self.seen) {
-            seen.extend_from_slice(&buf.filled()[before..]);
-        }
-        r
-    }
-}
-
-impl AsyncWrite for Recorder {
-    fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.sock).poll_write(cx, buf)
-    }
-    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.sock).poll_flush(cx)
-    }
-    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.sock).poll_shutdown(cx)
-    }
-}
-
 /// A connection as hyper holds it: the TLS stream, and who it is.
 pub struct Conn {
-    tls: TlsStream<Recorder>,
+    tls: TlsStream<TcpStream>,
     info: ConnInfo,
 }
 

@@ -157,7 +157,7 @@ fn stack() -> Value {
     json!({
         "language": "rust",
         "languageVersion": env!("GETITEM_RUSTC_VERSION"),
-        "sdk": "hand-written DynamoDB JSON 1.0 client with SigV4 over hyper 0.14 on tokio (no AWS SDK for Rust in Debian)",
+        "sdk": "hand-written DynamoDB JSON 1.0 client with SigV4 over hyper 1 (hyper-util's legacy Client) on tokio (no AWS SDK for Rust in Debian)",
         "sdkVersion": concat!("getitem-rust ", env!("CARGO_PKG_VERSION")),
         "tls": concat!("rustls ", env!("GETITEM_RUSTLS_VERSION"), " with ring ", env!("GETITEM_RING_VERSION")),
         "tlsVersion": env!("GETITEM_RUSTLS_VERSION"),
@@ -166,7 +166,7 @@ fn stack() -> Value {
 }
 
 /// Where the phases were timed.
-const TIMED: &str = "inside hyper 0.14's Client, on its own connection: by the function's connector, which \
+const TIMED: &str = "inside hyper-util's legacy Client (hyper 1), on its own connection: by the function's connector, which \
 hyper calls only when its pool has no idle connection, in the request's task: DNS around \
 tokio::net::lookup_host (none for an IP literal), connect around tokio::net::TcpStream::connect, TLS \
 around tokio_rustls::TlsConnector::connect; reused when the response's connection (hyper's \

@@ -1,4 +1,5 @@
-//! The function's HTTP client, as aws-sdk-rust's was: hyper 0.14's Client on tokio, its pool,
+//! The function's HTTP client, as aws-sdk-rust's is: hyper 1 through hyper-util's legacy Client
+//! on tokio, its pool,
 //! and a connector that makes rustls connections (connector.rs) and times each of its steps
 //! (trace.rs). The warm-up's connection is the one the handler's first call takes from hyper's
 //! pool, when both go through one client. It also reads an HTTP/1.1 response from a blocking
@@ -10,9 +11,13 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
+use http_body_util::{BodyExt, Full};
+use hyper::body::Bytes;
 use hyper::header::CONNECTION;
-use hyper::{Body, Request, Version};
-use rustls::{ClientConfig, ServerName};
+use hyper::{Request, Version};
+use hyper_util::rt::{TokioExecutor, TokioTimer};
+use rustls::pki_types::ServerName;
+use rustls::ClientConfig;
 
 use crate::clock::ms;
 use crate::connector::{ConnInfo, Connector, Dial, DIAL, WRITE_ERROR};
@@ -34,7 +39,7 @@ pub struct Endpoint {
     /// The request path, "/" for none.
     pub path: String,
     /// The name the server's certificate is verified for.
-    pub server_name: ServerName,
+    pub server_name: ServerName<'static>,
 }
 
 impl Endpoint {
@@ -67,8 +72,8 @@ impl Endpoint {
         };
         let ip: Option<IpAddr> = host.parse().ok();
         let server_name = match ip {
-            Some(ip) => ServerName::IpAddress(ip),
-            None => ServerName::try_from(host).map_err(|_| format!("{url:?}: {host:?} is not a DNS name"))?,
+            Some(ip) => ServerName::IpAddress(ip.into()),
+            None => ServerName::try_from(host.to_string()).map_err(|_| format!("{url:?}: {host:?} is not a DNS name"))?,
         };
         let bracketed = if matches!(ip, Some(IpAddr::V6(_))) { format!("[{host}]") } else { host.to_string() };
         let authority = if port == 443 { bracketed } else { format!("{bracketed}:{port}") };
@@ -99,19 +104,24 @@ pub struct Response {
     pub body: Vec<u8>,
 }
 
-/// The client: hyper 0.14's Client, with its connection pool, over the function's connector and
-/// its TLS configuration (roots, session cache). Clones share the pool.
+/// The client: hyper-util's legacy Client (hyper 1's pooled client, which aws-sdk-rust uses),
+/// with its connection pool, over the function's connector and its TLS configuration (roots,
+/// session cache). Clones share the pool.
 #[derive(Clone)]
 pub struct Client {
-    hyper: hyper::Client<Connector, Body>,
+    hyper: hyper_util::client::legacy::Client<Connector, Full<Bytes>>,
 }
 
 impl Client {
     /// A client with config and an empty pool, hyper's defaults otherwise (HTTP/1.1, idle
     /// connections kept for 90 s, a request that a pooled connection closed under before it was
-    /// written sent again on another). It must be made inside the tokio runtime.
+    /// written sent again on another), its tasks and timer tokio's, as hyper 0.14's Client had
+    /// them. It must be made inside the tokio runtime.
     pub fn new(config: Arc<ClientConfig>) -> Client {
-        Client { hyper: hyper::Client::builder().build(Connector::new(config)) }
+        let hyper = hyper_util::client::legacy::Client::builder(TokioExecutor::new())
+            .pool_timer(TokioTimer::new())
+            .build(Connector::new(config));
+        Client { hyper }
     }
 
     /// Sends one POST request to ep, its headers already signed, through hyper's Client, and
@@ -144,7 +154,7 @@ impl Client {
         for (k, v) in headers {
             req = req.header(k.as_str(), v.as_str());
         }
-        let req = req.body(Body::from(body.to_vec())).map_err(|e| Failure::Final(format!("request to {uri}: {e}")))?;
+        let req = req.body(Full::new(Bytes::from(body.to_vec()))).map_err(|e| Failure::Final(format!("request to {uri}: {e}")))?;
         // Until the connector says otherwise, a request that fails went out on a pooled
         // connection: hyper calls the connector only when its pool has none.
         p.reused = true;
@@ -184,11 +194,15 @@ impl Client {
         let keep_alive = resp.version() == Version::HTTP_11
             && !resp.headers().get_all(CONNECTION).iter().any(|v| v.to_str().map_or(false, |v| v.to_ascii_lowercase().contains("close")));
         let headers = resp.headers().iter().map(|(k, v)| (k.to_string(), String::from_utf8_lossy(v.as_bytes()).into_owned())).collect();
-        let body = hyper::body::to_bytes(resp.into_body())
+        let body = resp
+            .into_body()
+            .collect()
             .await
-            .map_err(|e| Failure::Transient(format!("reading the response from {}: {}", ep.authority, chain(&e))))?;
-        // hyper holds back the body's end until the connection is ready for another request and
-        // has gone back to the pool (Client::send_request's delayed_eof), or has closed.
+            .map_err(|e| Failure::Transient(format!("reading the response from {}: {}", ep.authority, chain(&e))))?
+            .to_bytes();
+        // Unlike hyper 0.14's, hyper-util's Client does not hold back the body's end until the
+        // connection is back in the pool: a task it spawned puts it back once the connection is
+        // ready for another request. Pooled says the connection could go back, not that it has.
         p.pooled = keep_alive && info.map_or(false, |c| !c.state.closed.load(Ordering::Relaxed));
         Ok(Response { status, headers, body: body.to_vec() })
     }

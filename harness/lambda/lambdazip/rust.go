@@ -8,52 +8,64 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 
 	"github.com/serverless-claims/claims/harness/sys/provision"
 )
 
-// RustDebianPackages are the Debian packages a Rust function (functions/getitem-rust) is built
-// with, offline, as provisioning installs them (provision.RustPackages): Debian's Rust toolchain
-// and the crates the function uses, which Debian installs as a directory registry
-// (rustDebianRegistry). There is no AWS SDK for Rust among Debian's crates: the function signs
-// its DynamoDB calls itself and sends them through hyper on tokio, as the SDK does.
-var RustDebianPackages = provision.RustPackages
+// RustPackages are the distribution's packages a Rust function (functions/getitem-rust) is
+// built with on this machine, as provisioning installs them (provision.RustPackages): its own
+// Rust toolchain, the other architecture's cross gcc, and Debian's archive keyring, with which
+// apt checks the crates fetched for the function's Cargo.lock (rustdeb.go). There is no AWS SDK
+// for Rust among the crates: the function signs its DynamoDB calls itself and sends them through
+// hyper on tokio, as the SDK does.
+var RustPackages = provision.RustPackages
 
-// RustARM64DebianPackages are what building the Rust function for arm64 takes on an x86_64
-// machine beside RustDebianPackages, after `dpkg --add-architecture arm64; apt-get update`:
-// Debian's arm64 standard library for rustc-web and the cross gcc that links it and compiles
-// ring's C, with its C library. The standard library is Multi-Arch: same, so it must be the
-// installed rustc-web's version (apt-get install libstd-rust-web-dev:arm64=<that version>), or
-// apt upgrades the whole toolchain to the newest one to match it.
-var RustARM64DebianPackages = []string{"libstd-rust-web-dev:arm64", "gcc-aarch64-linux-gnu", "libc6-dev-arm64-cross"}
-
-// Debian's Rust toolchain, by absolute path: a rustup toolchain earlier on PATH (~/.cargo/bin)
-// is not what a machine provisioned with RustDebianPackages has, and must not build the function.
+// The distribution's Rust toolchain, by absolute path, preferred to one on PATH: a machine
+// provisioned with RustPackages builds with it even where a rustup toolchain comes first on PATH.
 const (
 	rustCargo = "/usr/bin/cargo"
 	rustRustc = "/usr/bin/rustc"
 )
 
-// rustDebianRegistry is where Debian's librust-*-dev packages put their crates; the function's
-// .cargo/config.toml replaces Cargo's default registry with it.
-const rustDebianRegistry = "/usr/share/cargo/registry"
+// rustToolchain is the rustc and cargo that build the function, and the Debian package and
+// version of that rustc ("" for a toolchain no package installed, as rustup's).
+type rustToolchain struct {
+	cargo, rustc string
+	pkg, version string
+}
 
-// rustCrates are the crates the function depends on, each with the Debian package that installs
-// it into rustDebianRegistry, so that a missing one is named by its package.
-var rustCrates = map[string]string{
-	"rustls":              "librust-rustls-dev",
-	"ring":                "librust-ring-dev",
-	"webpki":              "librust-webpki-dev",
-	"rustls-native-certs": "librust-rustls-native-certs-dev",
-	"rustls-pemfile":      "librust-rustls-pemfile-dev",
-	"serde_json":          "librust-serde-json-dev",
-	"libc":                "librust-libc-dev",
-	"hyper":               "librust-hyper-dev",
-	"tokio":               "librust-tokio-dev",
-	"tokio-rustls":        "librust-tokio-rustls-dev",
-	"tower-service":       "librust-tower-service-dev",
+// findRustToolchain is this machine's Rust toolchain: the distribution's (rustRustc and
+// rustCargo) where installed, else the rustc and cargo on PATH (a rustup toolchain).
+func findRustToolchain() (rustToolchain, error) {
+	tc := rustToolchain{cargo: rustCargo, rustc: rustRustc}
+	_, errCargo := os.Stat(rustCargo)
+	_, errRustc := os.Stat(rustRustc)
+	if errCargo == nil && errRustc == nil {
+		if out, err := exec.Command("dpkg-query", "-S", rustRustc).Output(); err == nil {
+			// "rustc-web: /usr/bin/rustc"
+			tc.pkg, _, _ = strings.Cut(strings.TrimSpace(string(out)), ":")
+			if v, err := exec.Command("dpkg-query", "-W", "-f", "${Version}", tc.pkg).Output(); err == nil {
+				tc.version = strings.TrimSpace(string(v))
+			}
+		}
+		return tc, nil
+	}
+	cargo, err1 := exec.LookPath("cargo")
+	rustc, err2 := exec.LookPath("rustc")
+	if err1 != nil || err2 != nil {
+		return tc, fmt.Errorf("rust: no Rust toolchain: neither %s and %s nor cargo and rustc on PATH (apt-get install %s, or rustup)", rustCargo, rustRustc, strings.Join(RustPackages[:2], " "))
+	}
+	return rustToolchain{cargo: cargo, rustc: rustc}, nil
+}
+
+// sysroot is the toolchain's sysroot (rustc --print sysroot).
+func (tc rustToolchain) sysroot() (string, error) {
+	out, err := exec.Command(tc.rustc, "--print", "sysroot").Output()
+	if err != nil {
+		return "", fmt.Errorf("rust: %s --print sysroot: %w", tc.rustc, err)
+	}
+	return strings.TrimSpace(string(out)), nil
 }
 
 // rustFeatures are the Rust function's broken builds: each of functions.Broken's build tags is a
@@ -77,14 +89,19 @@ var rustArches = map[Arch]rustArch{
 	ARM64: {triple: "aarch64-unknown-linux-gnu", deb: "arm64", gnu: "aarch64-linux-gnu", gcc: "gcc-aarch64-linux-gnu", libc: "libc6-dev-arm64-cross", goarch: "arm64"},
 }
 
-// buildRust is Rust's builder: the Cargo package pkg built with Debian's cargo-web, offline,
-// in release mode, for arch, with one Cargo feature per tag, as taskRoot/bootstrap. CARGO_HOME
-// and the target folder are in the machine's shared cache, named by the function's source, and
-// cargo builds a copy of that source kept there (sourceCopy); the build sees only what it is
-// given (PATH /usr/bin:/bin, Debian's rustc, no RUSTFLAGS of the caller's), so that the binary
-// depends on the source, Debian's packages, the architecture and the tags only. A build for the other architecture than this
-// machine's cross-compiles with Debian's multiarch standard library and cross gcc, and says
-// which Debian packages it lacks where they are not installed.
+// buildRust is Rust's builder: the Cargo package pkg built with this machine's Rust toolchain
+// (findRustToolchain), offline, in release mode, for arch, with one Cargo feature per tag, as
+// taskRoot/bootstrap, against exactly the crates its Cargo.lock names (--locked), each Debian
+// 13's, from a vendor folder in the machine's shared cache (rustVendor) that replaces Cargo's
+// default registry. CARGO_HOME and the target folder are in the shared cache, named by the
+// function's source, and cargo builds a copy of that source kept there (sourceCopy); the build
+// sees only what it is given (PATH, the toolchain, no RUSTFLAGS of the caller's), so that the
+// binary depends on the source, the crates, the toolchain, the architecture and the tags only.
+// A build for the other architecture than this machine's cross-compiles with the cross gcc and
+// the target's standard library for this rustc: the toolchain's own where it has one, else, for
+// a Debian-packaged rustc, its package's arm64 or amd64 standard library fetched into the shared
+// cache (rustTargetStd), no foreign architecture added to the machine. What it lacks is named
+// before cargo runs.
 func buildRust(root, pkg string, arch Arch, tags []string, taskRoot string) error {
 	if err := tagsKnown(Rust, tags, rustFeatures...); err != nil {
 		return err
@@ -93,16 +110,30 @@ func buildRust(root, pkg string, arch Arch, tags []string, taskRoot string) erro
 	if !ok {
 		return fmt.Errorf("rust: no target for architecture %q", arch)
 	}
+	tc, err := findRustToolchain()
+	if err != nil {
+		return fmt.Errorf("%s Rust: %w", arch, err)
+	}
 	cross := ra.goarch != runtime.GOARCH
-	if missing := rustMissing(ra, cross); len(missing) > 0 {
-		return fmt.Errorf("%s Rust: needs Debian's %s; not installed (%s)", arch, strings.Join(missing, " and "), rustInstallHint(missing))
+	if missing := rustMissing(tc, ra, cross); len(missing) > 0 {
+		return fmt.Errorf("%s Rust: this machine lacks %s", arch, strings.Join(missing, "; "))
+	}
+	src := filepath.Join(root, filepath.FromSlash(pkg))
+	vendor, err := rustVendor(filepath.Join(src, "Cargo.lock"))
+	if err != nil {
+		return fmt.Errorf("%s Rust: %w", arch, err)
+	}
+	var targetSysroot string
+	if cross && !tc.hasStd(ra.triple) {
+		if targetSysroot, err = rustTargetStd(tc.pkg, tc.version, ra.triple, ra.deb); err != nil {
+			return fmt.Errorf("%s Rust: %w", arch, err)
+		}
 	}
 
 	// The target folder is shared by every checkout (sharedCache), named by the function's
 	// source, so that a fresh clone does not compile ring and rustls again; cargo's own
-	// fingerprints decide what to rebuild within it.
-	src := filepath.Join(root, filepath.FromSlash(pkg))
-	notSource := func(rel string) bool { return rel == "target" || rel == "Cargo.lock" }
+	// fingerprints decide what to rebuild within it (a change of rustc among them).
+	notSource := func(rel string) bool { return rel == "target" }
 	digest, err := dirDigest(src, notSource)
 	if err != nil {
 		return err
@@ -120,24 +151,32 @@ func buildRust(root, pkg string, arch Arch, tags []string, taskRoot string) erro
 	if err != nil {
 		return err
 	}
-	args := []string{"build", "--release", "--offline", "--target", ra.triple}
+	args := []string{"build", "--release", "--offline", "--locked", "--target", ra.triple,
+		"--config", `source.crates-io.replace-with="claims-debian"`,
+		"--config", fmt.Sprintf("source.claims-debian.directory=%q", vendor)}
 	if len(tags) > 0 {
 		args = append(args, "--features", strings.Join(tags, ","))
 	}
 	built := filepath.Join(targetDir, ra.triple, "release", "bootstrap")
 	out := filepath.Join(taskRoot, "bootstrap")
-	cmd := exec.Command(rustCargo, args...)
+	cmd := exec.Command(tc.cargo, args...)
 	cmd.Dir = buildDir
-	cmd.Env = rustEnv(ra, cross, map[string]string{
+	more := map[string]string{
 		"CARGO_HOME":       filepath.Join(targetDir, "cargo-home"),
 		"CARGO_TARGET_DIR": targetDir,
-	})
+	}
+	if targetSysroot != "" {
+		// The target's rustflags reach the function and its crates, not the build scripts and
+		// proc macros, which cargo builds for this machine with the toolchain's own library.
+		more["CARGO_TARGET_"+strings.ToUpper(strings.ReplaceAll(ra.triple, "-", "_"))+"_RUSTFLAGS"] = "--sysroot=" + targetSysroot
+	}
+	cmd.Env = rustEnv(tc, ra, cross, more)
 	// cargo's build, then the copy of its binary, under one lock on the shared folder: a build
 	// of other features, from any checkout, would otherwise overwrite the binary before it is
 	// copied.
 	err = withLock(filepath.Join(targetDir, ".claims-build-"+string(arch)+".lock"), func() error {
 		if msg, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("%s %s (in %s): %w\n%s", rustCargo, strings.Join(args, " "), pkg, err, msg)
+			return fmt.Errorf("%s %s (in %s): %w\n%s", tc.cargo, strings.Join(args, " "), pkg, err, msg)
 		}
 		return copyFile(built, out)
 	})
@@ -145,6 +184,16 @@ func buildRust(root, pkg string, arch Arch, tags []string, taskRoot string) erro
 		return err
 	}
 	return os.Chmod(out, 0o755)
+}
+
+// hasStd says whether the toolchain's own sysroot holds the standard library for triple.
+func (tc rustToolchain) hasStd(triple string) bool {
+	sysroot, err := tc.sysroot()
+	if err != nil {
+		return false
+	}
+	m, _ := filepath.Glob(filepath.Join(sysroot, "lib", "rustlib", triple, "lib", "libstd-*.rlib"))
+	return len(m) > 0
 }
 
 // sourceCopy is a copy of the source folder src, but what notSource leaves out, in the shared
@@ -194,20 +243,23 @@ func sourceCopy(src, name string, notSource func(rel string) bool) (string, erro
 	return dir, nil
 }
 
-// rustEnv is the build's environment: PATH and HOME, TMPDIR if set, Debian's rustc, and for a
-// cross build the cross gcc as the linker and as ring's C compiler; then more. Nothing else of
-// the caller's reaches cargo: no RUSTFLAGS, CARGO_* or CC that would change the binary. The
-// repository's path reaches no binary without remapping it (a release build has no debug
-// information, and cargo names a package's own files relative to it), so that checkouts in
-// other folders share one target folder.
-func rustEnv(ra rustArch, cross bool, more map[string]string) []string {
+// rustEnv is the build's environment: PATH (the toolchain's folder, then /usr/bin and /bin) and
+// HOME, rustup's settings where the caller has them, TMPDIR if set, the toolchain's rustc, and
+// for a cross build the cross gcc as the linker and as ring's C compiler; then more. Nothing else
+// of the caller's reaches cargo: no RUSTFLAGS, CARGO_* or CC that would change the binary. The
+// repository's path reaches no binary (a release build has no debug information, and cargo
+// names a package's own files relative to it), so that checkouts in other folders share one
+// target folder.
+func rustEnv(tc rustToolchain, ra rustArch, cross bool, more map[string]string) []string {
 	env := []string{
-		"PATH=/usr/bin:/bin",
+		"PATH=" + filepath.Dir(tc.cargo) + ":/usr/bin:/bin",
 		"HOME=" + os.Getenv("HOME"),
-		"RUSTC=" + rustRustc,
+		"RUSTC=" + tc.rustc,
 	}
-	if t := os.Getenv("TMPDIR"); t != "" {
-		env = append(env, "TMPDIR="+t)
+	for _, k := range []string{"TMPDIR", "RUSTUP_HOME", "RUSTUP_TOOLCHAIN"} {
+		if v := os.Getenv(k); v != "" {
+			env = append(env, k+"="+v)
+		}
 	}
 	if cross {
 		under := strings.ReplaceAll(ra.triple, "-", "_")
@@ -224,52 +276,27 @@ func rustEnv(ra rustArch, cross bool, more map[string]string) []string {
 	return env
 }
 
-// rustMissing are the Debian packages building for ra lacks: the toolchain, the crates, and for
-// a cross build the target's standard library and the cross gcc.
-func rustMissing(ra rustArch, cross bool) []string {
-	var missing []string
-	for _, tool := range []struct{ path, pkg string }{{rustRustc, "rustc-web"}, {rustCargo, "cargo-web"}} {
-		if _, err := os.Stat(tool.path); err != nil {
-			missing = append(missing, tool.pkg)
-		}
+// rustMissing is what building for ra with tc lacks on this machine, each with how to install
+// it: for a cross build the cross gcc and its C library, and the target's standard library
+// where the toolchain has none and no package of it can be fetched (a toolchain no Debian
+// package installed).
+func rustMissing(tc rustToolchain, ra rustArch, cross bool) []string {
+	if !cross {
+		return nil
 	}
-	for _, crate := range sortedKeys(rustCrates) {
-		if m, _ := filepath.Glob(filepath.Join(rustDebianRegistry, crate+"-[0-9]*")); len(m) == 0 {
-			missing = append(missing, rustCrates[crate])
-		}
+	var missing, pkgs []string
+	if !tc.hasStd(ra.triple) && tc.pkg == "" {
+		missing = append(missing, fmt.Sprintf("the %s standard library for %s (rustup target add %s)", ra.triple, tc.rustc, ra.triple))
 	}
-	if cross {
-		if m, _ := filepath.Glob(filepath.Join("/usr/lib/rustlib", ra.triple, "lib", "libstd-*.rlib")); len(m) == 0 {
-			missing = append(missing, "libstd-rust-web-dev:"+ra.deb)
-		}
-		if _, err := os.Stat("/usr/bin/" + ra.gnu + "-gcc"); errors.Is(err, fs.ErrNotExist) {
-			missing = append(missing, ra.gcc)
-		}
-		// ring's C includes the C library's headers, and the linker wants its crt objects.
-		if _, err := os.Stat(filepath.Join("/usr", ra.gnu, "include", "stdio.h")); errors.Is(err, fs.ErrNotExist) {
-			missing = append(missing, ra.libc)
-		}
+	if _, err := os.Stat("/usr/bin/" + ra.gnu + "-gcc"); errors.Is(err, fs.ErrNotExist) {
+		pkgs = append(pkgs, ra.gcc)
+	}
+	// ring's C includes the C library's headers, and the linker wants its crt objects.
+	if _, err := os.Stat(filepath.Join("/usr", ra.gnu, "include", "stdio.h")); errors.Is(err, fs.ErrNotExist) {
+		pkgs = append(pkgs, ra.libc)
+	}
+	if len(pkgs) > 0 {
+		missing = append(missing, fmt.Sprintf("%s (apt-get install %s, or make setup)", strings.Join(pkgs, " and "), strings.Join(pkgs, " ")))
 	}
 	return missing
-}
-
-// rustInstallHint says how to install missing, a foreign architecture's packages included.
-func rustInstallHint(missing []string) string {
-	hint := "apt-get install " + strings.Join(missing, " ")
-	for _, p := range missing {
-		if _, deb, ok := strings.Cut(p, ":"); ok {
-			return "dpkg --add-architecture " + deb + "; apt-get update; " + hint
-		}
-	}
-	return hint
-}
-
-// sortedKeys are m's keys in order, so that errors list them alike every time.
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

@@ -9,20 +9,6 @@ import (
 	"strings"
 )
 
-// RustPackages are the Debian packages the Rust GetItem function (functions/getitem-rust) is
-// built with, offline: Debian's Rust toolchain and the crates it uses, from Debian's own cargo
-// registry (/usr/share/cargo/registry); rustc-web and cargo-web bring gcc, which links the
-// function and compiles ring's C. There is no AWS SDK for Rust among them; hyper, tokio and
-// tokio-rustls are the HTTP stack aws-sdk-rust runs on.
-var RustPackages = []string{
-	"rustc-web", "cargo-web",
-	"librust-rustls-dev", "librust-ring-dev", "librust-webpki-dev",
-	"librust-rustls-native-certs-dev", "librust-rustls-pemfile-dev",
-	"librust-serde-json-dev", "librust-libc-dev",
-	"librust-hyper-dev", "librust-tokio-dev", "librust-tokio-rustls-dev",
-	"librust-tower-service-dev",
-}
-
 // PythonPackages are the Debian packages the Python GetItem function (functions/getitem-python)
 // is run and vendored from: Debian's Python 3, and python3-boto3 with every package whose
 // modules it imports, as Debian 12 builds them for its Python 3.11 (harness/lambda/lambdazip's
