@@ -17,6 +17,7 @@ package coldstart
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -452,6 +453,21 @@ func dynamoReads(plan []live.PlannedFunction) int {
 func admitLiveRun(s settings.Settings) error {
 	c, err := live.ConfigFromEnv()
 	if err != nil {
+		return err
+	}
+	// Every language's function for the run's architecture, before anything is made: a
+	// language this machine cannot build would fail its tests after others made theirs.
+	arch, err := lambdazip.ParseArch(c.Arch)
+	if err != nil {
+		return err
+	}
+	var unbuildable []error
+	for _, l := range lambdazip.Languages {
+		if err := lambdazip.CanBuild(l, arch); err != nil {
+			unbuildable = append(unbuildable, fmt.Errorf("live mode: the %s function cannot be built for %s here: %w", l, arch, err))
+		}
+	}
+	if err := errors.Join(unbuildable...); err != nil {
 		return err
 	}
 	region := standInRegion

@@ -300,3 +300,26 @@ func rustMissing(tc rustToolchain, ra rustArch, cross bool) []string {
 	}
 	return missing
 }
+
+// CanBuild says why this machine cannot build a function in language l for arch, without
+// building it, or nil, so that a live run says so before it makes anything on AWS. Rust's is the
+// one build whose prerequisites depend on the architecture (the toolchain, the cross gcc, the
+// target's standard library); the others' are the packages provisioning checks for every
+// architecture alike (provision.Check).
+func CanBuild(l Language, arch Arch) error {
+	if l != Rust {
+		return nil
+	}
+	ra, ok := rustArches[arch]
+	if !ok {
+		return fmt.Errorf("rust: no target for architecture %q", arch)
+	}
+	tc, err := findRustToolchain()
+	if err != nil {
+		return err
+	}
+	if missing := rustMissing(tc, ra, ra.goarch != runtime.GOARCH); len(missing) > 0 {
+		return fmt.Errorf("%s Rust: this machine lacks %s", arch, strings.Join(missing, "; "))
+	}
+	return nil
+}

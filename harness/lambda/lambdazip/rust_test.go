@@ -91,3 +91,23 @@ func TestRustBuildIsReproducibleForEachArchitecture(t *testing.T) {
 		})
 	}
 }
+
+// TestCanBuildAnswersWithoutBuilding: an architecture Lambda does not run is refused, named; a
+// language whose build does not depend on the architecture can always be built; Rust's answer
+// is rustMissing's for this machine's toolchain.
+func TestCanBuildAnswersWithoutBuilding(t *testing.T) {
+	err := CanBuild(Rust, Arch("riscv64"))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `"riscv64"`)
+	assert.NoError(t, CanBuild(Go, ARM64))
+	tc, err := findRustToolchain()
+	require.NoError(t, err, "this machine's Rust toolchain (make setup installs it)")
+	for arch, ra := range rustArches {
+		missing := rustMissing(tc, ra, ra.goarch != runtime.GOARCH)
+		if err := CanBuild(Rust, arch); len(missing) > 0 {
+			assert.ErrorContains(t, err, missing[0], "CanBuild(Rust, %s)", arch)
+		} else {
+			assert.NoError(t, err, "CanBuild(Rust, %s)", arch)
+		}
+	}
+}

@@ -28,7 +28,7 @@ const (
 	NeedDynalite
 	// NeedCC requires the C compiler.
 	NeedCC
-	// NeedRust installs Debian's Rust toolchain and crates (RustPackages).
+	// NeedRust installs the distribution's Rust toolchain and cross gcc (RustPackages).
 	NeedRust
 	// NeedPython installs Debian's Python and boto3 (PythonPackages).
 	NeedPython
