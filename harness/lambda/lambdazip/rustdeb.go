@@ -327,10 +327,16 @@ func (a *privateApt) providers(virtual []string) (map[string]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	return parseProviders(string(out)), nil
+}
+
+// parseProviders reads apt-cache showpkg's output: each package's first reverse provider, as
+// package=version.
+func parseProviders(out string) map[string]string {
 	found := map[string]string{}
 	var cur string
 	var reverse bool
-	for line := range strings.Lines(string(out)) {
+	for line := range strings.Lines(out) {
 		line = strings.TrimRight(line, "\n")
 		switch {
 		case strings.HasPrefix(line, "Package: "):
@@ -346,7 +352,7 @@ func (a *privateApt) providers(virtual []string) (map[string]string, error) {
 			}
 		}
 	}
-	return found, nil
+	return found
 }
 
 // downloadAndUnpack downloads pkgs (name[:arch]=version) with apt-get download, which checks

@@ -74,3 +74,37 @@ func TestDebianURIFromSources(t *testing.T) {
 	assert.Equal(t, "http://mirror.example/debian", debianURI(oneLine))
 	assert.Equal(t, "", debianURI("deb https://apt.example/ nodistro main\n"))
 }
+
+// TestProvidersFromShowpkg: each virtual package's provider and its version, as apt-cache showpkg
+// prints them; one that nothing provides is absent.
+func TestProvidersFromShowpkg(t *testing.T) {
+	out := `Package: librust-cfg-if-1.0.0-dev
+Versions: 
+
+Reverse Depends: 
+Dependencies: 
+Provides: 
+Reverse Provides: 
+librust-cfg-if-dev 1.0.0-1+b2 (= 1.0.0-1+b2)
+Package: librust-rustls-0.23.26-dev
+Versions: 
+
+Reverse Depends: 
+  librust-tokio-rustls-dev,librust-rustls-0.23+ring-dev 0.23.15-~~
+Dependencies: 
+Provides: 
+Reverse Provides: 
+librust-rustls-dev 0.23.26+ds-1 (= 0.23.26+ds-1)
+Package: librust-hyper-0.14.1-dev
+Versions: 
+
+Reverse Depends: 
+Dependencies: 
+Provides: 
+Reverse Provides: 
+`
+	assert.Equal(t, map[string]string{
+		"librust-cfg-if-1.0.0-dev":   "librust-cfg-if-dev=1.0.0-1+b2",
+		"librust-rustls-0.23.26-dev": "librust-rustls-dev=0.23.26+ds-1",
+	}, parseProviders(out))
+}
