@@ -8,6 +8,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -54,6 +55,9 @@ func runFor(root, archName string, pkgs []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := buildable(pkgs, arch); err != nil {
+		return err
+	}
 	for _, pkg := range pkgs {
 		p, err := lambdazip.Build(pkg, arch)
 		if err != nil {
@@ -73,6 +77,26 @@ func runFor(root, archName string, pkgs []string, out io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// buildable says, before any build, every function of pkgs this machine cannot build for arch
+// and why (lambdazip.CanBuild), so that one run names all that is missing.
+func buildable(pkgs []string, arch lambdazip.Arch) error {
+	src, err := repo.Root()
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, pkg := range pkgs {
+		l, err := lambdazip.LanguageOf(filepath.Join(src, filepath.FromSlash(pkg)))
+		if err == nil {
+			err = lambdazip.CanBuild(l, arch)
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s cannot be built for %s here: %w", pkg, arch, err))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // install copies p's zip to dst and prints its path (relative to root), size and SHA-256.

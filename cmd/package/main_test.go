@@ -64,3 +64,13 @@ func TestRunRefusesAnUnknownArchitecture(t *testing.T) {
 func TestDeployedIsEveryLanguagesGetItemAndThrottle(t *testing.T) {
 	assert.Equal(t, []string{"functions/getitem", "functions/getitem-rust", "functions/getitem-node", "functions/getitem-python", "functions/throttle"}, deployed())
 }
+
+// TestBuildableNamesWhatCannotBeBuilt: a folder that is no function is named before any build;
+// the Go function can be built for either architecture.
+func TestBuildableNamesWhatCannotBeBuilt(t *testing.T) {
+	err := buildable([]string{"functions/getitem", "functions/no-such-function"}, "x86_64")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "functions/no-such-function cannot be built for x86_64")
+	assert.NotContains(t, err.Error(), "functions/getitem cannot")
+	assert.NoError(t, buildable([]string{"functions/getitem"}, "arm64"))
+}
