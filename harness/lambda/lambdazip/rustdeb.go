@@ -220,7 +220,17 @@ func aptOrigin(pkg, version string) (uri, suite, component string, err error) {
 	if err != nil {
 		return "", "", "", fmt.Errorf("rust: apt-cache madison %s: %w", pkg, err)
 	}
-	for line := range strings.Lines(string(out)) {
+	uri, suite, component, ok := parseMadison(string(out), version)
+	if !ok {
+		return "", "", "", fmt.Errorf("rust: this machine's apt sources have no %s %s (apt-cache madison %s); its target standard library comes from the same archive", pkg, version, pkg)
+	}
+	return uri, suite, component, nil
+}
+
+// parseMadison reads apt-cache madison's output for the source of version: its archive's URI,
+// suite and component.
+func parseMadison(out, version string) (uri, suite, component string, ok bool) {
+	for line := range strings.Lines(out) {
 		f := strings.Split(line, "|")
 		if len(f) != 3 || strings.TrimSpace(f[1]) != version {
 			continue
@@ -230,12 +240,11 @@ func aptOrigin(pkg, version string) (uri, suite, component string, err error) {
 		if len(where) < 2 {
 			continue
 		}
-		suite, component, ok := strings.Cut(where[1], "/")
-		if ok {
-			return where[0], suite, component, nil
+		if suite, component, ok := strings.Cut(where[1], "/"); ok {
+			return where[0], suite, component, true
 		}
 	}
-	return "", "", "", fmt.Errorf("rust: this machine's apt sources have no %s %s (apt-cache madison %s); its target standard library comes from the same archive", pkg, version, pkg)
+	return "", "", "", false
 }
 
 // privateApt is an apt configuration of this package's own, in the shared cache: one source,

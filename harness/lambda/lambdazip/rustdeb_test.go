@@ -108,3 +108,16 @@ Reverse Provides:
 		"librust-rustls-0.23.26-dev": "librust-rustls-dev=0.23.26+ds-1",
 	}, parseProviders(out))
 }
+
+// TestMadisonNamesTheSourceOfAVersion: the archive, suite and component that hold exactly the
+// installed version, not another.
+func TestMadisonNamesTheSourceOfAVersion(t *testing.T) {
+	out := ` libstd-rust-web-dev | 1.96.0+dfsg1-1~deb12u2 | http://mirror.example/debian-security bookworm-security/main amd64 Packages
+ libstd-rust-web-dev | 1.85.0+dfsg3-1~deb12u3 | http://mirror.example/debian bookworm/main amd64 Packages
+`
+	uri, suite, component, ok := parseMadison(out, "1.85.0+dfsg3-1~deb12u3")
+	assert.True(t, ok)
+	assert.Equal(t, []string{"http://mirror.example/debian", "bookworm", "main"}, []string{uri, suite, component})
+	_, _, _, ok = parseMadison(out, "1.96.0")
+	assert.False(t, ok, "a version madison does not list exactly")
+}
