@@ -123,3 +123,22 @@ func TestShellcheck(t *testing.T) {
 	assert.Len(t, d.installs, 1, "a second run installs again; want it to only check")
 	assert.Contains(t, out.String(), "setup: shellcheck is installed (")
 }
+
+// TestShellcheckWithHomebrew: without apt-get but with brew (macOS), setup installs shellcheck
+// with brew, as the user; it never asks apt-get or dpkg.
+func TestShellcheckWithHomebrew(t *testing.T) {
+	m := newMachine(t, "v24.1.0", "brew")
+	asUser(t, 1000)
+	var runs [][]string
+	var out bytes.Buffer
+	p := &Provisioner{Root: m.root, Out: &out, Run: func(cmd *exec.Cmd) error {
+		runs = append(runs, append([]string{filepath.Base(cmd.Args[0])}, cmd.Args[1:]...))
+		if filepath.Base(cmd.Args[0]) == "brew" {
+			require.NoError(t, os.WriteFile(filepath.Join(m.bin, ShellcheckPackage), []byte("#!/bin/sh\n"), 0o755))
+		}
+		return nil
+	}}
+	assert.NoError(t, p.shellcheck(t.Context()), "output: %s", out.String())
+	assert.Equal(t, [][]string{{"brew", "install", ShellcheckPackage}}, runs, "commands run")
+	assert.Contains(t, out.String(), "setup: shellcheck installed (")
+}
