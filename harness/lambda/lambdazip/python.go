@@ -1,10 +1,14 @@
 package lambdazip
 
 import (
+	"bufio"
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -39,6 +43,24 @@ var pythonVendored = []struct{ entry, pkg string }{
 	{"chardet", "python3-chardet"},
 	{"charset_normalizer", "python3-charset-normalizer"},
 }
+
+// PythonRecord is the file, in a Python function's bundle, that records the distribution its
+// vendored modules came from and each Debian package's version as the distribution packages it
+// (PythonVendoredRecord): the function's answer names boto3's in its stack (handler.py), where
+// upstream's __version__ alone would not tell one distribution's build from another's.
+const PythonRecord = "vendored.json"
+
+// PythonVendoredRecord is PythonRecord's content.
+type PythonVendoredRecord struct {
+	// Distribution is the build machine's os-release PRETTY_NAME, as "Debian GNU/Linux 12
+	// (bookworm)".
+	Distribution string `json:"distribution"`
+	// Packages is each vendored Debian package's version, as dpkg names it ("1.26.27+dfsg-1").
+	Packages map[string]string `json:"packages"`
+}
+
+// osRelease is the file that names the build machine's distribution.
+var osRelease = "/etc/os-release"
 
 // pythonOptional are the modules of dist-packages that boto3 imports when they are there but
 // does without, which the bundle leaves out: botocore.httpsession tries urllib3.contrib.pyopenssl
@@ -112,7 +134,57 @@ func buildPython(root, pkg string, arch Arch, tags []string, taskRoot string) er
 			return fmt.Errorf("%s: the function's %s would be hidden by %s's", pkg, v.entry, v.pkg)
 		}
 	}
-	return vendorPython(taskRoot)
+	if _, err := os.Stat(filepath.Join(taskRoot, PythonRecord)); err == nil {
+		return fmt.Errorf("%s: the function's %s would be replaced by the bundle's record of what it vendors", pkg, PythonRecord)
+	}
+	if err := vendorPython(taskRoot); err != nil {
+		return err
+	}
+	return recordPythonVendored(taskRoot)
+}
+
+// recordPythonVendored writes PythonRecord into taskRoot: the distribution, from osRelease, and
+// the version dpkg holds installed of each package of pythonVendored.
+func recordPythonVendored(taskRoot string) error {
+	rec := PythonVendoredRecord{Packages: map[string]string{}}
+	release, err := os.ReadFile(osRelease)
+	if err != nil {
+		return fmt.Errorf("naming the distribution the Python function's packages come from: %w", err)
+	}
+	sc := bufio.NewScanner(bytes.NewReader(release))
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "PRETTY_NAME="); ok {
+			rec.Distribution = strings.Trim(v, `"'`)
+		}
+	}
+	if rec.Distribution == "" {
+		return fmt.Errorf("%s names no PRETTY_NAME: the Python function's record needs the distribution", osRelease)
+	}
+	var pkgs []string
+	for _, v := range pythonVendored {
+		if !slices.Contains(pkgs, v.pkg) {
+			pkgs = append(pkgs, v.pkg)
+		}
+	}
+	out, err := exec.Command("dpkg-query", append([]string{"-W", "-f", "${Package} ${Version}\n"}, pkgs...)...).Output()
+	if err != nil {
+		return fmt.Errorf("dpkg-query -W %s: %w (the Python function vendors Debian's packages, and records their versions)", strings.Join(pkgs, " "), err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if name, version, ok := strings.Cut(line, " "); ok && version != "" {
+			rec.Packages[strings.Split(name, ":")[0]] = version
+		}
+	}
+	for _, p := range pkgs {
+		if rec.Packages[p] == "" {
+			return fmt.Errorf("dpkg holds no version of %s: install Debian's %s (apt-get install %s)", p, p, p)
+		}
+	}
+	b, err := json.MarshalIndent(rec, "", "  ") // map keys sorted: the same packages, the same bytes
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(taskRoot, PythonRecord), append(b, '\n'), 0o644)
 }
 
 // pythonBrokenBuilds are the broken builds a Python function in dir knows: the folders of its

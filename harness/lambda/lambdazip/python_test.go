@@ -1,6 +1,7 @@
 package lambdazip
 
 import (
+	"encoding/json"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -131,6 +132,17 @@ func TestPythonBuildTakesTheModulesTheBrokenBuildAndBoto3(t *testing.T) {
 		assert.NoError(t, err, "%s (from %s)", v.entry, v.pkg)
 	}
 	assert.FileExists(t, filepath.Join(taskRoot, "botocore", "cacert.pem"), "botocore's own bundle, its fallback")
+	var rec PythonVendoredRecord
+	b, err := os.ReadFile(filepath.Join(taskRoot, PythonRecord))
+	require.NoError(t, err, "the bundle's record of what it vendors")
+	require.NoError(t, json.Unmarshal(b, &rec), "%s: %s", PythonRecord, b)
+	assert.NotEmpty(t, rec.Distribution, "%s's distribution", PythonRecord)
+	for _, v := range pythonVendored {
+		out, err := exec.Command("dpkg-query", "-W", "-f", "${Version}", v.pkg).Output()
+		require.NoError(t, err, "dpkg-query -W %s", v.pkg)
+		assert.Equal(t, string(out), rec.Packages[v.pkg], "%s's version in %s; want dpkg's", v.pkg, PythonRecord)
+	}
+	assert.Len(t, rec.Packages, len(pythonVendored), "packages recorded; want one for each vendored entry's (%v)", rec.Packages)
 	assert.FileExists(t, filepath.Join(taskRoot, "botocore", "data", "dynamodb", "2012-08-10", "service-2.json"))
 	err = filepath.WalkDir(taskRoot, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {

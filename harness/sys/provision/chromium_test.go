@@ -96,7 +96,7 @@ func TestChromium(t *testing.T) {
 	}{
 		{name: "already installed: only checked", commands: []string{"apt-get", ChromiumPackage},
 			says: "chromium is installed (", have: true},
-		{name: "no apt-get: a note", says: "chromium is not on PATH, and apt-get is not on PATH: the report's browser test skips"},
+		{name: "no apt-get: a note", says: "chromium is not on PATH and cannot be installed here (apt-get is not on PATH): the report's browser test skips"},
 		{name: "root installs", commands: []string{"apt-get"},
 			runs: [][]string{aptGet(install...)}, says: "chromium installed (", have: true},
 		{name: "stale lists: one update, then again", commands: []string{"apt-get"},
@@ -112,13 +112,14 @@ func TestChromium(t *testing.T) {
 		{name: "installed but not on PATH: a note", commands: []string{"apt-get"}, apt: fakeApt{installsNothing: true},
 			runs: [][]string{aptGet(install...)}, says: "apt-get installed it, but no chromium is on PATH"},
 		{name: "not root, no sudo: a note", uid: 1000, commands: []string{"apt-get"},
-			says: "setup: chromium is not on PATH, and installing it needs root (not root, and no sudo on PATH)"},
+			says: "setup: chromium is not on PATH and cannot be installed here (not root, and no sudo on PATH): the report's browser test skips until a chromium is on PATH; to install it, run su -c 'apt-get install -y --no-install-recommends chromium'"},
 		{name: "not root, sudo asks a password: a note", uid: 1000, commands: []string{"apt-get", "sudo"},
-			runs: [][]string{{"sudo", "-n", "true"}}, says: "installing it needs root (not root; sudo -n true: exit status 1)"},
+			runs: [][]string{{"sudo", "-n", "true"}},
+			says: "cannot be installed here (not root, and sudo asks a password (sudo -n true: sudo: a password is required)): the report's browser test skips until a chromium is on PATH; to install it, run sudo apt-get install -y --no-install-recommends chromium"},
 		{name: "not root, sudo without a password installs", uid: 1000, commands: []string{"apt-get", "sudo"},
 			apt:  fakeApt{sudoWorks: true},
 			runs: [][]string{{"sudo", "-n", "true"}, append([]string{"sudo", "-n", "env", noninteractive}, aptGet(install...)...)},
-			says: "chromium installed (", have: true},
+			says: "setup: not root: sudo -n apt-get install -y --no-install-recommends chromium", have: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := newMachine(t, "v24.1.0", tc.commands...)
@@ -163,7 +164,7 @@ func TestChromium(t *testing.T) {
 }
 
 func TestSetupGoesOnWithoutChromium(t *testing.T) {
-	m := newMachine(t, "v24.1.0", "npm", "gcc", "apt-get")
+	m := newMachine(t, "v24.1.0", "npm", "gcc", "apt-get", ShellcheckPackage)
 	asUser(t, 0)
 	apt := &fakeApt{t: t, bin: m.bin, stale: true, installOutput: "E: Could not get lock"}
 	npm := &fakeNPM{t: t}

@@ -21,26 +21,39 @@ var PythonPackages = []string{
 }
 
 // debian installs the Debian packages pkgs, which what needs, where any is not installed, with
-// apt-get as root (as root, or through sudo that asks no password). Where it cannot, the error
-// names the packages missing and why.
+// apt-get as root (as root, or through sudo that asks no password). Where apt-get cannot run as
+// root the error is a *cannotInstall, naming the packages missing, why, and the command that
+// installs them; where apt-get fails, it says so.
 func (p *Provisioner) debian(ctx context.Context, what string, pkgs []string) error {
 	missing := p.notInstalled(ctx, pkgs)
 	if len(missing) == 0 {
 		p.logf("%s: Debian's %s installed", what, strings.Join(pkgs, ", "))
 		return nil
 	}
-	apt, err := p.aptGet(ctx)
-	if err != nil {
-		return fmt.Errorf("%s needs Debian's %s, and %v: apt-get install %s", what, strings.Join(missing, ", "), err, strings.Join(missing, " "))
+	apt, a := p.aptGet(ctx)
+	if apt == nil {
+		return &cannotInstall{what: what, pkgs: missing, access: a}
 	}
 	p.logf("%s needs Debian's %s: installing", what, strings.Join(missing, ", "))
-	if err := p.aptInstall(apt, missing...); err != nil {
+	if err := p.aptInstall(apt, a, missing...); err != nil {
 		return fmt.Errorf("%s: installing Debian's %s: %w", what, strings.Join(missing, ", "), err)
 	}
 	if still := p.notInstalled(ctx, pkgs); len(still) > 0 {
 		return fmt.Errorf("%s: apt-get installed nothing of %s", what, strings.Join(still, ", "))
 	}
 	return nil
+}
+
+// cannotInstall says that what needs Debian's pkgs, which this process cannot install, and what
+// a person runs to install them.
+type cannotInstall struct {
+	what   string
+	pkgs   []string
+	access aptAccess
+}
+
+func (e *cannotInstall) Error() string {
+	return fmt.Sprintf("%s needs Debian's %s, which cannot be installed here (%s): run %s", e.what, strings.Join(e.pkgs, ", "), e.access.why, e.access.command(e.pkgs))
 }
 
 // notInstalled are those of pkgs that dpkg does not hold installed (all of them where dpkg-query

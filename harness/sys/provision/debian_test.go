@@ -66,8 +66,8 @@ func TestDebianNamesWhatIsMissingWithoutRoot(t *testing.T) {
 	p := &Provisioner{Root: m.root, Out: &bytes.Buffer{}, Run: d.run}
 	err := p.debian(t.Context(), "the Rust function", RustPackages)
 	if assert.Error(t, err) {
-		assert.Contains(t, err.Error(), "apt-get install "+strings.Join(RustPackages, " "))
-		assert.Contains(t, err.Error(), "no sudo on PATH")
+		assert.Contains(t, err.Error(), "run su -c 'apt-get install -y --no-install-recommends "+strings.Join(RustPackages, " ")+"'")
+		assert.Contains(t, err.Error(), "not root, and no sudo on PATH")
 	}
 	assert.Empty(t, d.installs)
 }

@@ -73,8 +73,9 @@ func Ensure(ctx context.Context, w io.Writer, needs ...Need) error {
 }
 
 // Ensure installs or checks each need in turn, under one lock, and returns every failure, so a
-// run names all that is missing at once. Node 24 is not installed when CLAIMS_NODE is set: the
-// user chose the runtime, and runtimes.FindNode takes it first.
+// run names all that is missing at once (the Debian packages in one command). Node 24 is not
+// installed when CLAIMS_NODE is set: the user chose the runtime, and runtimes.FindNode takes it
+// first.
 func (p *Provisioner) Ensure(ctx context.Context, needs ...Need) error {
 	unlock, err := p.lock(ctx)
 	if err != nil {
@@ -117,5 +118,5 @@ func (p *Provisioner) Ensure(ctx context.Context, needs ...Need) error {
 			errs = append(errs, fmt.Errorf("provision: unknown need %v", n))
 		}
 	}
-	return errors.Join(errs...)
+	return joinCannotInstall(errs)
 }

