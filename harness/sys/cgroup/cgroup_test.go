@@ -159,7 +159,7 @@ func TestPlace(t *testing.T) {
 		h, err := place(hierarchy{version: 2, root: root, mountRoot: "/"}, []byte("0::/user.slice\n"), writableUnder(root))
 		require.NoError(t, err)
 		assert.Equal(t, root, h.parent)
-		assert.Equal(t, "v2 "+root, h.String())
+		assert.Equal(t, "v2 "+root+", groups at its root", h.String())
 	})
 	t.Run("v2 in a delegated scope: its slice, which gives the scope cpu", func(t *testing.T) {
 		root := t.TempDir()
@@ -170,7 +170,7 @@ func TestPlace(t *testing.T) {
 			writableUnder(filepath.Join(root, user)))
 		require.NoError(t, err)
 		assert.Equal(t, slice, h.parent, "where groups are made")
-		assert.Equal(t, "v2 "+root+", delegated subtree "+slice, h.String())
+		assert.Equal(t, "v2 "+root+", groups in the subtree delegated at "+slice, h.String())
 	})
 	t.Run("v2 delegated group with no members: cpu can be enabled there", func(t *testing.T) {
 		root := t.TempDir()
@@ -225,7 +225,7 @@ func TestPlace(t *testing.T) {
 		root := v1root(t)
 		h, err := place(hierarchy{version: 1, root: root, mountRoot: "/"}, []byte(fmt.Sprintf(v1self, "/")), writableUnder(root))
 		require.NoError(t, err)
-		assert.Equal(t, "v1 "+root, h.String())
+		assert.Equal(t, "v1 "+root+", groups at its root", h.String())
 	})
 	t.Run("v1 not root: skip, naming what to run", func(t *testing.T) {
 		root := v1root(t)

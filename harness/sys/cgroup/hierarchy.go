@@ -27,10 +27,13 @@ type hierarchy struct {
 }
 
 func (h hierarchy) String() string {
-	if h.parent == "" || h.parent == h.root {
+	switch h.parent {
+	case "":
 		return fmt.Sprintf("v%d %s", h.version, h.root)
+	case h.root:
+		return fmt.Sprintf("v%d %s, groups at its root", h.version, h.root)
 	}
-	return fmt.Sprintf("v%d %s, delegated subtree %s", h.version, h.root, h.parent)
+	return fmt.Sprintf("v%d %s, groups in the subtree delegated at %s", h.version, h.root, h.parent)
 }
 
 // mount is the part of a /proc/self/mountinfo line this package needs.
@@ -263,8 +266,8 @@ func instead(h hierarchy) string {
 }
 
 // Available says which cgroup hierarchy New uses and how its groups are made there: "v1
-// /sys/fs/cgroup/cpu" (at its root, as root), "v2 /sys/fs/cgroup, delegated subtree
-// /sys/fs/cgroup/user.slice/.../app.slice" (in the subtree delegated to this user). Its error
+// /sys/fs/cgroup/cpu, groups at its root" (as root), "v2 /sys/fs/cgroup, groups in the subtree
+// delegated at /sys/fs/cgroup/user.slice/.../app.slice" (to this user). Its error
 // says exactly why no group with a CPU quota can be made here (not Linux, no cpu controller
 // mounted, no CFS bandwidth control in the kernel, neither the root nor a delegated subtree
 // writable) and what to run instead, for t.Skip.
