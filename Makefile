@@ -100,12 +100,18 @@ gotools:
 	@echo "setup: Go modules and gotestsum ready"
 
 # Formatting and vet, with and without the lambda build tag, and the Go probe (testdata is
-# outside ./...) in each of its builds.
+# outside ./...) in each of its builds; and vet cross-compiled for macOS on both its
+# architectures, with and without the tag, so that the module keeps building where the
+# event-loop and threadpool claims run on macOS (what is Linux's lives in _linux.go files).
+DARWIN_ARCHS := arm64 amd64
 lint:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \
 	if [ -n "$$unformatted" ]; then echo "gofmt would change: $$unformatted"; exit 1; fi
 	go vet ./...
 	go vet -tags lambda ./...
+	for arch in $(DARWIN_ARCHS); do for tags in "" lambda; do \
+	  echo "GOOS=darwin GOARCH=$$arch go vet -tags '$$tags' ./..."; GOOS=darwin GOARCH=$$arch go vet -tags "$$tags" ./...; \
+	done; done
 	go vet ./testdata/probes/go
 	go vet -tags brokenserialize ./testdata/probes/go
 	go vet -tags brokenspincalls ./testdata/probes/go
