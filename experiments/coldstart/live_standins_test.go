@@ -57,6 +57,9 @@ type standIns struct {
 	db     *dynalite.Server
 	logs   *logsstub.Server
 	caFile string
+	// noQuota is why the Lambda stand-in runs its functions without their memory size's CPU
+	// quota (cgroup.Available's reason: no cgroup can be made here), nil where it has one.
+	noQuota error
 }
 
 // standInModel changes what the stand-ins model, for the tests of the tests.
@@ -74,6 +77,7 @@ type standInModel struct {
 // says otherwise; they stop when t ends.
 func launchStandIns(t *testing.T, m ...standInModel) *standIns {
 	t.Helper()
+	needLinux(t)
 	var model standInModel
 	if len(m) > 0 {
 		model = m[0]
@@ -120,12 +124,15 @@ func launchStandIns(t *testing.T, m ...standInModel) *standIns {
 		RuntimeEnv: runtimeTrust(trust.Path, caFile, certDir),
 		Quota:      noQuota == nil,
 		Period:     cfg.CPUPeriod,
-		InitShare:  initBurstShare,
+	}
+	// Init's burst is a change of the quota: without one the stand-in takes none.
+	if o.Quota {
+		o.InitShare = initBurstShare
 	}
 	o.KeepEnvironmentsOnUpdate = model.keepEnvironments
 	api := lambdaapi.Start(t, o)
 	logs := logsstub.Start(t, logsstub.Options{Keys: keys, Region: standInRegion})
-	return &standIns{lambda: api, iam: iam, db: db, logs: logs, caFile: caFile}
+	return &standIns{lambda: api, iam: iam, db: db, logs: logs, caFile: caFile, noQuota: noQuota}
 }
 
 // runtimeTrust is what each Lambda runtime's stand-in needs beyond SSL_CERT_FILE and

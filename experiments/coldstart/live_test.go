@@ -140,6 +140,7 @@ func startLive(t *testing.T, l lambdazip.Language) lambdaPlatform {
 // the GetItem function in l.
 func openLive(t *testing.T, standIns *standIns, planKey string, l lambdazip.Language) *livePlatform {
 	t.Helper()
+	needLinux(t)
 	mode, api := results.ModeLive, "AWS Lambda"
 	if standIns != nil {
 		mode, api = results.ModeLiveStandIn, "this repository's stand-ins: harness/standin/lambdaapi (the emulator and the local CPU model behind Lambda's API), harness/standin/iamstub, dynalite behind TLS"
@@ -238,6 +239,9 @@ func (p *livePlatform) Language() lambdazip.Language {
 // where it reads DynamoDB, the table with the item, then the function, Active.
 func (p *livePlatform) Create(t *testing.T, c functionConfig) function {
 	t.Helper()
+	if p.standIns != nil && p.standIns.noQuota != nil && !c.Unthrottled {
+		t.Skipf("the Lambda stand-in runs %s under its memory size's CPU quota, a cgroup, and none can be made on this machine: %v", c, p.standIns.noQuota)
+	}
 	arch, err := lambdazip.ParseArch(p.s.Config.Arch)
 	require.NoError(t, err)
 	var tags []string

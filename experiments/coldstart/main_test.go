@@ -3,6 +3,7 @@ package coldstart
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"testing"
 	"time"
 
@@ -22,9 +23,14 @@ var cfg settings.Settings
 // TestMain installs dynalite, the DynamoDB stand-in, and requires a Node.js to run it on, after
 // the checks that cost nothing: the settings' and, with -tags lambda, the live run's estimate
 // against its cap (admitLiveRun), before anything is made.
+// Elsewhere than Linux it installs nothing: every test that would use it skips, naming Linux
+// (needLinux).
 func TestMain(m *testing.M) {
-	os.Exit(claimtest.Main(m, "coldstart experiments", &cfg, quotaReachesKernelMinimum, admitLiveRun,
-		provision.Check(provision.NeedDynalite, provision.NeedNode, provision.NeedNode24, provision.NeedRust, provision.NeedPython)))
+	checks := []func(settings.Settings) error{quotaReachesKernelMinimum, admitLiveRun}
+	if runtime.GOOS == "linux" {
+		checks = append(checks, provision.Check(provision.NeedDynalite, provision.NeedNode, provision.NeedNode24, provision.NeedRust, provision.NeedPython))
+	}
+	os.Exit(claimtest.Main(m, "coldstart experiments", &cfg, checks...))
 }
 
 // quotaReachesKernelMinimum refuses a CPU period at which the smallest memory size's quota would

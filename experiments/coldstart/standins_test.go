@@ -94,9 +94,20 @@ type local struct {
 	running *localFunction
 }
 
+// needLinux skips t where the cold-start claims cannot run: every platform runs the functions'
+// Linux builds (under the Lambda emulator and a cgroup's CPU quota here, on Lambda live, whose
+// packages are built with Linux's toolchains).
+func needLinux(t *testing.T) {
+	t.Helper()
+	if runtime.GOOS != "linux" {
+		t.Skipf("needs Linux: the cold-start claims run the functions' Linux builds under the Lambda emulator (aws-lambda-rie) and a cgroup's CPU quota; this is %s: run them on Linux", runtime.GOOS)
+	}
+}
+
 // startLocal makes the local platform of t.
 func startLocal(t *testing.T, o localOptions) *local {
 	t.Helper()
+	needLinux(t)
 	if o.language == "" {
 		o.language = lambdazip.Go
 	}

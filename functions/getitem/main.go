@@ -49,7 +49,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/lambda"
-	"golang.org/x/sys/unix"
 )
 
 // goStart is when this package's variables were initialised: after the Go runtime and every
@@ -106,24 +105,6 @@ func measureInit(end time.Time) initMeasure {
 		m.Ms, m.From = m.GoMs, "go"
 	}
 	return m
-}
-
-// sinceProcessStart is how long ago the kernel started this process: CLOCK_BOOTTIME now less
-// /proc/self/stat's starttime, which counts clock ticks since boot on the same clock.
-func sinceProcessStart() (time.Duration, error) {
-	stat, err := os.ReadFile("/proc/self/stat")
-	if err != nil {
-		return 0, err
-	}
-	ticks, err := startTicks(string(stat))
-	if err != nil {
-		return 0, err
-	}
-	var ts unix.Timespec
-	if err := unix.ClockGettime(unix.CLOCK_BOOTTIME, &ts); err != nil {
-		return 0, err
-	}
-	return time.Duration(ts.Nano()) - time.Duration(ticks)*time.Second/clockTicks, nil
 }
 
 // startTicks reads field 22, starttime, from the text of /proc/PID/stat. The command name

@@ -53,8 +53,15 @@ function calibrate(jobMs) {
 }
 
 // threads counts this process's threads by name, from /proc/self/task. libuv names its pool
-// threads "libuv-worker" from version 1.50 on; older ones inherit the process's name.
+// threads "libuv-worker" from version 1.50 on; older ones inherit the process's name. Where there
+// is no /proc (macOS), ps -M lists the process's threads, a line each after its header, without
+// their names: they count under "?".
 function threads() {
+  if (process.platform !== 'linux') {
+    const out = require('child_process').execFileSync('ps', ['-M', '-p', String(process.pid)], { encoding: 'utf8' });
+    const total = out.trim().split('\n').length - 1;
+    return { total, byName: { '?': total } };
+  }
   const byName = {};
   const tasks = fs.readdirSync('/proc/self/task');
   for (const t of tasks) {

@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+
+	"github.com/serverless-claims/claims/harness/sys/cgroup"
 )
 
 // Fingerprint reads the machine this process runs on. Runtime versions the harness cannot know
@@ -20,6 +22,7 @@ func Fingerprint() Environment {
 		GOMAXPROCS:       runtime.GOMAXPROCS(0),
 		UVThreadpoolSize: os.Getenv("UV_THREADPOOL_SIZE"),
 		LoadAvg1:         loadAvg1(),
+		Cgroup:           cgroup.DescribeMachine(),
 	}
 }
 

@@ -107,17 +107,21 @@ func PublishedFor(ids []string) ([]Published, error) {
 
 // Environment is the machine and runtimes a result was measured on.
 type Environment struct {
-	Go               string  `json:"go"`
-	Node             string  `json:"node,omitempty"`
-	OpenSSL          string  `json:"openssl,omitempty"`
-	OS               string  `json:"os"`
-	Kernel           string  `json:"kernel"`
-	CPUModel         string  `json:"cpuModel"`
-	Cores            int     `json:"cores"`
-	GOMAXPROCS       int     `json:"gomaxprocs"` // the probe's, where it is a Go probe; else the harness's
-	UVThreadpoolSize string  `json:"uvThreadpoolSize,omitempty"`
-	CPUQuota         string  `json:"cpuQuota,omitempty"` // cgroup quota/period where one was applied
-	LoadAvg1         float64 `json:"loadAvg1"`           // how busy the machine was when the run started
+	Go               string `json:"go"`
+	Node             string `json:"node,omitempty"`
+	OpenSSL          string `json:"openssl,omitempty"`
+	OS               string `json:"os"`
+	Kernel           string `json:"kernel"`
+	CPUModel         string `json:"cpuModel"`
+	Cores            int    `json:"cores"`
+	GOMAXPROCS       int    `json:"gomaxprocs"` // the probe's, where it is a Go probe; else the harness's
+	UVThreadpoolSize string `json:"uvThreadpoolSize,omitempty"`
+	CPUQuota         string `json:"cpuQuota,omitempty"` // cgroup quota/period where one was applied
+	// Cgroup is the machine's cgroup hierarchy with the cpu controller and how a quota is made in
+	// it, or why none can be (cgroup.DescribeMachine): "v1 /sys/fs/cgroup/cpu, groups at its
+	// root", "v2 /sys/fs/cgroup, groups in the subtree delegated at <path>", "none: <reason>".
+	Cgroup   string  `json:"cgroup,omitempty"`
+	LoadAvg1 float64 `json:"loadAvg1"` // how busy the machine was when the run started
 }
 
 // Dir is where results are written: CLAIMS_RESULTS_DIR, else results/ under root.

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/serverless-claims/claims/harness/claim/verdict"
+	"github.com/serverless-claims/claims/harness/sys/cgroup"
 )
 
 func sample() Result {
@@ -88,4 +89,8 @@ func TestFingerprint(t *testing.T) {
 	assert.NotEmpty(t, e.Go)
 	assert.Positive(t, e.Cores)
 	assert.Positive(t, e.GOMAXPROCS)
+	// The cgroup line is the package's own answer, whatever this machine allows: a hierarchy
+	// and how its quota is made, or none and why (the schema's pattern).
+	assert.Equal(t, cgroup.DescribeMachine(), e.Cgroup)
+	assert.Regexp(t, `^(v1 |v2 |none: )`, e.Cgroup, "environment.cgroup = %q; want a hierarchy or none", e.Cgroup)
 }

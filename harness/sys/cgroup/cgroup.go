@@ -2,11 +2,12 @@
 // Lambda function's process the share of one CPU that its memory size gets on Lambda (see
 // lambdalocal.ShareForMemory; claim T5), and makes sure the quota's cgroup is gone afterwards.
 //
-// New makes a cgroup named claims-<name>-<pid>-<n> directly under the root of the hierarchy that
-// has the cpu controller, found in /proc/self/mountinfo, and sets its CPU bandwidth (the CFS
-// quota): cpu.max on cgroup v2 when the v2 hierarchy has the cpu controller, else
-// cpu.cfs_period_us and cpu.cfs_quota_us on cgroup v1 (a controller belongs to one hierarchy at
-// a time, so at most one of the two can have it). The group also gets the largest CPU weight,
+// New makes a cgroup named claims-<name>-<pid>-<n> in the hierarchy that has the cpu controller,
+// found in /proc/self/mountinfo: directly under its root where this process may write there
+// (root), else in the subtree the system delegates to this user, as rootless container engines
+// do (see place), and sets its CPU bandwidth (the CFS quota): cpu.max on cgroup v2 when the v2
+// hierarchy has the cpu controller, else cpu.cfs_period_us and cpu.cfs_quota_us on cgroup v1 (a
+// controller belongs to one hierarchy at a time, so at most one of the two can have it). The group also gets the largest CPU weight,
 // so that other work on the machine does not take its share (see quotaSettings). Add moves a
 // whole process into the group; the children it starts later are born inside it.
 //
@@ -23,8 +24,9 @@
 //     process using the hierarchy sees the same pids (one pid namespace), which holds unless a
 //     container shares the host's cgroup filesystem; a reused pid only delays the sweep.
 //
-// Making a cgroup needs root (or a delegated cgroup v2 subtree). Available says whether this
-// machine can and, when it cannot, exactly why, for t.Skip.
+// Making a cgroup needs Linux, and root or a delegated subtree. Available says which hierarchy
+// and how, or exactly why not and what to run instead, for t.Skip; DescribeMachine says the same
+// for a result's environment.
 package cgroup
 
 // prefix starts the name of every group this package makes; Stale and the sweep in New look

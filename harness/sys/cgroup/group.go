@@ -37,17 +37,14 @@ func New(t testing.TB, name string, q Quota) (*Group, error) {
 		return nil, err
 	}
 	h, err := find()
-	if err == nil {
-		err = usable(h)
-	}
 	if err != nil {
 		return nil, err
 	}
-	for _, msg := range sweep(h.root) {
+	for _, msg := range sweep(h.parent) {
 		t.Log(msg)
 	}
 	if h.version == 2 {
-		if err := enableCPU(h.root); err != nil {
+		if err := enableCPU(h.parent); err != nil {
 			return nil, err
 		}
 	}
@@ -56,7 +53,7 @@ func New(t testing.TB, name string, q Quota) (*Group, error) {
 	live.Lock() // held from mkdir to registration so that an interrupt cannot miss the group
 	watchSignals()
 	live.next++
-	g.path = filepath.Join(h.root, fmt.Sprintf("%s%s-%d-%d", prefix, name, os.Getpid(), live.next))
+	g.path = filepath.Join(h.parent, fmt.Sprintf("%s%s-%d-%d", prefix, name, os.Getpid(), live.next))
 	err = os.Mkdir(g.path, 0o755)
 	if err == nil {
 		live.groups[g.path] = true

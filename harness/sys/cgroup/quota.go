@@ -78,7 +78,11 @@ const (
 // other work takes, and a measurement would depend on what else runs. With the largest weight
 // the scheduler serves the group first, up to its quota, so that the share is also, as far as
 // the kernel can make it, a floor: the emulated function gets its share whatever else runs. The
-// quota bounds what the weight can take from the rest of the machine.
+// quota bounds what the weight can take from the rest of the machine. The weight counts among a group's
+// siblings only: in a delegated subtree (see place) the subtree's own weight, not this one, is
+// what other work on the machine competes with, so there the share is less of a floor (measured
+// on this repository's machine, in a v1 group root gave a user, beside another test binary's
+// root-level groups: a one-thread loop under a quota of every CPU got 0.31 and 0.44 of a CPU).
 func quotaSettings(version int, q Quota) []setting {
 	quota, period := q.micros()
 	if version == 2 {

@@ -62,7 +62,7 @@ func Stale() ([]string, error) {
 	}
 	live.Lock()
 	defer live.Unlock()
-	stale, _, err := staleIn(h.root)
+	stale, _, err := staleIn(h.parent)
 	return stale, err
 }
 

@@ -11,7 +11,8 @@
 //   - SIGINT, SIGTERM or SIGHUP to the test binary (Ctrl-C) kills every live group before the
 //     binary dies of the signal, as it would have without this package;
 //   - the kernel sends SIGTERM to the process if the test binary dies any other way (a test
-//     timeout's panic, a crash): Linux's parent-death signal.
+//     timeout's panic, a crash): Linux's parent-death signal. Other systems have none (see
+//     sysproc_other.go): there only the first two hold.
 package proc
 
 import (
@@ -209,7 +210,7 @@ func start(ctx context.Context, spec Spec, readyBy time.Time) (*Process, error) 
 		cmd.Env = CleanEnv()
 	}
 	cmd.Dir = spec.Dir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	cmd.SysProcAttr = sysProcAttr()
 	ready := make(chan error, 1)
 	cmd.Stdout = &lineWriter{line: func(l string) { p.onStdout(l, ready) }}
 	cmd.Stderr = &lineWriter{line: func(l string) { p.log.WriteString("stderr: " + l + "\n") }}

@@ -1,28 +1,5 @@
 package proc
 
-import (
-	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
-)
-
-// stat reads pid's state and parent from /proc/<pid>/stat; ok is false once it is gone.
-func stat(pid int) (state string, ppid int, ok bool) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return "", 0, false
-	}
-	// The command name in parentheses may hold spaces; the fields after it do not.
-	s := string(b)
-	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	if len(fields) < 2 {
-		return "", 0, false
-	}
-	ppid, _ = strconv.Atoi(fields[1])
-	return fields[0], ppid, true
-}
-
 // Alive reports whether pid runs; a zombie (ended, not yet reaped) counts as ended.
 func Alive(pid int) bool {
 	state, _, ok := stat(pid)
@@ -32,15 +9,10 @@ func Alive(pid int) bool {
 // Descendants returns the running processes whose parent chain leads to pid, for tests that
 // check that a test binary's children are gone after it was interrupted.
 func Descendants(pid int) []int {
-	dirs, _ := filepath.Glob("/proc/[0-9]*")
 	children := map[int][]int{}
-	for _, d := range dirs {
-		p, err := strconv.Atoi(filepath.Base(d))
-		if err != nil {
-			continue
-		}
-		if state, ppid, ok := stat(p); ok && state != "Z" {
-			children[ppid] = append(children[ppid], p)
+	for _, p := range processes() {
+		if p.state != "Z" {
+			children[p.ppid] = append(children[p.ppid], p.pid)
 		}
 	}
 	var out []int
@@ -49,4 +21,10 @@ func Descendants(pid int) []int {
 		queue = append(queue, children[queue[0]]...)
 	}
 	return out
+}
+
+// process is one entry of the machine's process table.
+type process struct {
+	pid, ppid int
+	state     string // the first letter of ps's or /proc's state: "R", "S", "T", "Z"...
 }

