@@ -115,7 +115,12 @@ type Measurement struct {
 	// has no Init Duration: not a cold start; 1 ..."); an inconclusive verdict for too little
 	// evidence names it (verdict.DecideWith). "" where the claim has no reasons to give.
 	NotEvidence string
-	Checks      []verdict.Check
+	// NotRun says why the test started none of its trials: the time go test gave it could not
+	// hold the fewest that decide its claim. Check then writes the result, inconclusive for
+	// want of evidence, and skips the test naming why, rather than asserting a claim it did
+	// not measure. "" for a test that ran.
+	NotRun string
+	Checks []verdict.Check
 }
 
 // Decide gives m its verdict (verdict.Decide), writes its result under results/<group> (or
@@ -193,6 +198,12 @@ func (c Claim) Assert(t testing.TB, res results.Result) {
 func (c Claim) Check(t testing.TB, m Measurement) results.Result {
 	t.Helper()
 	res := c.Decide(t, m)
+	if m.NotRun != "" {
+		if assert.Equal(t, verdict.Inconclusive, res.Verdict.Outcome, "verdict for %v, no trial run = %s; want inconclusive (%s)", res.Claims, res.Verdict.Outcome, res.Verdict.Reason) {
+			t.Skipf("%v inconclusive, its result written: %s", res.Claims, m.NotRun)
+		}
+		return res
+	}
 	c.Assert(t, res)
 	thisRun.checked(t.Name(), c, res.Mode)
 	return res
