@@ -132,7 +132,7 @@ func measureOwnConnection(t *testing.T, p lambdaPlatform, b functionCode, trials
 		Environment: results.Fingerprint(),
 		Evidence:    evidence,
 		NotEvidence: s.NotEvidence.String(),
-		NotRun:      pl.notRun(),
+		Cut:         pl.whyCut(),
 		Checks:      checks,
 	}
 }
@@ -278,7 +278,7 @@ func measureWarmupFailure(t *testing.T, p lambdaPlatform, b functionCode, timeou
 		Environment: results.Fingerprint(),
 		Evidence:    s.WarmupFailed,
 		NotEvidence: s.NotEvidence.String(),
-		NotRun:      pl.notRun(),
+		Cut:         pl.whyCut(),
 		Checks: []verdict.Check{
 			notEvidenceCheck(s.NotEvidence, s.WarmupFailed),
 			verdict.All(fmt.Sprintf("cold starts whose Init completed, within %v (the warm-up's bound) plus %v", timeout, margin), s.BoundedInit),

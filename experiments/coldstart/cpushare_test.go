@@ -134,7 +134,7 @@ func (r *phasesRun) measurement(s phasesSummary, headline string, evidence stats
 		Environment: results.Fingerprint(),
 		Evidence:    evidence,
 		NotEvidence: r.allNotEvidence().String(),
-		NotRun:      r.plan.notRun(),
+		Cut:         r.plan.whyCut(),
 		Checks:      checks,
 	}
 }

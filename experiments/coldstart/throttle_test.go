@@ -164,7 +164,7 @@ func measureThrottleSlices(t *testing.T, p lambdaPlatform, invocations int) clai
 		Trials:      trials,
 		Environment: results.Fingerprint(),
 		Evidence:    evidence,
-		NotRun:      pl.notRun(),
+		Cut:         pl.whyCut(),
 		Checks:      checks,
 	}
 }
