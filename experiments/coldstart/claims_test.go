@@ -64,8 +64,9 @@ func measureOwnConnection(t *testing.T, p lambdaPlatform, b functionCode, trials
 	fn := p.Create(t, c)
 	counter, counts := p.(handshakeCounter)
 
-	runs := make([]ownConnection, 0, trials)
-	startWithin(t, "cold starts", trials, func(i int) {
+	pl := planColdStarts(t, p, "cold starts", trials, 1, fewestTrials())
+	runs := make([]ownConnection, 0, pl.n)
+	startWithin(t, pl, func(i int) {
 		runs = append(runs, ownConnection{})
 		var before int
 		if counts {
@@ -80,8 +81,8 @@ func measureOwnConnection(t *testing.T, p lambdaPlatform, b functionCode, trials
 
 	// Evidence: a cold start, whose two calls did what the function is for, a GetItem that
 	// found the item (coldStart.judge).
-	evidence := stats.Proportion{N: trials}
-	s := ownConnectionSummary{NotEvidence: notStarted(trials, len(runs))}
+	evidence := stats.Proportion{N: pl.rounds()}
+	s := ownConnectionSummary{NotEvidence: notStarted(pl, len(runs))}
 	var tls []float64
 	for _, tr := range runs {
 		f, g := tr.First.Answer, tr.Second.Answer
@@ -119,18 +120,19 @@ func measureOwnConnection(t *testing.T, p lambdaPlatform, b functionCode, trials
 		headline = fmt.Sprintf("first call: new connection with a handshake in %s; traced handshakes = the stand-in's in %s; second call reused the connection in %s",
 			s.NewWithHandshake, s.CountsAgree, s.SecondCallReused)
 	}
-	headline = withNotEvidence(s.NotEvidence, headline)
+	headline = pl.withCut(withNotEvidence(s.NotEvidence, headline))
 	return claimtest.Measurement{
 		Target:      onPlatform{Platform: p, Functions: []functionConfig{c}},
 		Broken:      brokenIn(p, b),
 		StartedAt:   started,
 		Headline:    headline,
-		Parameters:  ownConnectionParameters{ColdStarts: trials, Variant: cold, MemoryMB: c.MemoryMB},
+		Parameters:  ownConnectionParameters{ColdStarts: pl.rounds(), Cut: pl.record(), Variant: cold, MemoryMB: c.MemoryMB},
 		Summary:     s,
 		Trials:      runs,
 		Environment: results.Fingerprint(),
 		Evidence:    evidence,
 		NotEvidence: s.NotEvidence.String(),
+		Cut:         pl.whyCut(),
 		Checks:      checks,
 	}
 }
@@ -191,8 +193,9 @@ func measureWarmupFailure(t *testing.T, p lambdaPlatform, b functionCode, timeou
 	c.Env["CLAIMS_WARMUP_TIMEOUT_MS"] = strconv.Itoa(int(timeout.Milliseconds()))
 	f := p.Create(t, c)
 
-	runs := make([]unreachableStart, 0, trials)
-	startWithin(t, "cold starts", trials, func(i int) {
+	pl := planColdStarts(t, p, "cold starts", trials, 1, fewestTrials())
+	runs := make([]unreachableStart, 0, pl.n)
+	startWithin(t, pl, func(i int) {
 		runs = append(runs, unreachableStart{})
 		r := &runs[i]
 		r.How = refused
@@ -219,8 +222,8 @@ func measureWarmupFailure(t *testing.T, p lambdaPlatform, b functionCode, timeou
 		} // else the environment failed; the emulator would hold a second invoke forever
 	})
 
-	s := warmupFailureSummary{NotEvidence: notStarted(trials, len(runs))}
-	s.WarmupFailed.N = trials
+	s := warmupFailureSummary{NotEvidence: notStarted(pl, len(runs))}
+	s.WarmupFailed.N = pl.rounds()
 	var initMs, handlerCPUMs []float64
 	for i := range runs {
 		r := &runs[i]
@@ -262,19 +265,20 @@ func measureWarmupFailure(t *testing.T, p lambdaPlatform, b functionCode, timeou
 	// none at all, tests nothing here.
 	headline := fmt.Sprintf("warm-up failed in %s (refused and stalled), Init max %.0f ms (bound %v + %v), served after DynamoDB came back in %s",
 		s.WarmupFailed, s.InitMs.MaxMs, timeout, margin, s.ServedAfter)
-	headline = withNotEvidence(s.NotEvidence, headline)
+	headline = pl.withCut(withNotEvidence(s.NotEvidence, headline))
 	return claimtest.Measurement{
 		Target:    onPlatform{Platform: p, Functions: []functionConfig{c}},
 		Broken:    brokenIn(p, b),
 		StartedAt: started,
 		Headline:  headline,
-		Parameters: warmupFailureParameters{ColdStarts: trials, Variant: warm, MemoryMB: c.MemoryMB,
+		Parameters: warmupFailureParameters{ColdStarts: pl.rounds(), Cut: pl.record(), Variant: warm, MemoryMB: c.MemoryMB,
 			WarmupTimeoutMs: timeout.Milliseconds(), InitMarginMs: margin.Milliseconds(), StallForMs: stallFor.Milliseconds()},
 		Summary:     s,
 		Trials:      runs,
 		Environment: results.Fingerprint(),
 		Evidence:    s.WarmupFailed,
 		NotEvidence: s.NotEvidence.String(),
+		Cut:         pl.whyCut(),
 		Checks: []verdict.Check{
 			notEvidenceCheck(s.NotEvidence, s.WarmupFailed),
 			verdict.All(fmt.Sprintf("cold starts whose Init completed, within %v (the warm-up's bound) plus %v", timeout, margin), s.BoundedInit),

@@ -58,27 +58,33 @@ type phasesRun struct {
 	// notEvidence counts each arm's cold starts that are no evidence, by reason (those not
 	// started for the test's deadline included).
 	notEvidence []notEvidence
+	// plan is the rounds planned, cut to the test's time where it had to be.
+	plan *coldStartPlan
 }
 
 // runPhases creates each arm's function on p and runs n cold starts of each, in turn, each with
-// warm invocations in all (the second and later ones).
-func runPhases(t *testing.T, p lambdaPlatform, n, warmInvocations int, arms ...arm) *phasesRun {
+// warm invocations in all (the second and later ones): fewer where the test's time holds fewer
+// (planColdStarts), but not fewer than fewest, the least that decide the claim.
+func runPhases(t *testing.T, p lambdaPlatform, n, fewest, warmInvocations int, arms ...arm) *phasesRun {
 	t.Helper()
-	r := &phasesRun{p: p, build: arms[0].Config.Build, started: time.Now(), arms: arms,
-		params: phasesParameters{ColdStarts: n, WarmInvocations: warmInvocations, InvocationGapMs: float64(cfg.CPUPeriod) / float64(time.Millisecond)}}
+	pl := planColdStarts(t, p, "rounds of cold starts", n, len(arms), fewest)
+	r := &phasesRun{p: p, build: arms[0].Config.Build, started: time.Now(), arms: arms, plan: pl,
+		params: phasesParameters{ColdStarts: pl.rounds(), Cut: pl.record(), WarmInvocations: warmInvocations, InvocationGapMs: float64(cfg.CPUPeriod) / float64(time.Millisecond)}}
 	fns := make([]function, len(arms))
 	for i, a := range arms {
 		fns[i] = p.Create(t, a.Config)
 		r.params.Arms = append(r.params.Arms, armParameters{Arm: a.Name, Variant: a.Config.Env["CLAIMS_VARIANT"], MemoryMB: a.Config.MemoryMB, Unthrottled: a.Config.Unthrottled})
 	}
 	r.all = make([][]coldStart, len(arms))
-	startWithin(t, "rounds of cold starts", n, func(int) {
+	startWithin(t, pl, func(int) {
 		for i, a := range arms {
 			r.all[i] = append(r.all[i], runColdStart(t, fns[i], a.Name, warmInvocations-1))
 		}
 	})
+	// The plan may have been cut while it ran.
+	r.params.ColdStarts, r.params.Cut = pl.rounds(), pl.record()
 	for _, runs := range r.all {
-		kept, answered, why := evidential(runs, n)
+		kept, answered, why := evidential(runs, pl)
 		r.kept, r.answered, r.notEvidence = append(r.kept, kept), append(r.answered, answered), append(r.notEvidence, why)
 	}
 	return r
@@ -108,10 +114,10 @@ func (r *phasesRun) measurement(s phasesSummary, headline string, evidence stats
 		arm.NotEvidence = r.notEvidence[i]
 		s.Arms = append(s.Arms, arm)
 	}
-	headline = withNotEvidence(r.allNotEvidence(), headline)
+	headline = r.plan.withCut(withNotEvidence(r.allNotEvidence(), headline))
 	checks = append([]verdict.Check{notEvidenceCheck(r.allNotEvidence(), evidence)}, checks...)
-	// The cold starts in the order they ran.
-	var trials []coldStart
+	// The cold starts in the order they ran: none where none was started, never null.
+	trials := []coldStart{}
 	for j := range r.all[0] {
 		for i := range r.all {
 			trials = append(trials, r.all[i][j])
@@ -128,6 +134,7 @@ func (r *phasesRun) measurement(s phasesSummary, headline string, evidence stats
 		Environment: results.Fingerprint(),
 		Evidence:    evidence,
 		NotEvidence: r.allNotEvidence().String(),
+		Cut:         r.plan.whyCut(),
 		Checks:      checks,
 	}
 }
@@ -170,9 +177,10 @@ func summarizeArm(a arm, kept []coldStart, answered stats.Proportion) armSummary
 // evidential keeps the cold starts that are evidence (a cold start, every invocation answering
 // with the item: coldStart.judge), counts them against the planned cold starts, and counts the
 // others by reason, those never started included.
-func evidential(runs []coldStart, planned int) ([]coldStart, stats.Proportion, notEvidence) {
+func evidential(runs []coldStart, pl *coldStartPlan) ([]coldStart, stats.Proportion, notEvidence) {
 	var kept []coldStart
-	why := notStarted(planned, len(runs))
+	planned := pl.rounds()
+	why := notStarted(pl, len(runs))
 	for i := range runs {
 		if reason := judge(&runs[i]); reason != "" {
 			addReason(why, reason)
@@ -285,7 +293,7 @@ func measureSetup(t *testing.T, p lambdaPlatform, n int) claimtest.Measurement {
 	t.Helper()
 	quotaArm := getitemConfig(p, getitem, cold, memoryMB, false)
 	controlArm := getitemConfig(p, getitem, cold, memoryMB, true)
-	r := runPhases(t, p, n, 1, arm{quotaArm.String(), quotaArm}, arm{controlArm.String(), controlArm})
+	r := runPhases(t, p, n, t1ColdStarts*fewestColdStarts(p.Language()), 1, arm{quotaArm.String(), quotaArm}, arm{controlArm.String(), controlArm})
 	quota, control := r.kept[0], r.kept[1]
 	// Evidence: both arms' cold starts; the fewer of the two counts.
 	evidence := r.answered[0]
@@ -367,7 +375,7 @@ const warmInvocationsT2 = 4
 func measureFirstInvocation(t *testing.T, p lambdaPlatform, n int) claimtest.Measurement {
 	t.Helper()
 	c := getitemConfig(p, getitem, cold, memoryMB, false)
-	r := runPhases(t, p, n, warmInvocationsT2, arm{c.String(), c})
+	r := runPhases(t, p, n, fewestColdStarts(p.Language()), warmInvocationsT2, arm{c.String(), c})
 	kept := r.kept[0]
 	init, first, warm := stats.Summarize(figure(kept, initMs)), stats.Summarize(figure(kept, firstMs)), stats.Summarize(figure(kept, meanWarmMs))
 	f := firstInvocationFigures{
@@ -407,7 +415,7 @@ const minSavedOfHandshake = 0.5
 // at 128 MB, in turn, and decides T3.
 func measureWarmup(t *testing.T, p lambdaPlatform, b functionCode, n int) claimtest.Measurement {
 	t.Helper()
-	r := runPhases(t, p, n, 1, arm{cold, getitemConfig(p, b, cold, memoryMB, false)}, arm{warm, getitemConfig(p, b, warm, memoryMB, false)})
+	r := runPhases(t, p, n, fewestColdStarts(p.Language()), 1, arm{cold, getitemConfig(p, b, cold, memoryMB, false)}, arm{warm, getitemConfig(p, b, warm, memoryMB, false)})
 	colds, warms := r.kept[0], r.kept[1]
 
 	// The SDK now and then closes a connection it could have pooled (the function reports
@@ -482,7 +490,7 @@ func measureScaling(t *testing.T, p lambdaPlatform, n int) claimtest.Measurement
 		c := getitemConfig(p, getitem, cold, mb, false)
 		arms[i] = arm{c.String(), c}
 	}
-	r := runPhases(t, p, n, 1, arms...)
+	r := runPhases(t, p, n, fewestColdStarts(p.Language()), 1, arms...)
 	var evidence stats.Proportion
 	var table strings.Builder
 	fmt.Fprintf(&table, "%-22s %10s %10s %12s %16s %10s\n", "memory", "TLS mean", "TLS p50", "TLS CPU mean", "first Dur. mean", "TLS MB·s")
@@ -493,7 +501,7 @@ func measureScaling(t *testing.T, p lambdaPlatform, n int) claimtest.Measurement
 		rows[i] = summarizeArm(a, r.kept[i], r.answered[i])
 		fmt.Fprintf(&table, "%-22s %7.1f ms %7.1f ms %9.2f ms %13.1f ms %10.2f\n", a.Name, rows[i].TLSMs.MeanMs, rows[i].TLSMs.P50Ms, rows[i].CPU.HandshakeMs.MeanMs, rows[i].FirstDurationMs.MeanMs, rows[i].HandshakeMBSeconds)
 	}
-	t.Logf("T5, the cold variant's first handshake by memory size (%d cold starts each):\n%s", n, table.String())
+	t.Logf("T5, the cold variant's first handshake by memory size (%d cold starts each):\n%s", r.params.ColdStarts, table.String())
 	low, high := rows[0], rows[len(rows)-1]
 	f := scalingFigures{Scaling: meansRatio(t, r.kept[0], tlsMs, r.kept[len(arms)-1], tlsMs, false), Table: table.String()}
 	headline := fmt.Sprintf("mean handshake %.1f ms at %s, %.1f ms at %s: %s times faster, on %.2f and %.2f ms of CPU; handshake MB·s %.2f against %.2f",

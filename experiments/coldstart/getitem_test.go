@@ -112,6 +112,7 @@ const (
 	reasonDenied     = "GetItem denied (AccessDeniedException): the role's policy was not yet in effect"
 	reasonNoAnswer   = "an invocation did not answer with the item"
 	reasonNotStarted = "not started: too close to the test's deadline to clean up after it"
+	reasonNoTime     = "not started: the package's time left could not hold the fewest cold starts that decide the claim"
 )
 
 // deniedError says whether a GetItem's error is DynamoDB's AccessDeniedException: a new role's
@@ -162,12 +163,16 @@ func judge(c *coldStart) string {
 	return reason
 }
 
-// notStarted is the count of a run that started ran of its planned cold starts: those the test's
-// deadline left no time for.
-func notStarted(planned, ran int) notEvidence {
+// notStarted counts the cold starts of pl that a run that started ran of them did not start:
+// those the deadline left no time for, or every one where the plan could not hold the fewest
+// that decide the claim.
+func notStarted(pl *coldStartPlan, ran int) notEvidence {
 	n := notEvidence{}
-	if planned > ran {
-		n[reasonNotStarted] = planned - ran
+	switch {
+	case pl.refused:
+		n[reasonNoTime] = pl.planned
+	case pl.n > ran:
+		n[reasonNotStarted] = pl.n - ran
 	}
 	return n
 }
@@ -199,31 +204,29 @@ func notEvidenceCheck(n notEvidence, of stats.Proportion) verdict.Check {
 	return c
 }
 
-// stopMargin is how long before the test's deadline (go test -timeout) no cold start is started:
-// a deadline's panic runs no cleanup, and the live platform's deletions (functions, then the
-// table and the role, each waited for) must end inside it, after an invoke still in flight.
+// stopMargin is how long before the test's deadline (go test -timeout) the live platform starts
+// no cold start: a deadline's panic runs no cleanup, and its deletions (functions, then the table
+// and the role, each waited for) must end inside it, after an invoke still in flight. The local
+// platform's is localStopMargin.
 const stopMargin = invokeTimeout + 2*time.Minute
 
-// mayStart says whether t has time for another cold start and the cleanup after it.
-func mayStart(t *testing.T) bool {
-	d, ok := t.Deadline()
-	return !ok || time.Until(d) > stopMargin
-}
-
-// startWithin calls start(i) for i from 0 up to planned, while t has time for another and the
-// cleanup after it (mayStart), and returns how many it started; it logs those it did not, as
-// what ("cold starts").
-func startWithin(t *testing.T, what string, planned int, start func(i int)) int {
+// startWithin calls start(i) for each round of pl while it may start one (coldStartPlan.mayStart),
+// timing them, and returns how many it started; it logs those the deadline left out.
+func startWithin(t *testing.T, pl *coldStartPlan, start func(i int)) int {
 	t.Helper()
-	n := 0
-	for ; n < planned && mayStart(t); n++ {
-		start(n)
+	for pl.mayStart() {
+		began := time.Now()
+		start(pl.ran)
+		if pl.measured > 0 {
+			budget.took(pl.measured, time.Since(began))
+		}
+		pl.ran++
 	}
-	if n < planned {
+	if pl.ran < pl.n {
 		d, _ := t.Deadline()
-		t.Logf("%d of %d %s not started: the test's deadline is %v away, and cleaning up needs %v", planned-n, planned, what, time.Until(d).Round(time.Second), stopMargin)
+		t.Logf("%d of %d %s not started: the test's deadline is %v away, and cleaning up needs %v", pl.n-pl.ran, pl.n, pl.what, time.Until(d).Round(time.Second), pl.margin)
 	}
-	return n
+	return pl.ran
 }
 
 // pause lets one CFS period pass between invocations: a warm invocation is a later request, not
@@ -286,7 +289,7 @@ func TestColdStartsAreJudgedByReason(t *testing.T) {
 			tc.edit(&c)
 			assert.Equal(t, tc.want, judge(&c), "reason")
 			assert.Contains(t, c.NotEvidence, tc.about, "notEvidence = %q; want the figures that show it", c.NotEvidence)
-			kept, p, why := evidential([]coldStart{c, cold()}, 3)
+			kept, p, why := evidential([]coldStart{c, cold()}, &coldStartPlan{planned: 3, n: 3})
 			wantK := 1
 			if tc.want == "" {
 				wantK = 2

@@ -11,6 +11,8 @@ import (
 
 	"github.com/serverless-claims/claims/harness/claim/claimtest"
 	"github.com/serverless-claims/claims/harness/lambda/lambdalocal"
+	"github.com/serverless-claims/claims/harness/lambda/lambdazip"
+	"github.com/serverless-claims/claims/harness/sys/build"
 	"github.com/serverless-claims/claims/harness/sys/cgroup"
 	"github.com/serverless-claims/claims/harness/sys/provision"
 	"github.com/serverless-claims/claims/harness/sys/settings"
@@ -22,14 +24,21 @@ var cfg settings.Settings
 
 // TestMain installs dynalite, the DynamoDB stand-in, and requires a Node.js to run it on, after
 // the checks that cost nothing: the settings' and, with -tags lambda, the live run's estimate
-// against its cap (admitLiveRun), before anything is made.
-// Elsewhere than Linux it installs nothing: every test that would use it skips, naming Linux
-// (needLinux).
+// against its cap (admitLiveRun), before anything is made. It then builds the functions the
+// selected claim tests run (prebuild), so that the tests' time is their cold starts', and notes
+// when it began and when the tests begin: go test's deadline counts from the second, its kill
+// from the first (the time plan, timeplan_test.go).
+// Elsewhere than Linux it installs and builds nothing: every test that would use it skips,
+// naming Linux (needLinux).
 func TestMain(m *testing.M) {
+	budget.mainStart = time.Now()
 	checks := []func(settings.Settings) error{quotaReachesKernelMinimum, admitLiveRun}
 	if runtime.GOOS == "linux" {
-		checks = append(checks, provision.Check(provision.NeedDynalite, provision.NeedNode, provision.NeedNode24, provision.NeedRust, provision.NeedPython))
+		checks = append(checks,
+			provision.Check(provision.NeedDynalite, provision.NeedNode, provision.NeedNode24, provision.NeedRust, provision.NeedPython),
+			prebuild)
 	}
+	checks = append(checks, func(settings.Settings) error { budget.testsStart = time.Now(); return nil })
 	os.Exit(claimtest.Main(m, "coldstart experiments", &cfg, checks...))
 }
 
@@ -59,4 +68,57 @@ func TestPeriodUnderTheKernelsMinimumQuotaIsRefused(t *testing.T) {
 	for _, ms := range []int64{14, 100, 1000} {
 		assert.NoError(t, quotaReachesKernelMinimum(settings.Settings{CPUPeriod: time.Duration(ms) * time.Millisecond}), "period %d ms", ms)
 	}
+}
+
+// prebuild builds, before any test, what the claim tests the run selects will run on the local
+// platform: the emulator, the GetItem function in each language and T8's, each once per test
+// binary (build.Go, lambdazip.Unzipped keep them), timed into TestMain's part of the package's
+// time. A build that fails is left to the tests that run it, which fail saying why. The live
+// path builds for Lambda's architecture as it creates functions.
+func prebuild(settings.Settings) error {
+	if !localPlatform {
+		return nil
+	}
+	began := time.Now()
+	// The languages whose GetItem function a selected claim test runs.
+	languages := map[lambdazip.Language]bool{}
+	for top, tt := range timedTests {
+		for _, l := range lambdazip.Languages {
+			if tt.coldStarts != nil && selected(top, string(l)) {
+				languages[l] = true
+			}
+		}
+	}
+	if len(languages) == 0 && !selected("TestThrottleSlices") {
+		return nil
+	}
+	report := func(what string, err error) {
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "coldstart experiments: building %s: %v (the tests that run it will fail on it)\n", what, err)
+		}
+	}
+	_, err := build.Go(lambdalocal.EmulatorPackage)
+	report("the emulator", err)
+	if selected("TestThrottleSlices") {
+		_, err := build.Go(throttleFunc.Package)
+		report(throttleFunc.Package, err)
+	}
+	arch, archErr := nativeLambdaArch()
+	for _, l := range lambdazip.Languages {
+		if !languages[l] {
+			continue
+		}
+		b := getitem.inLanguage(l)
+		switch {
+		case l == lambdazip.Go:
+			_, err = build.Go(b.Package)
+		case archErr != nil:
+			err = archErr
+		default:
+			_, err = lambdazip.Unzipped(b.Package, arch)
+		}
+		report(b.Package, err)
+	}
+	fmt.Fprintf(os.Stderr, "coldstart experiments: functions built in %v\n", time.Since(began).Round(time.Second))
+	return nil
 }

@@ -220,11 +220,20 @@ func (p *local) Create(t *testing.T, c functionConfig) function {
 // builds here.
 func nativeArch(t *testing.T) lambdazip.Arch {
 	t.Helper()
-	a, ok := map[string]lambdazip.Arch{"amd64": lambdazip.X8664, "arm64": lambdazip.ARM64}[runtime.GOARCH]
-	if !ok {
-		t.Skipf("the local platform runs functions built for x86_64 or arm64 Linux; this machine is %s", runtime.GOARCH)
+	a, err := nativeLambdaArch()
+	if err != nil {
+		t.Skip(err)
 	}
 	return a
+}
+
+// nativeLambdaArch is nativeArch, or why there is none.
+func nativeLambdaArch() (lambdazip.Arch, error) {
+	a, ok := map[string]lambdazip.Arch{"amd64": lambdazip.X8664, "arm64": lambdazip.ARM64}[runtime.GOARCH]
+	if !ok {
+		return "", fmt.Errorf("the local platform runs functions built for x86_64 or arm64 Linux; this machine is %s", runtime.GOARCH)
+	}
+	return a, nil
 }
 
 // end ends the running environment, if any.

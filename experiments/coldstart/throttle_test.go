@@ -93,6 +93,7 @@ var throttleClaim = claimtest.Claim{IDs: []string{"T8"}, Family: familyThrottle}
 
 // TestThrottleSlices is T8: at M MB a function gets M/1,769 of one CPU, in 20 ms periods.
 func TestThrottleSlices(t *testing.T) {
+	beginFixed(t)
 	claimtest.Run(t, testThrottleSlices, platforms[0]) // Go first: T8 is about Lambda's CPU, and its busy loop is Go
 }
 
@@ -107,19 +108,20 @@ func measureThrottleSlices(t *testing.T, p lambdaPlatform, invocations int) clai
 	t.Helper()
 	started := time.Now()
 	var configs []functionConfig
-	var sizes []sizeFigures
-	var trials []sizeLoops
+	sizes, trials := []sizeFigures{}, []sizeLoops{} // never null, though no size ran
 	var checks []verdict.Check
 	var evidence stats.Proportion
 	var table strings.Builder
 	fmt.Fprintf(&table, "%-8s %9s %16s %10s %18s %7s %9s\n", "memory", "share", "band", "period", "band", "stalls", "run p50")
 	lo, hi := publishedPeriodMs*(1-periodBand), publishedPeriodMs*(1+periodBand)
-	for _, mb := range scalingSizes {
+	pl := planColdStarts(t, p, "memory sizes", len(scalingSizes), 1, len(scalingSizes))
+	evidence.N = pl.rounds()
+	startWithin(t, pl, func(i int) {
+		mb := scalingSizes[i]
 		c := functionConfig{Build: throttleFunc, MemoryMB: mb}
 		configs = append(configs, c)
 		sz, loops := runLoops(t, p.Create(t, c), mb, invocations)
 		sizes, trials = append(sizes, sz), append(trials, loops)
-		evidence.N++
 		if len(loops.Loops) == invocations {
 			evidence.K++
 		}
@@ -145,19 +147,24 @@ func measureThrottleSlices(t *testing.T, p lambdaPlatform, invocations int) clai
 		}
 		fmt.Fprintf(&table, "%5d MB %8.2f%% %16s %10s %18s %7d %6.2f ms\n", mb, 100*sz.Share, band, periodText,
 			fmt.Sprintf("%.0f-%.0f ms", lo, hi), sz.StallMs.N, sz.RunMs.P50Ms)
-	}
+	})
 	t.Logf("T8, a busy loop of %v by memory size:\n%s", throttleBusy, table.String())
+	headline := "no loop ran"
+	if len(sizes) > 0 {
+		headline = fmt.Sprintf("at 128 MB the loop got %.2f%% of a CPU (%.2f%% expected) in runs of %.2f ms (median), stalls %s; at %d MB %.2f%%",
+			100*sizes[0].Share, 100*sizes[0].ExpectedShare, sizes[0].RunMs.P50Ms, gridsText(sizes[0].Grids), sizes[len(sizes)-1].MemoryMB, 100*sizes[len(sizes)-1].Share)
+	}
 	return claimtest.Measurement{
-		Target:    onPlatform{Platform: p, Functions: configs},
-		Broken:    brokenIn(p, throttleFunc),
-		StartedAt: started,
-		Headline: fmt.Sprintf("at 128 MB the loop got %.2f%% of a CPU (%.2f%% expected) in runs of %.2f ms (median), stalls %s; at %d MB %.2f%%",
-			100*sizes[0].Share, 100*sizes[0].ExpectedShare, sizes[0].RunMs.P50Ms, gridsText(sizes[0].Grids), oneCPUMB, 100*sizes[len(sizes)-1].Share),
-		Parameters:  throttleParameters{BusyMs: throttleBusy.Milliseconds(), Invocations: invocations, MemorySizesMB: scalingSizes, PublishedPeriodMs: publishedPeriodMs},
+		Target:      onPlatform{Platform: p, Functions: configs},
+		Broken:      brokenIn(p, throttleFunc),
+		StartedAt:   started,
+		Headline:    pl.withCut(headline),
+		Parameters:  throttleParameters{BusyMs: throttleBusy.Milliseconds(), Cut: pl.record(), Invocations: invocations, MemorySizesMB: scalingSizes, PublishedPeriodMs: publishedPeriodMs},
 		Summary:     throttleSummary{BySize: sizes, Table: table.String()},
 		Trials:      trials,
 		Environment: results.Fingerprint(),
 		Evidence:    evidence,
+		Cut:         pl.whyCut(),
 		Checks:      checks,
 	}
 }

@@ -134,10 +134,22 @@ func (n NotEvidence) String() string {
 	return strings.Join(parts, "; ")
 }
 
+// Cut says that a test planned fewer cold starts than its settings asked for, to fit the time
+// go test gave its package (-timeout), and why; or that it started none, where that time could
+// not hold the fewest that decide its claim (its verdict is then inconclusive, saying so).
+type Cut struct {
+	// Planned is the cold starts (of each arm) the run's settings asked for.
+	Planned int `json:"planned"`
+	// Why says what cut the plan to the parameters' coldStarts, with the figures that did.
+	Why string `json:"why"`
+}
+
 // PhasesParameters are coldstart.phases' (T1, T2, T3, T5).
 type PhasesParameters struct {
 	// ColdStarts is the number of cold starts of each arm.
 	ColdStarts int `json:"coldStarts"`
+	// Cut is where the plan was cut to fit the test's time; nil where it ran whole.
+	Cut *Cut `json:"cut,omitempty"`
 	// WarmInvocations is the number of warm invocations of each cold start, the second and later.
 	WarmInvocations int `json:"warmInvocations"`
 	// InvocationGapMs is the pause between one invocation's answer and the next invoke.
@@ -288,6 +300,7 @@ type ScalingFigures struct {
 // OwnConnectionParameters are coldstart.ownConnection's (T6).
 type OwnConnectionParameters struct {
 	ColdStarts int    `json:"coldStarts"`
+	Cut        *Cut   `json:"cut,omitempty"`
 	Variant    string `json:"variant"`
 	MemoryMB   int    `json:"memoryMB"`
 }
@@ -317,6 +330,7 @@ type OwnConnection struct {
 // WarmupFailureParameters are coldstart.warmupFailure's (T4).
 type WarmupFailureParameters struct {
 	ColdStarts      int    `json:"coldStarts"`
+	Cut             *Cut   `json:"cut,omitempty"`
 	Variant         string `json:"variant"`
 	MemoryMB        int    `json:"memoryMB"`
 	WarmupTimeoutMs int64  `json:"warmupTimeoutMs"`
@@ -361,7 +375,10 @@ func (Outage) Enum() []string { return []string{string(Refused), string(Stalled)
 
 // ThrottleParameters are coldstart.throttle's (T8).
 type ThrottleParameters struct {
-	BusyMs            int64   `json:"busyMs"`
+	BusyMs int64 `json:"busyMs"`
+	// Cut is where the time left ran no loop at all (Planned: the memory sizes); nil where
+	// every size ran.
+	Cut               *Cut    `json:"cut,omitempty"`
 	Invocations       int     `json:"invocations"`
 	MemorySizesMB     []int   `json:"memorySizesMB"`
 	PublishedPeriodMs float64 `json:"publishedPeriodMs"`

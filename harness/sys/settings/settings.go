@@ -60,9 +60,12 @@ const (
 	// of the period) reaches the kernel's 1 ms minimum is checked where the quota is made.
 	minPeriodMs = 1
 	maxPeriodMs = 1000
-	// Fewer than 5 cold starts per variant and size leave a bootstrap interval too wide to decide.
-	minColdStarts = 5
 )
+
+// MinColdStarts is the fewest cold starts per variant and size that CLAIMS_COLD_STARTS takes,
+// and that a claim about a CPU share is decided on: fewer leave a bootstrap interval too wide
+// to decide.
+const MinColdStarts = 5
 
 // FromEnv reads the settings; an unset variable takes the article's value, and a value that is not
 // an integer in its range is an error naming the variable.
@@ -85,7 +88,7 @@ func FromEnv() (Settings, error) {
 		return Settings{}, err
 	}
 	s.CPUPeriod = time.Duration(periodMs) * time.Millisecond
-	if s.ColdStarts, err = intVar(ColdStartsEnv, s.ColdStarts, minColdStarts, maxTrials); err != nil {
+	if s.ColdStarts, err = intVar(ColdStartsEnv, s.ColdStarts, MinColdStarts, maxTrials); err != nil {
 		return Settings{}, err
 	}
 	return s, nil
