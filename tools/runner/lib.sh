@@ -1,0 +1,84 @@
+# shellcheck shell=bash disable=SC2034
+# What the runner stand-in's scripts share (docs/runner.md): the cache, the recipe's key, the
+# Debian mirror, timing. Sourced, not run.
+
+# The suite the stand-in is made of: Debian 13, the current stable (docs/runner.md says why not
+# Ubuntu 24.04's).
+RUNNER_SUITE=trixie
+# The runner's user and its id: the hosted runner's jobs run as user runner, uid 1001.
+RUNNER_USER=runner
+RUNNER_UID=1001
+
+RUNNER_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO_DIR=$(cd "$RUNNER_DIR/../.." && pwd)
+
+# The cache lives outside the checkout, so that a fresh clone (CI's) reuses what an earlier run
+# built; CLAIMS_RUNNER_CACHE moves it.
+RUNNER_CACHE=${CLAIMS_RUNNER_CACHE:-/var/cache/claims-runner}
+
+log() { printf 'runner: %s\n' "$*" >&2; }
+die() { printf 'runner: %s\n' "$*" >&2; exit 1; }
+
+# need_root re-runs the calling script as root through sudo -n: debootstrap, chroot, mounts and
+# QEMU's shared folder all need it. Without root or passwordless sudo it fails naming the command.
+need_root() {
+	[ "$(id -u)" -eq 0 ] && return 0
+	if command -v sudo >/dev/null && sudo -n true 2>/dev/null; then
+		exec sudo -n --preserve-env=CLAIMS_RUNNER_CACHE,RUNNER_MIRROR,RUN,RUNNER_GUEST_AS,RUNNER_GUEST_TIMEOUT,RUNNER_ACCEL "$0" "$@"
+	fi
+	die "needs root (debootstrap, chroot, mounts): run it as root or with passwordless sudo: sudo $0 $*"
+}
+
+# need_cmd fails fast naming the Debian package that gives a missing command.
+need_cmd() {
+	command -v "$1" >/dev/null || die "$1 is not on PATH: apt-get install $2"
+}
+
+# mirror is the Debian archive this machine's apt already uses (its first deb822 or one-line
+# source of Debian's main archive), so that no host name is written here; RUNNER_MIRROR overrides.
+mirror() {
+	if [ -n "${RUNNER_MIRROR:-}" ]; then echo "$RUNNER_MIRROR"; return; fi
+	local uri
+	uri=$(cat /etc/apt/sources.list.d/*.sources 2>/dev/null | awk '/^URIs:/ {print $2}' | grep -v -- '-security' | grep '/debian/\?$' | head -n1 || true)
+	if [ -z "$uri" ]; then
+		uri=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null | awk '$1 == "deb" {print $2}' | grep -v -- '-security' | grep '/debian/\?$' | head -n1 || true)
+	fi
+	[ -n "$uri" ] || die "no Debian archive in this machine's apt sources: set RUNNER_MIRROR to one"
+	echo "$uri"
+}
+
+# go_version is the Go toolchain setup-go installs for the workflows (go-version-file: go.mod):
+# go.mod's toolchain line where there is one, else its go line.
+go_version() {
+	local v
+	v=$(awk '$1 == "toolchain" {sub(/^go/, "", $2); print $2}' "$REPO_DIR/go.mod")
+	[ -n "$v" ] || v=$(awk '$1 == "go" {print $2; exit}' "$REPO_DIR/go.mod")
+	[ -n "$v" ] || die "no go or toolchain line in $REPO_DIR/go.mod"
+	echo "$v"
+}
+
+# key is a short hash of the given files' contents and the extra words: a cached build is reused
+# only while its recipe is unchanged.
+key() {
+	local extra=$1; shift
+	{ cat "$@"; echo "$extra"; } | sha256sum | cut -c1-16
+}
+
+# timed runs a command and logs how long it took, under the given name, on stderr (fd 3 when the
+# caller redirected stderr: see logged).
+timed() {
+	local name=$1; shift
+	local start=$SECONDS rc=0
+	"$@" || rc=$?
+	log "$name: $((SECONDS - start)) s (exit $rc)"
+	return "$rc"
+}
+
+# logged NAME FILE COMMAND...: runs COMMAND with its output in FILE, timed on stderr.
+logged() {
+	local name=$1 file=$2; shift 2
+	local start=$SECONDS rc=0
+	"$@" >"$file" 2>&1 || rc=$?
+	log "$name: $((SECONDS - start)) s (exit $rc; its output in $file)"
+	return "$rc"
+}
