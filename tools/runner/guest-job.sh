@@ -3,7 +3,7 @@
 # /usr/local/sbin/claims-job, which claims-job.service runs at boot; docs/runner.md). It mounts the
 # host's shared folders (virtio-9p), runs the job's command as user runner in a transient systemd
 # service with a delegated cgroup (or as root, as the host asked), writes its output and exit
-# status into the shared job folder, and returns: the service then powers the guest off.
+# status into the shared job folder, and powers the guest off.
 set -u
 mnt() { mkdir -p "$2" && mount -t 9p -o trans=virtio,version=9p2000.L,msize=524288 "$1" "$2"; }
 mnt job /mnt/job || exit 1
@@ -29,4 +29,8 @@ home=/home/runner
 	echo "guest: the job took $(($(date +%s) - start)) s, exit $rc"
 	echo "$rc" >/mnt/job/rc
 } >/mnt/job/output.log 2>&1
-sync
+echo "claims-job: the job ended; syncing" >/dev/console
+timeout 60 sync
+echo "claims-job: powering off" >/dev/console
+# The guest is thrown away after: no need to stop its services one by one.
+systemctl poweroff --force

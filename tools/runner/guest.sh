@@ -104,11 +104,11 @@ if [ -z "$kernel" ] || [ -z "$initrd" ]; then die "no kernel or initrd in $root/
 
 # KVM where it boots a kernel: a machine whose /dev/kvm opens but cannot run a guest (this one:
 # "KVM internal error. Suberror: 1") would stop the VM at once. The probe boots the kernel with no
-# root, which panics at once, and looks for the panic on the console.
+# root, which panics within seconds where KVM works, and looks for the panic on the console.
 accel=${RUNNER_ACCEL:-}
 if [ -z "$accel" ]; then
 	accel=tcg
-	if [ -w /dev/kvm ] && timeout 60 qemu-system-x86_64 -accel kvm -cpu host -m 512 -display none -monitor none -nodefaults \
+	if [ -w /dev/kvm ] && timeout 20 qemu-system-x86_64 -accel kvm -cpu host -m 512 -display none -monitor none -nodefaults \
 		-serial stdio -no-reboot -kernel "$kernel" -append "console=ttyS0 panic=-1 root=/dev/nonexistent" </dev/null 2>&1 |
 		grep -q 'Kernel panic'; then
 		accel=kvm
