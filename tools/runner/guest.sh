@@ -11,7 +11,7 @@
 #   3. the guest's disk: the root and the overlay, with the job's service (guest-job.sh);
 #   4. QEMU with KVM where /dev/kvm boots a kernel, else TCG (RUNNER_ACCEL=kvm|tcg forces one),
 #      user-mode networking with no way out (restrict=on), the whole VM under a timeout
-#      (RUNNER_GUEST_TIMEOUT, default 30m).
+#      (RUNNER_GUEST_TIMEOUT, default 30m; the time waiting for RUNNER_GUEST_LOCK is not counted).
 # The output and results/ come back to .runner/guest/. Every process, mount and file it made is
 # removed after, also on failure, timeout or Ctrl-C. RUNNER_GUEST_AS=root runs the job as root in
 # the guest instead of runner. Exits with the job's status (124 when the VM timed out).
@@ -130,7 +130,11 @@ tailpid=$!
 share() { printf 'local,path=%s,mount_tag=%s,security_model=none' "$1" "$2"; }
 log "booting the guest ($accel, 2 CPUs, 4 GiB, timeout $limit); its console in $out/console.log"
 rc=0
-timed guest timeout -k 30 "$limit" qemu-system-x86_64 -machine q35 -accel "$accel" -cpu "$cpu" -smp 2 -m 4096 \
+# On a machine shared with other timing-sensitive runs, RUNNER_GUEST_LOCK names a lock file that
+# the VM holds while it runs (flock), so that it neither measures them nor is measured by them.
+lock=()
+[ -z "${RUNNER_GUEST_LOCK:-}" ] || lock=(flock "$RUNNER_GUEST_LOCK")
+timed guest "${lock[@]}" timeout -k 30 "$limit" qemu-system-x86_64 -machine q35 -accel "$accel" -cpu "$cpu" -smp 2 -m 4096 \
 	-display none -monitor none -nodefaults -no-reboot -serial "file:$out/console.log" \
 	-kernel "$kernel" -initrd "$initrd" \
 	-append "root=/dev/vda rw console=ttyS0 claims.job fsck.mode=skip systemd.show_status=error" \

@@ -24,13 +24,20 @@ die() { printf 'runner: %s\n' "$*" >&2; exit 1; }
 need_root() {
 	[ "$(id -u)" -eq 0 ] && return 0
 	if command -v sudo >/dev/null && sudo -n true 2>/dev/null; then
-		exec sudo -n --preserve-env=CLAIMS_RUNNER_CACHE,RUNNER_MIRROR,RUN,RUNNER_GUEST_AS,RUNNER_GUEST_TIMEOUT,RUNNER_ACCEL "$0" "$@"
+		exec sudo -n --preserve-env=CLAIMS_RUNNER_CACHE,RUNNER_MIRROR,RUN,RUNNER_GUEST_AS,RUNNER_GUEST_TIMEOUT,RUNNER_GUEST_LOCK,RUNNER_GUEST_PREPARE,RUNNER_USERLAND_TIMEOUT,RUNNER_ACCEL,CLAIMS_TRIALS "$0" "$@"
 	fi
 	die "needs root (debootstrap, chroot, mounts): run it as root or with passwordless sudo: sudo $0 $*"
 }
 
-# need_cmd fails fast naming the Debian package that gives a missing command.
+# need_cmd installs the Debian package that gives a missing command (the scripts run as root, and
+# a new machine, CI's, has none of them), and fails naming it where apt-get cannot.
 need_cmd() {
+	command -v "$1" >/dev/null && return 0
+	log "$1 is not on PATH: installing Debian's $2"
+	if command -v apt-get >/dev/null; then
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$2" >&2 ||
+			{ apt-get update -q >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$2" >&2; } || true
+	fi
 	command -v "$1" >/dev/null || die "$1 is not on PATH: apt-get install $2"
 }
 
