@@ -48,7 +48,7 @@ cleanup() {
 	rm -rf --one-file-system "$stage"
 }
 trap cleanup EXIT
-trap 'exit 130' INT TERM
+trap on_signal INT TERM
 
 home="/home/$RUNNER_USER"
 for d in "$home" "$home/work" "$home/go" "$home/go/pkg" "$home/.cache"; do
@@ -132,9 +132,12 @@ log "booting the guest ($accel, 2 CPUs, 4 GiB, timeout $limit); its console in $
 rc=0
 # On a machine shared with other timing-sensitive runs, RUNNER_GUEST_LOCK names a lock file that
 # the VM holds while it runs (flock), so that it neither measures them nor is measured by them.
-lock=()
-[ -z "${RUNNER_GUEST_LOCK:-}" ] || lock=(flock "$RUNNER_GUEST_LOCK")
-timed guest "${lock[@]}" timeout -k 30 "$limit" qemu-system-x86_64 -machine q35 -accel "$accel" -cpu "$cpu" -smp 2 -m 4096 \
+if [ -n "${RUNNER_GUEST_LOCK:-}" ]; then
+	exec 8>>"$RUNNER_GUEST_LOCK"
+	log "waiting for $RUNNER_GUEST_LOCK"
+	timed lock flock 8
+fi
+timed guest timeout -k 30 "$limit" qemu-system-x86_64 -machine q35 -accel "$accel" -cpu "$cpu" -smp 2 -m 4096 \
 	-display none -monitor none -nodefaults -no-reboot -serial "file:$out/console.log" \
 	-kernel "$kernel" -initrd "$initrd" \
 	-append "root=/dev/vda rw console=ttyS0 claims.job fsck.mode=skip systemd.show_status=error" \

@@ -71,12 +71,37 @@ key() {
 	{ cat "$@"; echo "$extra"; } | sha256sum | cut -c1-16
 }
 
-# timed runs a command and logs how long it took, under the given name, on stderr (fd 3 when the
-# caller redirected stderr: see logged).
+# run_child runs a command in the background and waits for it, so that a signal to the script
+# (Ctrl-C, kill, a timeout's) runs the script's trap at once rather than after the command, and
+# on_signal, the trap, ends the command: TERM to it (enter.sh's unshare ends its namespace and
+# every process in it; timeout passes the signal on), then the script exits, running its cleanup.
+RUNNER_CHILD=
+run_child() {
+	local rc=0
+	"$@" &
+	RUNNER_CHILD=$!
+	wait "$RUNNER_CHILD" || rc=$?
+	RUNNER_CHILD=
+	return "$rc"
+}
+# shellcheck disable=SC2317 # called by the trap
+on_signal() {
+	trap - INT TERM
+	# Where the output goes through tee, tee may be gone already: a write must not end the script.
+	trap '' PIPE
+	if [ -n "$RUNNER_CHILD" ]; then
+		log "interrupted: ending pid $RUNNER_CHILD"
+		kill -TERM "$RUNNER_CHILD" 2>/dev/null || true
+		wait "$RUNNER_CHILD" 2>/dev/null || true
+	fi
+	exit 130
+}
+
+# timed runs a command (run_child) and logs how long it took, under the given name, on stderr.
 timed() {
 	local name=$1; shift
 	local start=$SECONDS rc=0
-	"$@" || rc=$?
+	run_child "$@" || rc=$?
 	log "$name: $((SECONDS - start)) s (exit $rc)"
 	return "$rc"
 }
@@ -85,7 +110,7 @@ timed() {
 logged() {
 	local name=$1 file=$2; shift 2
 	local start=$SECONDS rc=0
-	"$@" >"$file" 2>&1 || rc=$?
+	run_child "$@" >"$file" 2>&1 || rc=$?
 	log "$name: $((SECONDS - start)) s (exit $rc; its output in $file)"
 	return "$rc"
 }

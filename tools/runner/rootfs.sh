@@ -29,7 +29,7 @@ need_cmd debootstrap debootstrap
 tmp="$root.tmp.$$"
 cleanup() { rm -rf --one-file-system "$tmp"; }
 trap cleanup EXIT
-trap 'exit 130' INT TERM
+trap on_signal INT TERM
 rm -rf --one-file-system "$root" "$RUNNER_CACHE"/rootfs-*.tmp.*
 
 m=$(mirror)

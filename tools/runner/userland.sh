@@ -24,7 +24,7 @@ cleanup() {
 	rm -rf --one-file-system "$stage"
 }
 trap cleanup EXIT
-trap 'exit 130' INT TERM
+trap on_signal INT TERM
 
 home="/home/$RUNNER_USER"
 # The folders the run mounts into are made in the overlay's upper layer with the owner they have
@@ -45,7 +45,7 @@ timed "userland run" timeout -k 30 "$limit" "$RUNNER_DIR/enter.sh" "$root" --ove
 	--bind "$stage/claims:$home/work/claims" \
 	--bind "$RUNNER_CACHE/go/mod:$home/go/pkg/mod" \
 	--bind "$RUNNER_CACHE/go/build:$home/.cache/go-build" \
-	-- bash -c "cd ~/work/claims && $cmd" 2>&1 | tee "$out/output.log" || rc=$?
+	-- bash -c "cd ~/work/claims && $cmd" > >(trap '' INT; exec tee "$out/output.log") 2>&1 || rc=$?
 if [ -d "$stage/claims/results" ]; then
 	cp -r "$stage/claims/results" "$out/results"
 fi
