@@ -66,8 +66,7 @@ logged prepare "$out/prepare.log" timeout -k 30 20m "$RUNNER_DIR/enter.sh" "$roo
 	log "preparing the copy in the userland failed (see $out/prepare.log): the guest runs all the same, and its tests say what is missing"
 rm -rf "${stage:?}/merged" "$stage/work"
 
-# The guest's own files, in the overlay: the job's service, enabled, which powers the guest off
-# when the job ends, and its script.
+# The guest's own files, in the overlay: the job's service, enabled, and its script.
 install -D -m 755 "$RUNNER_DIR/guest-job.sh" "$stage/upper/usr/local/sbin/claims-job"
 install -d "$stage/upper/etc/systemd/system/multi-user.target.wants"
 cat >"$stage/upper/etc/systemd/system/claims-job.service" <<'UNIT'
@@ -75,12 +74,12 @@ cat >"$stage/upper/etc/systemd/system/claims-job.service" <<'UNIT'
 Description=The runner stand-in's job (tools/runner/guest-job.sh)
 ConditionKernelCommandLine=claims.job
 After=multi-user.target
+# The job powers the guest off when it ends; should it fail before, this does.
+FailureAction=poweroff-force
 [Service]
 Type=oneshot
 ExecStart=/usr/local/sbin/claims-job
 StandardOutput=journal+console
-SuccessAction=poweroff-force
-FailureAction=poweroff-force
 [Install]
 WantedBy=multi-user.target
 UNIT
