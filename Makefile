@@ -295,3 +295,25 @@ compare:
 clean:
 	rm -rf .cache/bin results/report.*
 	find results -mindepth 1 -maxdepth 1 -type d ! -name schema ! -name family -exec rm -rf {} +
+
+# The stand-in of GitHub's hosted runner (docs/runner.md): Debian 13 from Debian's archive, built
+# once into a cache outside the checkout (/var/cache/claims-runner) and rebuilt only when its
+# recipe (tools/runner/rootfs.sh, tools/runner/packages, go.mod's Go) changes. Each target runs a
+# command over a fresh clone of this checkout's HEAD and brings its output and results/ back to
+# .runner/<layer>/. `make runner-userland RUN='make matrix SHARD=...'` runs another command.
+# runner-userland: as user runner in the runner's userland, a container on this kernel, at native
+# speed (default: make test).
+runner-userland: export RUN := $(RUN)
+runner-userland:
+	tools/runner/userland.sh
+# runner-guest: as user runner in a QEMU guest of the same root with Debian 13's kernel and
+# systemd, on cgroup v2 (default: harness/sys/cgroup's tests, T8 and the Go function's T1-T6).
+runner-guest: export RUN := $(RUN)
+runner-guest:
+	tools/runner/guest.sh
+# The runner stand-in's scripts under shellcheck, and its cache removed.
+runner-lint:
+	shellcheck -x -P SCRIPTDIR tools/runner/*.sh
+runner-clean:
+	rm -rf --one-file-system $${CLAIMS_RUNNER_CACHE:-/var/cache/claims-runner}
+.PHONY: runner-userland runner-guest runner-lint runner-clean

@@ -1,0 +1,36 @@
+#!/bin/bash
+# guest-job.sh: the runner stand-in guest's job (guest.sh copies it into the guest's disk as
+# /usr/local/sbin/claims-job, which claims-job.service runs at boot; docs/runner.md). It mounts the
+# host's shared folders (virtio-9p), runs the job's command as user runner in a transient systemd
+# service with a delegated cgroup (or as root, as the host asked), writes its output and exit
+# status into the shared job folder, and powers the guest off.
+set -u
+mnt() { mkdir -p "$2" && mount -t 9p -o trans=virtio,version=9p2000.L,msize=524288 "$1" "$2"; }
+mnt job /mnt/job || exit 1
+home=/home/runner
+{
+	mnt claims "$home/work/claims" && mnt gomod "$home/go/pkg/mod" && mnt gobuild "$home/.cache/go-build" || exit 1
+	as=$(cat /mnt/job/as)
+	echo "guest: kernel $(uname -r), $(nproc) CPUs, /sys/fs/cgroup is $(stat -fc %T /sys/fs/cgroup) with controllers: $(cat /sys/fs/cgroup/cgroup.controllers 2>/dev/null)"
+	echo "guest: the job runs as $as$([ "$as" = runner ] && echo ', in a transient service with Delegate=yes (its cgroup subtree is runner'"'"'s)')"
+	user=()
+	[ "$as" = runner ] && user=(--uid=runner --gid=runner)
+	# Nothing is fetched in the guest: the module cache and the toolchain came from the host.
+	start=$(date +%s)
+	systemd-run --quiet --wait --pipe --collect "${user[@]}" -p Delegate=yes \
+		-p WorkingDirectory="$home/work/claims" \
+		--setenv=HOME="$([ "$as" = runner ] && echo "$home" || echo /root)" \
+		--setenv=PATH="$home/go/bin:/usr/local/go/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" \
+		--setenv=GOMODCACHE="$home/go/pkg/mod" --setenv=GOCACHE="$home/.cache/go-build" \
+		--setenv=GOPROXY=off --setenv=GOTOOLCHAIN=local --setenv=CI=true --setenv=LANG=C.UTF-8 \
+		--setenv=CLAIMS_TRIALS="$(cat /mnt/job/trials)" \
+		bash /mnt/job/cmd </dev/null
+	rc=$?
+	echo "guest: the job took $(($(date +%s) - start)) s, exit $rc"
+	echo "$rc" >/mnt/job/rc
+} >/mnt/job/output.log 2>&1
+echo "claims-job: the job ended; syncing" >/dev/console
+timeout 60 sync
+echo "claims-job: powering off" >/dev/console
+# The guest is thrown away after: no need to stop its services one by one.
+systemctl poweroff --force
