@@ -230,7 +230,9 @@ class TracedConnection(botocore.awsrequest.AWSHTTPSConnection):
         if tr is not None:
             tr.set_tls(self.sock)
 
-    def request(self, method, url, body=None, headers=None):
+    def request(self, method, url, body=None, headers=None, **kwargs):
+        # urllib3 2 (Debian 13's) passes keywords of its own (chunked, preload_content...);
+        # urllib3 1.26 (Debian 12's) none: they go through as they came.
         tr = current()
         if tr is not None:
             tr.conn = self
@@ -242,7 +244,7 @@ class TracedConnection(botocore.awsrequest.AWSHTTPSConnection):
                     pass
                 tr.set_tls(self.sock)
         try:
-            return super().request(method, url, body=body, headers=headers)
+            return super().request(method, url, body=body, headers=headers, **kwargs)
         except OSError as e:
             # urllib3 swallows a broken pipe here and reads the answer anyway, as net/http
             # does with its WroteRequest error: say so.
