@@ -20,15 +20,6 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 need_root "$@"
 
-# T1-T6 on the Go function, and T8: the cold-start claims that make cgroups and rest on the CPU
-# model.
-T1_T6='Test(FirstCallDominatedByTLS|FirstInvocationIsSlow|WarmupRemovesHandshake|WarmupFailureDoesNotFailInit|HandshakeScalesWithCPU|PhasesAreTheSDKsOwnConnection)'
-default_cmd="rc=0
-go tool gotestsum --format testname -- -count=1 -timeout 10m ./harness/sys/cgroup/... || rc=1
-go tool gotestsum --format testname -- -count=1 -timeout 20m -run '^TestThrottleSlices\$' ./experiments/coldstart || rc=1
-go tool gotestsum --format testname -- -count=1 -timeout 20m -run '^$T1_T6\$/^go\$' ./experiments/coldstart || rc=1
-exit \$rc"
-cmd=${1:-${RUN:-$default_cmd}}
 prepare=${RUNNER_GUEST_PREPARE:-make setup && go test -count=1 -run '^\$' ./harness/sys/cgroup/... ./experiments/coldstart}
 limit=${RUNNER_GUEST_TIMEOUT:-30m}
 as=${RUNNER_GUEST_AS:-runner}
@@ -118,6 +109,24 @@ kvm) cpu=host; log "the guest runs under KVM" ;;
 tcg) cpu=max; log "the guest runs under TCG (emulated, about ten times slower than the host; no KVM that boots a kernel here)" ;;
 *) die "RUNNER_ACCEL = $accel; want kvm or tcg" ;;
 esac
+
+# The cold-start claims that make cgroups and rest on the CPU model: T8, and T1-T6 on the Go
+# function. Under TCG the guest's CPU is about ten times slower than the host's, so a 128 MB
+# quota gives its function a tenth of what Lambda would: measured, T1, T2, T3 and T5's cold starts
+# end in the emulator's EOF and T4's Init misses its bound in absolute time. There only T6, which
+# reads the SDK's connection and not a time, is run; under KVM all six are.
+T1_T6='Test(FirstCallDominatedByTLS|FirstInvocationIsSlow|WarmupRemovesHandshake|WarmupFailureDoesNotFailInit|HandshakeScalesWithCPU|PhasesAreTheSDKsOwnConnection)'
+claims=$T1_T6
+if [ "$accel" = tcg ]; then
+	claims=TestPhasesAreTheSDKsOwnConnection
+	log "under TCG the guest runs T6 alone of T1-T6 on the Go function (RUN= names others)"
+fi
+default_cmd="rc=0
+go tool gotestsum --format testname -- -count=1 -timeout 10m ./harness/sys/cgroup/... || rc=1
+go tool gotestsum --format testname -- -count=1 -timeout 20m -run '^TestThrottleSlices\$' ./experiments/coldstart || rc=1
+go tool gotestsum --format testname -- -count=1 -timeout 20m -run '^$claims\$/^go\$' ./experiments/coldstart || rc=1
+exit \$rc"
+cmd=${1:-${RUN:-$default_cmd}}
 
 mkdir -p "$stage/job"
 printf '%s\n' "$cmd" >"$stage/job/cmd"
