@@ -15,6 +15,12 @@ home=/home/runner
 	echo "guest: the job runs as $as$([ "$as" = runner ] && echo ', in a transient service with Delegate=yes (its cgroup subtree is runner'"'"'s)')"
 	user=()
 	[ "$as" = runner ] && user=(--uid=runner --gid=runner)
+	# The service's group is runner's (Delegate=yes) but holds the job's processes, and cgroup v2
+	# gives no controller to the children of a group with members: the job moves itself into a
+	# leaf of it first, so that harness/sys/cgroup can enable cpu there and make its groups beside
+	# the leaf, as a workflow step run under `sudo systemd-run --uid=runner -p Delegate=yes` would.
+	# shellcheck disable=SC2016 # expanded by the job's own shell
+	leaf='cg=/sys/fs/cgroup$(sed -n "s/^0:://p" /proc/self/cgroup) && mkdir "$cg/job" && echo $$ >"$cg/job/cgroup.procs" && exec bash /mnt/job/cmd'
 	# Nothing is fetched in the guest: the module cache and the toolchain came from the host.
 	start=$(date +%s)
 	systemd-run --quiet --wait --pipe --collect "${user[@]}" -p Delegate=yes \
@@ -24,7 +30,7 @@ home=/home/runner
 		--setenv=GOMODCACHE="$home/go/pkg/mod" --setenv=GOCACHE="$home/.cache/go-build" \
 		--setenv=GOPROXY=off --setenv=GOTOOLCHAIN=local --setenv=CI=true --setenv=LANG=C.UTF-8 \
 		--setenv=CLAIMS_TRIALS="$(cat /mnt/job/trials)" \
-		bash /mnt/job/cmd </dev/null
+		bash -c "$leaf" claims-job </dev/null
 	rc=$?
 	echo "guest: the job took $(($(date +%s) - start)) s, exit $rc"
 	echo "$rc" >/mnt/job/rc
