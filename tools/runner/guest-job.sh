@@ -15,22 +15,21 @@ home=/home/runner
 	echo "guest: the job runs as $as$([ "$as" = runner ] && echo ', in a transient service with Delegate=yes (its cgroup subtree is runner'"'"'s)')"
 	user=()
 	[ "$as" = runner ] && user=(--uid=runner --gid=runner)
-	# The service's group is runner's (Delegate=yes) but holds the job's processes, and cgroup v2
-	# gives no controller to the children of a group with members: the job moves itself into a
-	# leaf of it first, so that harness/sys/cgroup can enable cpu there and make its groups beside
-	# the leaf, as a workflow step run under `sudo systemd-run --uid=runner -p Delegate=yes` would.
-	# shellcheck disable=SC2016 # expanded by the job's own shell
-	leaf='cg=/sys/fs/cgroup$(sed -n "s/^0:://p" /proc/self/cgroup) && mkdir "$cg/job" && echo $$ >"$cg/job/cgroup.procs" && exec bash /mnt/job/cmd'
+	# The service's group is runner's (Delegate=yes), and cgroup v2 gives no controller to the
+	# children of a group with members: DelegateSubgroup= (systemd 254 and later) starts the job in
+	# a leaf of it, so that harness/sys/cgroup can enable cpu in the service's group and make its
+	# groups beside the leaf, as a workflow step run under `sudo systemd-run --uid=runner -p
+	# Delegate=yes -p DelegateSubgroup=job` would.
 	# Nothing is fetched in the guest: the module cache and the toolchain came from the host.
 	start=$(date +%s)
-	systemd-run --quiet --wait --pipe --collect "${user[@]}" -p Delegate=yes \
+	systemd-run --quiet --wait --pipe --collect "${user[@]}" -p Delegate=yes -p DelegateSubgroup=job \
 		-p WorkingDirectory="$home/work/claims" \
 		--setenv=HOME="$([ "$as" = runner ] && echo "$home" || echo /root)" \
 		--setenv=PATH="$home/go/bin:/usr/local/go/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" \
 		--setenv=GOMODCACHE="$home/go/pkg/mod" --setenv=GOCACHE="$home/.cache/go-build" \
 		--setenv=GOPROXY=off --setenv=GOTOOLCHAIN=local --setenv=CI=true --setenv=LANG=C.UTF-8 \
 		--setenv=CLAIMS_TRIALS="$(cat /mnt/job/trials)" \
-		bash -c "$leaf" claims-job </dev/null
+		bash /mnt/job/cmd </dev/null
 	rc=$?
 	echo "guest: the job took $(($(date +%s) - start)) s, exit $rc"
 	echo "$rc" >/mnt/job/rc

@@ -40,7 +40,7 @@ func New(t testing.TB, name string, q Quota) (*Group, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, msg := range sweep(h.parent) {
+	for _, msg := range sweep(h) {
 		t.Log(msg)
 	}
 	if h.version == 2 {
@@ -56,7 +56,7 @@ func New(t testing.TB, name string, q Quota) (*Group, error) {
 	g.path = filepath.Join(h.parent, fmt.Sprintf("%s%s-%d-%d", prefix, name, os.Getpid(), live.next))
 	err = os.Mkdir(g.path, 0o755)
 	if err == nil {
-		live.groups[g.path] = true
+		live.groups[g.path] = h.home
 	}
 	live.Unlock()
 	if err != nil {
@@ -192,8 +192,9 @@ func (g *Group) CPUStat() (map[string]int64, error) {
 	return stat, nil
 }
 
-// Remove moves any processes still in the group back to its parent, where they run on without
-// the quota, and removes the group. It is safe to call more than once; an error leaves the
+// Remove moves any processes still in the group out (to its parent, or in a delegated subtree to
+// this process's own group: see hierarchy.home), where they run on without the quota, and
+// removes the group. It is safe to call more than once; an error leaves the
 // group registered, for the interrupt handler, and another Remove may succeed.
 func (g *Group) Remove() error {
 	g.mu.Lock()
@@ -201,7 +202,7 @@ func (g *Group) Remove() error {
 		g.mu.Unlock()
 		return nil
 	}
-	err := removeDir(g.path)
+	err := removeDir(g.path, g.h.home)
 	g.gone = err == nil
 	g.mu.Unlock()
 	if err != nil {
@@ -228,12 +229,15 @@ func procs(dir string) ([]int, error) {
 	return pids, nil
 }
 
-// removeDir empties the group dir into its parent and removes it. A group already gone counts
+// removeDir empties the group dir into home (its parent where home is "") and removes it. A group already gone counts
 // as removed, so that Remove, the interrupt handler and another binary's sweep can race. A
 // member that forks while it is moved can leave its child behind, which makes rmdir fail with
 // EBUSY; moving again catches the child, for up to a second.
-func removeDir(dir string) error {
-	parentProcs := filepath.Join(filepath.Dir(dir), "cgroup.procs")
+func removeDir(dir, home string) error {
+	if home == "" {
+		home = filepath.Dir(dir)
+	}
+	parentProcs := filepath.Join(home, "cgroup.procs")
 	deadline := time.Now().Add(time.Second)
 	for {
 		pids, err := procs(dir)

@@ -24,6 +24,11 @@ type hierarchy struct {
 	// parent is the directory the groups are made in: root, where this process may write
 	// there, else the subtree delegated to it (see place).
 	parent string
+	// home takes a removed group's remaining members: "" for the groups' parent, which at the
+	// root may hold processes beside its children; in a delegated subtree this process's own
+	// group, a leaf there, since cgroup v2 refuses processes to a group that gives its children
+	// a controller (EBUSY), as the delegated parent does once New enabled cpu in it.
+	home string
 }
 
 func (h hierarchy) String() string {
@@ -182,7 +187,7 @@ func place(h hierarchy, selfCgroup []byte, m machine) (hierarchy, error) {
 	for dir := own; strings.HasPrefix(dir, h.root+"/"); dir = filepath.Dir(dir) {
 		reason := delegated(h.version, dir, m)
 		if reason == "" {
-			h.parent = dir
+			h.parent, h.home = dir, own
 			return h, nil
 		}
 		why = append(why, dir+" "+reason)

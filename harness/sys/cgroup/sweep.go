@@ -19,10 +19,10 @@ import (
 // live tracks the groups made and not yet removed, for the interrupt handler and Stale.
 var live = struct {
 	sync.Mutex
-	groups   map[string]bool // by path
-	next     int             // the last n used in a group's name
+	groups   map[string]string // by path: where its remaining members go when it is removed (removeDir)
+	next     int               // the last n used in a group's name
 	watching bool
-}{groups: map[string]bool{}}
+}{groups: map[string]string{}}
 
 // watchSignals registers, once, the interrupt hook that removes every live group when the test
 // binary gets SIGINT, SIGTERM or SIGHUP (see harness/sys/interrupt). live must be held.
@@ -35,8 +35,8 @@ func watchSignals() {
 		live.Lock()
 		defer live.Unlock()
 		// removeDir, not Remove: Remove may hold a group's lock while it waits for live.
-		for path := range live.groups {
-			if removeDir(path) == nil {
+		for path, home := range live.groups {
+			if removeDir(path, home) == nil {
 				delete(live.groups, path)
 			}
 		}
@@ -79,10 +79,11 @@ func staleIn(root string) (stale, sweepable []string, err error) {
 		}
 		path := filepath.Join(root, e.Name())
 		pid, ok := owner(e.Name())
+		_, isLive := live.groups[path]
 		switch {
 		case !ok:
 			stale = append(stale, path)
-		case pid == os.Getpid() && !live.groups[path], pid != os.Getpid() && !running(pid):
+		case pid == os.Getpid() && !isLive, pid != os.Getpid() && !running(pid):
 			stale = append(stale, path)
 			sweepable = append(sweepable, path)
 		}
@@ -92,16 +93,16 @@ func staleIn(root string) (stale, sweepable []string, err error) {
 
 // sweep removes the stale groups under root that say their owner, and returns a line for the
 // test's log about each.
-func sweep(root string) []string {
+func sweep(h hierarchy) []string {
 	live.Lock()
 	defer live.Unlock()
-	_, sweepable, err := staleIn(root)
+	_, sweepable, err := staleIn(h.parent)
 	if err != nil {
 		return []string{fmt.Sprintf("cgroup: looking for stale groups: %v", err)}
 	}
 	var msgs []string
 	for _, path := range sweepable {
-		if err := removeDir(path); err != nil {
+		if err := removeDir(path, h.home); err != nil {
 			msgs = append(msgs, fmt.Sprintf("cgroup: stale group left in place: %v", err))
 		} else {
 			msgs = append(msgs, "cgroup: removed stale group "+path+" (its owner no longer runs)")
