@@ -124,6 +124,7 @@ lint:
 	go vet -tags brokenwarmclient ./functions/getitem
 	@command -v shellcheck >/dev/null || { echo "lint: shellcheck is not on PATH, and without it actionlint skips the workflows' scripts: make setup installs it"; exit 1; }
 	go tool actionlint
+	shellcheck -x -P SCRIPTDIR .ci/run tools/*.sh tools/runner/*.sh
 
 # The library's and the commands' tests decide no claim, so they run two packages at a time,
 # beside lint and beside catches, the experiment packages' tests that decide no claim either and
@@ -318,9 +319,7 @@ runner-userland:
 runner-guest: export RUN := $(RUN)
 runner-guest:
 	tools/runner/guest.sh
-# The runner stand-in's scripts under shellcheck, and its cache removed.
-runner-lint:
-	shellcheck -x -P SCRIPTDIR tools/runner/*.sh
+# The runner stand-in's cache removed (make lint checks its scripts).
 runner-clean:
 	rm -rf --one-file-system $${CLAIMS_RUNNER_CACHE:-/var/cache/claims-runner}
-.PHONY: runner-userland runner-guest runner-lint runner-clean
+.PHONY: runner-userland runner-guest runner-clean

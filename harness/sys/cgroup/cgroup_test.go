@@ -188,14 +188,14 @@ func TestPlace(t *testing.T) {
 		require.Error(t, err)
 		assert.ErrorContains(t, err, "v2 "+root+" is not writable by euid 1000")
 		assert.ErrorContains(t, err, scope+" is not writable by euid 1000")
-		assert.ErrorContains(t, err, "run the tests as root (sudo), or in a scope that systemd delegates to you: systemd-run --user --scope -p Delegate=yes make test")
+		assert.ErrorContains(t, err, "run the tests as root (sudo), or in a subtree that systemd delegates to you: tools/delegate.sh make test")
 	})
 	t.Run("v2 delegated but every group has members and no cpu for its children", func(t *testing.T) {
 		root := t.TempDir()
 		svc := group(t, root, user, "cpu memory pids", "", "1\n")
 		_, err := place(hierarchy{version: 2, root: root, mountRoot: "/"}, []byte("0::/"+user+"\n"), writableUnder(svc))
 		assert.ErrorContains(t, err, svc+" holds 1 processes of its own and does not give its children the cpu controller")
-		assert.ErrorContains(t, err, "systemd-run --user --scope -p Delegate=yes")
+		assert.ErrorContains(t, err, "tools/delegate.sh make test")
 	})
 	t.Run("v2 delegated without the cpu controller", func(t *testing.T) {
 		root := t.TempDir()

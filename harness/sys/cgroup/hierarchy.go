@@ -262,8 +262,9 @@ func ownGroup(h hierarchy, selfCgroup []byte) (string, error) {
 // instead is what a user can run where no group can be made in h.
 func instead(h hierarchy) string {
 	if h.version == 2 {
-		return "to have a CPU quota, run the tests as root (sudo), or in a scope that systemd delegates to you: " +
-			"systemd-run --user --scope -p Delegate=yes make test (or go test ...)"
+		return "to have a CPU quota, run the tests as root (sudo), or in a subtree that systemd delegates to you: " +
+			"tools/delegate.sh make test (or go test ...), which starts them in a scope of your user's systemd " +
+			"(systemd-run --user --scope -p Delegate=yes), else through sudo in a service with Delegate=yes"
 	}
 	return fmt.Sprintf("to have a CPU quota, run the tests as root (sudo), or have root give you a group of the cpu hierarchy "+
 		"and run them from a shell in it: sudo mkdir %[1]s/$USER && sudo chown -R $USER %[1]s/$USER && echo $$ | sudo tee %[1]s/$USER/cgroup.procs",
