@@ -64,7 +64,7 @@ BUSY_BROKEN_CASES := TestCatchesBrokenProbes|TestCatchesBrokenLabs|TestCatchesBr
 # The tests under experiments/ that `make experiments` leaves out: the tests of the claim tests
 # and the labs' own checks. catalog's tests check that it leaves out every TestCatchesBroken test
 # and no claim test.
-NOT_CLAIMS := $(BROKEN_CASES)|TestLabsRejectBadInput
+NOT_CLAIMS := $(BROKEN_CASES)|TestLabsRejectBadInput|TestAPlanWithNoRoomForItsClaimIsInconclusive
 
 # The settings of `make test`'s experiments, and of its router claims.
 TEST_SETTINGS := CLAIMS_TRIALS=$(TEST_TRIALS) CLAIMS_SPIN_MS=$(SPIN_MS) CLAIMS_PAUSE_MS=$(TEST_PAUSE_MS) CLAIMS_NODE_RUNTIMES=$(TEST_NODE_RUNTIMES)
@@ -171,25 +171,19 @@ catches: gotools
 	CLAIMS_LIVE_STANDIN=1 CLAIMS_TRIALS=$(TEST_TRIALS) \
 	  $(GOTESTSUM) --format testname $(call junit,catches-live-path) -- $(GOTEST_FLAGS) -tags lambda -timeout 9m -skip '^($(LIVE_CLAIMS))$$' ./experiments/coldstart
 
-# The cold-start package's time in `make experiments` (its -timeout): the package shares it
-# among its claim tests, cutting their cold starts where the full plan does not fit and saying so
-# in each result (parameters.cut; README, "How long the claims take"). 8 minutes keep `make
-# experiments` within 15 on 2 cores beside the other packages and the router claims.
-COLDSTART_TIMEOUT_S ?= 480
-# The expected time of `make experiments`' local claims, for its progress line on a fresh clone
-# (after one complete run, that run's time is expected instead), from what was measured on a
-# fresh clone on this machine kind (2 cores, Debian 12, shared with other work):
-# - EXPERIMENTS_OTHERS_S, the event-loop and threadpool packages' claim tests, compiles included:
-#   195 s, the 1,163 s `make experiments` took at c18ed6b (issue 34) less the cold-start package's
-#   900 s (its -timeout then, which it ran into) and 68 s for its compile and TestMain then
-#   (its installs; the functions were built inside its tests);
-# - COLDSTART_SETUP_S, the cold-start package's compile and TestMain's installs and builds, with
-#   the shared caches a fresh clone finds here: 11 s (2 s and 9 s, at 3055c87, whose `go test
-#   ./experiments/coldstart` took 551 s in all);
-# - then the cold-start package's claims, which run until COLDSTART_TIMEOUT_S less the local
-#   clean-up margin (30 s), unless its whole plan fits sooner.
-EXPERIMENTS_OTHERS_S ?= 195
-COLDSTART_SETUP_S ?= 11
+# `make experiments`' time: 15 minutes on 2 cores, fresh clone or not (issue 34). The event-loop
+# and threadpool packages run their whole plans first (about 7 minutes here, one package at a
+# time); the router claims run last and take about EXPERIMENTS_ROUTER_S (174 s measured on a fresh
+# clone here, 2 cores, at 6b588d5); the cold-start package gets what is left, as its go test
+# -timeout, and its claim tests share that time, cutting their cold starts where the whole plan
+# does not fit and saying so in each result (parameters.cut; README, "How long the claims take"),
+# but never less than COLDSTART_LEAST_S: the fewest cold starts that decide each of its claims at
+# the costs the plan knows (timedTests: about 230 s), with TestMain and the clean-up margin. So
+# on this machine the cold-start claims run close to their fewest; COLDSTART_TIMEOUT_S=N gives
+# the package N seconds instead (2400 runs its whole plan).
+EXPERIMENTS_BUDGET_S ?= 900
+EXPERIMENTS_ROUTER_S ?= 180
+COLDSTART_LEAST_S ?= 270
 
 # The claim tests only, with the article's parameters, printing each verdict as it comes.
 # go test -json goes through cmd/progress, not gotestsum, which knows tests but not claims: it
@@ -199,17 +193,23 @@ COLDSTART_SETUP_S ?= 11
 # with a -timeout of its own; the run fails where either go test does.
 experiments: setup
 	go build -o .cache/bin/progress ./cmd/progress
-	{ status=0; \
+	{ status=0; began=$$(date +%s); \
 	  CLAIMS_TRIALS=$(TRIALS) CLAIMS_SPIN_MS=$(SPIN_MS) CLAIMS_PAUSE_MS=$(PAUSE_MS) \
 	    go test -json $(GOTEST_FLAGS) -timeout 15m -skip '$(NOT_CLAIMS)' $$(go list ./experiments/... | grep -v /experiments/coldstart$$) || status=$$?; \
+	  left=$(COLDSTART_TIMEOUT_S); \
+	  if [ -z "$$left" ]; then \
+	    left=$$(( $(EXPERIMENTS_BUDGET_S) - $(EXPERIMENTS_ROUTER_S) - ($$(date +%s) - began) )); \
+	    [ "$$left" -ge $(COLDSTART_LEAST_S) ] || left=$(COLDSTART_LEAST_S); \
+	  fi; \
+	  echo "make experiments: the cold-start package gets $${left}s (its go test -timeout): what is left of $(EXPERIMENTS_BUDGET_S)s for the run, less $(EXPERIMENTS_ROUTER_S)s for the router claims, at least $(COLDSTART_LEAST_S)s"; \
 	  CLAIMS_TRIALS=$(TRIALS) CLAIMS_SPIN_MS=$(SPIN_MS) CLAIMS_PAUSE_MS=$(PAUSE_MS) \
-	    go test -json $(GOTEST_FLAGS) -timeout $(COLDSTART_TIMEOUT_S)s -skip '$(NOT_CLAIMS)' ./experiments/coldstart || status=$$?; \
+	    go test -json $(GOTEST_FLAGS) -timeout $${left}s -skip '$(NOT_CLAIMS)' ./experiments/coldstart || status=$$?; \
 	  exit $$status; } \
-	  | .cache/bin/progress -name experiments-local -expect $$(( $(EXPERIMENTS_OTHERS_S) + $(COLDSTART_SETUP_S) + $(COLDSTART_TIMEOUT_S) - 30 ))s
+	  | .cache/bin/progress -name experiments-local -expect $$(( $(EXPERIMENTS_BUDGET_S) - $(EXPERIMENTS_ROUTER_S) ))s
 	CLAIMS_LIVE_STANDIN=1 CLAIMS_TRIALS=$(TRIALS) CLAIMS_SPIN_MS=$(SPIN_MS) CLAIMS_PAUSE_MS=$(PAUSE_MS) \
 	  go test -json $(GOTEST_FLAGS) -tags lambda -timeout 15m \
 	  -run '^($(ROUTER_CLAIMS))$$' ./experiments/eventloop \
-	  | .cache/bin/progress -name experiments-router -expect 3m
+	  | .cache/bin/progress -name experiments-router -expect $(EXPERIMENTS_ROUTER_S)s
 
 # The runtime matrix (docs/matrix.md): every local claim once per runtime it
 # concerns, with the article's parameters: the Node.js claims on Node 22.11.0, 24.22.3, 26.12.1
