@@ -227,6 +227,12 @@ func (s *standIns) assertNothingLeft(t *testing.T) {
 	}
 }
 
+// t6OnGo is childTest's run of T6 on the Go function alone: what the live runs below check
+// is the same in every language, and the child builds the zips of every language it selects
+// before its first create (prebuild), which takes minutes on a machine that has not built
+// them for the run's architecture before (a new user's first make test).
+const t6OnGo = "TestPhasesAreTheSDKsOwnConnection$/^go"
+
 // childTest runs this test binary's test named run as a child process against the stand-ins
 // (a user's live run, pointed at other endpoints), with extra settings and flags; its results go
 // to a folder of their own. The child is stopped when t ends, if it has not ended before.
@@ -286,7 +292,7 @@ func TestLiveRunAboveTheCapMakesNothing(t *testing.T) {
 // made and running) deletes everything the run made before the binary dies.
 func TestLiveRunInterruptedLeavesNothing(t *testing.T) {
 	s := launchStandIns(t)
-	cmd, out := childTest(t, s, "TestPhasesAreTheSDKsOwnConnection", map[string]string{"CLAIMS_TRIALS": "20"})
+	cmd, out := childTest(t, s, t6OnGo, map[string]string{"CLAIMS_TRIALS": "20"})
 	deadline := time.Now().Add(2 * time.Minute)
 	for s.lambda.Environments() == 0 {
 		require.True(t, time.Now().Before(deadline), "the live run made no running function within 2 minutes; its output:\n%s", out)
@@ -310,7 +316,7 @@ func TestLiveRunInterruptedLeavesNothing(t *testing.T) {
 func TestLiveRunStopsBeforeItsDeadline(t *testing.T) {
 	s := launchStandIns(t)
 	// Far more cold starts than the deadline allows; the stand-ins bill nothing.
-	cmd, out := childTest(t, s, "TestPhasesAreTheSDKsOwnConnection", map[string]string{"CLAIMS_TRIALS": "1000", live.EnvMaxUSD: "1000"},
+	cmd, out := childTest(t, s, t6OnGo, map[string]string{"CLAIMS_TRIALS": "1000", live.EnvMaxUSD: "1000"},
 		"-test.timeout="+(stopMargin+2*time.Second).String())
 	waitExit(t, cmd, stopMargin+time.Minute, out)
 	assert.NotContains(t, out.String(), "panic: test timed out", "the live run reached its deadline; want it to stop starting cold starts before")

@@ -12,7 +12,6 @@ import (
 	"github.com/serverless-claims/claims/harness/claim/claimtest"
 	"github.com/serverless-claims/claims/harness/lambda/lambdalocal"
 	"github.com/serverless-claims/claims/harness/lambda/lambdazip"
-	"github.com/serverless-claims/claims/harness/sys/build"
 	"github.com/serverless-claims/claims/harness/sys/cgroup"
 	"github.com/serverless-claims/claims/harness/sys/provision"
 	"github.com/serverless-claims/claims/harness/sys/settings"
@@ -70,15 +69,14 @@ func TestPeriodUnderTheKernelsMinimumQuotaIsRefused(t *testing.T) {
 	}
 }
 
-// prebuild builds, before any test, what the claim tests the run selects will run on the local
-// platform: the emulator, the GetItem function in each language and T8's, each once per test
-// binary (build.Go, lambdazip.Unzipped keep them), timed into TestMain's part of the package's
-// time. A build that fails is left to the tests that run it, which fail saying why. The live
-// path builds for Lambda's architecture as it creates functions.
+// prebuild builds, before any test, what the claim tests the run selects will run: on the local
+// platform the emulator, the GetItem function in each language and T8's; on the live one their
+// zips for the run's architecture. Each is built once per test binary (build.Go and lambdazip
+// keep them), timed into TestMain's part of the package's time, so that the tests' time is their
+// cold starts': a build can take minutes where the machine has not made one for that
+// architecture before, and a test's deadline guard stops cold starts, not a build already
+// begun. A build that fails is left to the tests that run it, which fail saying why.
 func prebuild(settings.Settings) error {
-	if !localPlatform {
-		return nil
-	}
 	began := time.Now()
 	// The languages whose GetItem function a selected claim test runs.
 	languages := map[lambdazip.Language]bool{}
@@ -89,36 +87,15 @@ func prebuild(settings.Settings) error {
 			}
 		}
 	}
-	if len(languages) == 0 && !selected("TestThrottleSlices") {
+	throttle := selected("TestThrottleSlices")
+	if len(languages) == 0 && !throttle {
 		return nil
 	}
-	report := func(what string, err error) {
+	buildFunctions(languages, throttle, func(what string, err error) {
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "coldstart experiments: building %s: %v (the tests that run it will fail on it)\n", what, err)
 		}
-	}
-	_, err := build.Go(lambdalocal.EmulatorPackage)
-	report("the emulator", err)
-	if selected("TestThrottleSlices") {
-		_, err := build.Go(throttleFunc.Package)
-		report(throttleFunc.Package, err)
-	}
-	arch, archErr := nativeLambdaArch()
-	for _, l := range lambdazip.Languages {
-		if !languages[l] {
-			continue
-		}
-		b := getitem.inLanguage(l)
-		switch {
-		case l == lambdazip.Go:
-			_, err = build.Go(b.Package)
-		case archErr != nil:
-			err = archErr
-		default:
-			_, err = lambdazip.Unzipped(b.Package, arch)
-		}
-		report(b.Package, err)
-	}
+	})
 	fmt.Fprintf(os.Stderr, "coldstart experiments: functions built in %v\n", time.Since(began).Round(time.Second))
 	return nil
 }

@@ -3,6 +3,9 @@
 package coldstart
 
 import (
+	"github.com/serverless-claims/claims/harness/lambda/lambdalocal"
+	"github.com/serverless-claims/claims/harness/lambda/lambdazip"
+	"github.com/serverless-claims/claims/harness/sys/build"
 	"github.com/serverless-claims/claims/harness/sys/settings"
 )
 
@@ -13,6 +16,33 @@ var platforms = localModes()
 // localPlatform says the claim tests run on the local platform: TestMain builds their functions
 // before them (prebuild).
 const localPlatform = true
+
+// buildFunctions is prebuild's part on the local platform: the emulator, T8's function where
+// throttle, and the GetItem function in each of languages, for this machine's architecture.
+func buildFunctions(languages map[lambdazip.Language]bool, throttle bool, report func(what string, err error)) {
+	_, err := build.Go(lambdalocal.EmulatorPackage)
+	report("the emulator", err)
+	if throttle {
+		_, err := build.Go(throttleFunc.Package)
+		report(throttleFunc.Package, err)
+	}
+	arch, archErr := nativeLambdaArch()
+	for _, l := range lambdazip.Languages {
+		if !languages[l] {
+			continue
+		}
+		b := getitem.inLanguage(l)
+		switch {
+		case l == lambdazip.Go:
+			_, err = build.Go(b.Package)
+		case archErr != nil:
+			err = archErr
+		default:
+			_, err = lambdazip.Unzipped(b.Package, arch)
+		}
+		report(b.Package, err)
+	}
+}
 
 // admitLiveRun is the live mode's check before any test (live_test.go); locally nothing is made
 // that costs anything.
