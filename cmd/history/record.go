@@ -76,6 +76,7 @@ func ciRunURL() string {
 // prepared is a run made from the results, with the history before it.
 type prepared struct {
 	runs    []history.Run
+	past    []history.Run // the runs of now's kind, oldest first: what now is compared with
 	last    history.Run
 	hasLast bool
 	now     history.Run
@@ -111,10 +112,9 @@ func prepare(f runFlags) (prepared, error) {
 	if p.runs, err = history.Read(f.history); err != nil {
 		return p, err
 	}
+	p.past = history.OfKind(p.runs, f.kind)
 	p.last, p.hasLast = history.Last(p.runs, f.kind)
-	if p.hasLast {
-		p.flips = history.Flips(p.last, p.now)
-	}
+	p.flips = history.Flips(p.past, p.now)
 	return p, nil
 }
 
@@ -275,7 +275,7 @@ func runAgain(ctx context.Context, f runFlags, p prepared, dir string, stdout io
 		return nil, nil, nil
 	}
 	rr := &goTest{command: f.rerun, out: stdout}
-	cs, files := history.Confirm(ctx, p.last, p.now, p.flips, rr)
+	cs, files := history.Confirm(ctx, p.past, p.now, p.flips, rr)
 	kept := map[history.Key]string{}
 	for k, file := range files {
 		to := filepath.Join(dir, results.FileName(k.Experiment+"/"+k.Mode+"/"+k.Column))
@@ -361,10 +361,7 @@ func record(ctx context.Context, args []string, stdout io.Writer) error {
 			return err
 		}
 	}
-	var as []history.Alert
-	if p.hasLast {
-		as = history.Alerts(p.last, p.now, cs, p.files, again)
-	}
+	as := history.Alerts(p.past, p.now, cs, p.files, again)
 	if missing {
 		as = append(as, history.Alert{Claim: "schedule", Title: "Scheduled claims runs went missing",
 			Body: fmt.Sprintf("The last scheduled run of kind %q before %s started %s, more than two periods (%v) earlier.\n",
@@ -417,7 +414,7 @@ func readConfirmations(dir string, p prepared) ([]history.Confirmation, map[hist
 		if !ok || c.Was != fl.Was || c.Now != fl.Now {
 			c = history.Confirmation{Flip: fl, Why: "no second run of this flip among the confirmations"}
 		}
-		c.Changes = history.Changes(p.last, p.now, fl.Key)
+		c.Changes = history.Changes(fl.Baseline(p.past), p.now, fl.Key)
 		cs = append(cs, c)
 	}
 	return cs, again, nil
@@ -435,14 +432,16 @@ func appendFile(path, s string) error {
 	return f.Close()
 }
 
-// writeReport writes what record found: the flips, confirmed or not, with what else changed;
-// the claims inconclusive run after run; the margins that shrank; a scheduled run gone missing.
+// writeReport writes what record found: the flips from each claim's last decided verdict,
+// confirmed or not, with what else changed; the records the last runs held that this one does
+// not; the claims inconclusive run after run; the margins that shrank; a scheduled run gone
+// missing.
 func writeReport(w io.Writer, f runFlags, p prepared, cs []history.Confirmation, lastScheduled time.Time, missing bool) {
 	fmt.Fprintf(w, "history: run %s, %d results", p.now.ID(), len(p.now.Records))
 	if !p.hasLast {
 		fmt.Fprintf(w, "; the first of kind %q, nothing to compare\n", f.kind)
 	} else {
-		fmt.Fprintf(w, " against %s: %d flipped, %d confirmed\n", p.last.ID(), len(cs), confirmedCount(cs))
+		fmt.Fprintf(w, " after %s: %d flipped, %d confirmed (each against its last decided verdict)\n", p.last.ID(), len(cs), confirmedCount(cs))
 	}
 	for _, c := range cs {
 		switch {
@@ -455,9 +454,15 @@ func writeReport(w io.Writer, f runFlags, p prepared, cs []history.Confirmation,
 		default:
 			fmt.Fprintf(w, "  flip not confirmed: %s (run again: %s)\n", c.Flip, c.Again)
 		}
+		if c.Since != p.last.ID() {
+			fmt.Fprintf(w, "    decided last in run %s; the runs after it did not decide it\n", c.Since)
+		}
 		for _, ch := range c.Changes {
 			fmt.Fprintf(w, "    changed: %s\n", ch)
 		}
+	}
+	for _, a := range history.Absent(p.past, p.now) {
+		fmt.Fprintf(w, "  missing from this run: %s\n", a)
 	}
 	all := append(append([]history.Run(nil), p.runs...), p.now)
 	for _, s := range history.Streaks(all, f.kind) {

@@ -21,11 +21,12 @@ type Rerunner interface {
 // Confirm runs each of flips again through rr and says which the second run confirmed: the same
 // verdict as the first run's. A second run that fails to give a verdict leaves its flip
 // unconfirmed, saying why; a context cancelled stops the rest, which are returned unconfirmed.
-// files maps each key to the second run's result file, for the alert.
-func Confirm(ctx context.Context, last, now Run, flips []Flip, rr Rerunner) (cs []Confirmation, files map[Key]string) {
+// files maps each key to the second run's result file, for the alert. past are the earlier runs
+// of now's kind that Flips looked through.
+func Confirm(ctx context.Context, past []Run, now Run, flips []Flip, rr Rerunner) (cs []Confirmation, files map[Key]string) {
 	files = map[Key]string{}
 	for _, f := range flips {
-		c := Confirmation{Flip: f, Changes: Changes(last, now, f.Key)}
+		c := Confirmation{Flip: f, Changes: Changes(f.Baseline(past), now, f.Key)}
 		if err := ctx.Err(); err != nil {
 			c.Why = "not run again: " + err.Error()
 			cs = append(cs, c)
@@ -59,9 +60,10 @@ type Sink interface {
 	Send(ctx context.Context, a Alert) error
 }
 
-// Alerts are the alerts of now's confirmed flips against last, one per claim; newFiles and
-// againFiles map a key to its result file in the run and in the second run.
-func Alerts(last, now Run, cs []Confirmation, newFiles, againFiles map[Key]string) []Alert {
+// Alerts are the alerts of now's confirmed flips against the runs of past they flipped from, one
+// per claim; newFiles and againFiles map a key to its result file in the run and in the second
+// run.
+func Alerts(past []Run, now Run, cs []Confirmation, newFiles, againFiles map[Key]string) []Alert {
 	var out []Alert
 	byClaim := map[string]int{}
 	for _, c := range cs {
@@ -77,7 +79,7 @@ func Alerts(last, now Run, cs []Confirmation, newFiles, againFiles map[Key]strin
 		}
 		a := &out[i]
 		a.Title = fmt.Sprintf("Claim %s flipped: %s → %s", claim, c.Was, c.Now)
-		a.Body += flipBody(last, now, c)
+		a.Body += flipBody(c.Baseline(past), now, c)
 		for _, f := range []string{newFiles[c.Key], againFiles[c.Key]} {
 			if f != "" && !slices.Contains(a.Files, f) {
 				a.Files = append(a.Files, f)
@@ -87,7 +89,8 @@ func Alerts(last, now Run, cs []Confirmation, newFiles, againFiles map[Key]strin
 	return out
 }
 
-// flipBody is one confirmed flip in Markdown: both runs' records, the second run, what changed.
+// flipBody is one confirmed flip in Markdown: both runs' records (last's, the run it flipped
+// from), the second run, what changed.
 func flipBody(last, now Run, c Confirmation) string {
 	var b strings.Builder
 	old, _ := last.Find(c.Key)
@@ -97,10 +100,10 @@ func flipBody(last, now Run, c Confirmation) string {
 	row := func(name string, r Run, rec Record) {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", name, link(r), rec.Outcome, cell(rec.Headline), rec.Margin.String())
 	}
-	row("last", last, old)
+	row("decided", last, old)
 	row("this", now, cur)
 	fmt.Fprintf(&b, "| again | this job | %s | | |\n\n", c.Again)
-	fmt.Fprintf(&b, "Last run's reason: %s\n\nThis run's reason: %s\n\n", old.Reason, cur.Reason)
+	fmt.Fprintf(&b, "The last decided run's reason: %s\n\nThis run's reason: %s\n\n", old.Reason, cur.Reason)
 	if len(c.Changes) == 0 {
 		b.WriteString("Nothing else changed between the two runs: same commit, modules, runtime and machine.\n\n")
 	} else {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -97,10 +98,57 @@ func TestFlipsNeverCountInconclusive(t *testing.T) {
 		result("TestC", results.ModeLocal, verdict.Pass, nil))
 	now := runOf(t, "claims", 24, result("TestA", results.ModeLocal, verdict.Fail, nil), result("TestB", results.ModeLocal, verdict.Inconclusive, nil),
 		result("TestC", results.ModeLiveStandIn, verdict.Fail, nil))
-	flips := Flips(last, now)
+	flips := Flips([]Run{last}, now)
 	require.Len(t, flips, 1, "flips = %v; want TestA's only (TestB inconclusive, TestC another mode)", flips)
-	assert.Equal(t, Flip{Key: Key{Experiment: "TestA", Mode: results.ModeLocal}, Claims: []string{"T2"}, Was: verdict.Pass, Now: verdict.Fail}, flips[0])
-	assert.Empty(t, Flips(now, now), "a run against itself")
+	assert.Equal(t, Flip{Key: Key{Experiment: "TestA", Mode: results.ModeLocal}, Claims: []string{"T2"}, Was: verdict.Pass, Now: verdict.Fail, Since: last.ID()}, flips[0])
+	assert.Empty(t, Flips([]Run{now}, now), "a run against itself")
+}
+
+// TestAFlipIsAgainstTheLastDecidedVerdict checks that pass, then inconclusive, then fail is one
+// flip, on the fail, against the pass; that a run without the record (a failed shard) in
+// between does not hide it either; and that the inconclusive run in between is no flip.
+func TestAFlipIsAgainstTheLastDecidedVerdict(t *testing.T) {
+	a := func(o verdict.Outcome) results.Result { return result("TestA", results.ModeLocal, o, nil) }
+	b := func(o verdict.Outcome) results.Result { return result("TestB", results.ModeLocal, o, nil) }
+	runs := []Run{
+		runOf(t, "claims", 0, a(verdict.Pass), b(verdict.Pass)),
+		runOf(t, "claims", 24, a(verdict.Inconclusive), b(verdict.Pass)),
+		runOf(t, "claims", 48, b(verdict.Pass)), // TestA's shard failed: no record
+		runOf(t, "claims", 72, a(verdict.Fail), b(verdict.Pass)),
+		runOf(t, "claims", 96, a(verdict.Inconclusive), b(verdict.Pass)),
+		runOf(t, "claims", 120, a(verdict.Fail), b(verdict.Pass)),
+	}
+	var alerted []string
+	for i := 1; i < len(runs); i++ {
+		for _, f := range Flips(runs[:i], runs[i]) {
+			alerted = append(alerted, fmt.Sprintf("run %d: %s since %s", i, f, f.Since))
+		}
+	}
+	want := []string{fmt.Sprintf("run 3: [T2] TestA (local): pass → fail since %s", runs[0].ID())}
+	assert.Equal(t, want, alerted, "flips over pass, inconclusive, no record, fail, inconclusive, fail; want one, on the first fail, against the pass")
+
+	// The flip's baseline is the pass's run: what changed is told against it.
+	f := Flips(runs[:3], runs[3])[0]
+	assert.Equal(t, runs[0].ID(), f.Baseline(runs[:3]).ID(), "the flip's baseline run")
+}
+
+// TestARecordMissingFromARunIsNamed checks that a record the last runs held and this one does
+// not (a shard that failed) is named with the last run that held it, and one absent from more
+// than ExpectRuns runs is taken as retired.
+func TestARecordMissingFromARunIsNamed(t *testing.T) {
+	a := result("TestA", results.ModeLocal, verdict.Pass, nil)
+	b := result("TestB", results.ModeLocal, verdict.Pass, nil)
+	past := []Run{runOf(t, "claims", 0, a, b), runOf(t, "claims", 24, a)}
+	now := runOf(t, "claims", 48, a)
+	absent := Absent(past, now)
+	require.Len(t, absent, 1, "absent = %v; want TestB, held by the first run", absent)
+	assert.Equal(t, Absence{Key: Key{Experiment: "TestB", Mode: results.ModeLocal}, Claims: []string{"T2"}, LastSeen: past[0].ID(), Runs: 2}, absent[0])
+	assert.Empty(t, Absent(past[:1], runOf(t, "claims", 24, a, b)), "a run holding every record")
+
+	for h := 2; len(past) <= ExpectRuns; h++ {
+		past = append(past, runOf(t, "claims", 24*h, a))
+	}
+	assert.Empty(t, Absent(past, runOf(t, "claims", 24*(len(past)+1), a)), "TestB, last held %d runs before: retired, not missing", ExpectRuns+1)
 }
 
 // rerun answers each key with a fixed outcome, or an error.
@@ -121,7 +169,8 @@ func TestConfirmAsksTheSecondRun(t *testing.T) {
 		result("TestC", results.ModeLocal, verdict.Pass, nil))
 	now.Commit = "def456"
 	now.Machines[0].Kernel = "6.8"
-	cs, files := Confirm(t.Context(), last, now, Flips(last, now), rerun{"TestA": verdict.Fail, "TestB": verdict.Pass})
+	past := []Run{last}
+	cs, files := Confirm(t.Context(), past, now, Flips(past, now), rerun{"TestA": verdict.Fail, "TestB": verdict.Pass})
 	require.Len(t, cs, 3)
 	assert.True(t, cs[0].Confirmed, "TestA: failed again: confirmed")
 	assert.False(t, cs[1].Confirmed, "TestB: passed again, as before the flip: not confirmed")
@@ -130,7 +179,7 @@ func TestConfirmAsksTheSecondRun(t *testing.T) {
 	assert.Equal(t, map[Key]string{{Experiment: "TestA", Mode: "local"}: "/again/TestA.json", {Experiment: "TestB", Mode: "local"}: "/again/TestB.json"}, files)
 	assert.Equal(t, []Change{{What: "kernel", Was: "6.1", Now: "6.8"}, {What: "commit", Was: "abc123456789", Now: "def456"}}, cs[0].Changes)
 
-	as := Alerts(last, now, cs, map[Key]string{{Experiment: "TestA", Mode: "local"}: "/run/TestA.json"}, files)
+	as := Alerts(past, now, cs, map[Key]string{{Experiment: "TestA", Mode: "local"}: "/run/TestA.json"}, files)
 	require.Len(t, as, 1, "alerts = %v; want one, of the confirmed flip", as)
 	assert.Equal(t, "Claim T2 flipped: pass → fail", as[0].Title)
 	assert.Equal(t, []string{"/run/TestA.json", "/again/TestA.json"}, as[0].Files)
@@ -139,7 +188,7 @@ func TestConfirmAsksTheSecondRun(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	cs, _ = Confirm(ctx, last, now, Flips(last, now), rerun{"TestA": verdict.Fail})
+	cs, _ = Confirm(ctx, past, now, Flips(past, now), rerun{"TestA": verdict.Fail})
 	assert.False(t, cs[0].Confirmed, "a flip not run again, interrupted: confirmed")
 }
 
@@ -147,8 +196,9 @@ func TestSameCodeDifferentPlatformIsSaid(t *testing.T) {
 	last := runOf(t, "claims", 0, result("TestA", results.ModeLocal, verdict.Pass, nil))
 	now := runOf(t, "claims", 24, result("TestA", results.ModeLocal, verdict.Fail, nil))
 	now.Machines[0].CPUModel = "Xeon"
-	cs, _ := Confirm(t.Context(), last, now, Flips(last, now), rerun{"TestA": verdict.Fail})
-	as := Alerts(last, now, cs, nil, nil)
+	past := []Run{last}
+	cs, _ := Confirm(t.Context(), past, now, Flips(past, now), rerun{"TestA": verdict.Fail})
+	as := Alerts(past, now, cs, nil, nil)
 	require.Len(t, as, 1)
 	assert.Contains(t, as[0].Body, "Same code, different platform")
 	assert.Contains(t, as[0].Body, "cpu model: EPYC → Xeon")

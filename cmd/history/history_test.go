@@ -1,0 +1,89 @@
+package main
+
+import (
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/serverless-claims/claims/harness/claim/history"
+	"github.com/serverless-claims/claims/harness/claim/results"
+	"github.com/serverless-claims/claims/harness/claim/verdict"
+)
+
+// The records of the tests below: W2's and W3's subtests of flipTest, whose verdicts the tests
+// write themselves, so that the history's rules are what is checked, not the claim.
+var (
+	w2 = flipTest + "/cpu=1"
+	w3 = flipTest + "/cpu=2"
+)
+
+// resultSet writes a results folder holding a local result of each experiment with its outcome.
+func resultSet(t *testing.T, outcomes map[string]verdict.Outcome) string {
+	t.Helper()
+	dir := t.TempDir()
+	for experiment, o := range outcomes {
+		claim := map[string]string{w2: "W2", w3: "W3"}[experiment]
+		r := results.Result{Experiment: experiment, Mode: results.ModeLocal, Claims: []string{claim}, Headline: "ping behind cpu",
+			Verdict:     verdict.Verdict{Outcome: o, Reason: "written by the test"},
+			Environment: results.Environment{Go: "go1.26.8", Node: "24.1.0", OS: "linux/amd64", Kernel: "6.1", CPUModel: "EPYC", Cores: 2}}
+		_, err := results.Write(filepath.Join(dir, "eventloop"), results.FileName(experiment), r)
+		require.NoError(t, err)
+	}
+	return dir
+}
+
+// againCommand is a -rerun command whose second run gives each flipped record outcome.
+func againCommand(t *testing.T, outcome verdict.Outcome) string {
+	t.Helper()
+	set := resultSet(t, map[string]verdict.Outcome{w2: outcome, w3: outcome})
+	return "cp -r " + filepath.Join(set, "eventloop") + " {dir}/"
+}
+
+// pastRun appends to hist a run of kind and trigger that started at, of the results in set.
+func pastRun(t *testing.T, hist, kind, trigger string, at time.Time, set string) history.Run {
+	t.Helper()
+	loaded, err := loadResults(set)
+	require.NoError(t, err)
+	run, err := history.NewRun(history.Run{Kind: kind, Trigger: trigger, StartedAt: at, Commit: "abc123456789"}, loaded)
+	require.NoError(t, err)
+	_, err = history.Append(hist, run, 0)
+	require.NoError(t, err)
+	return run
+}
+
+// TestPassInconclusiveFailIsAlertedOnce records pass, inconclusive, a run without W3 (its shard
+// failed), fail, inconclusive and fail again: the first fail is one flip from the pass, alerted;
+// the inconclusive runs are no flip; W3's absence is named; the second fail alerts no one.
+func TestPassInconclusiveFailIsAlertedOnce(t *testing.T) {
+	hist := t.TempDir()
+	steps := []struct {
+		name     string
+		outcomes map[string]verdict.Outcome
+		status   int
+		alerted  []string
+		says     string
+	}{
+		{"pass", map[string]verdict.Outcome{w2: verdict.Pass, w3: verdict.Pass}, exitOK, nil, "nothing to compare"},
+		{"inconclusive", map[string]verdict.Outcome{w2: verdict.Inconclusive, w3: verdict.Pass}, exitOK, nil, "0 flipped"},
+		{"no W3", map[string]verdict.Outcome{w2: verdict.Inconclusive}, exitOK, nil, "missing from this run: [W3] " + w3 + " (local)"},
+		{"fail", map[string]verdict.Outcome{w2: verdict.Fail, w3: verdict.Pass}, exitConfirmed, []string{"W2.md"}, "flip confirmed: [W2] " + w2 + " (local): pass → fail"},
+		{"inconclusive again", map[string]verdict.Outcome{w2: verdict.Inconclusive, w3: verdict.Pass}, exitOK, nil, "0 flipped"},
+		{"fail again", map[string]verdict.Outcome{w2: verdict.Fail, w3: verdict.Pass}, exitOK, nil, "0 flipped"},
+	}
+	var alerts []string
+	for _, s := range steps {
+		dir := t.TempDir()
+		code, out := runHistory(t, "record", "-history", hist, "-results", resultSet(t, s.outcomes), "-kind", "selftest",
+			"-trigger", "local", "-alerts", dir, "-rerun", againCommand(t, verdict.Fail))
+		assert.Equal(t, s.status, code, "%s: exit status (output:\n%s)", s.name, out)
+		assert.Contains(t, out, s.says, "%s: the report", s.name)
+		files, _ := filepath.Glob(filepath.Join(dir, "*.md"))
+		for _, f := range files {
+			alerts = append(alerts, s.name+": "+filepath.Base(f))
+		}
+	}
+	assert.Equal(t, []string{"fail: W2.md"}, alerts, "alerts over pass, inconclusive, no W3, fail, inconclusive, fail; want one, W2's on the first fail")
+}
