@@ -1,7 +1,10 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -86,4 +89,48 @@ func TestPassInconclusiveFailIsAlertedOnce(t *testing.T) {
 		}
 	}
 	assert.Equal(t, []string{"fail: W2.md"}, alerts, "alerts over pass, inconclusive, no W3, fail, inconclusive, fail; want one, W2's on the first fail")
+}
+
+// TestAWeeklyKindIsNotMissingAfterSixDays records a scheduled live run into histories whose last
+// scheduled live run started six days and fifteen days before: the first is on time for a weekly
+// kind, with no flag to say so; the second is missing, reported and alerted.
+func TestAWeeklyKindIsNotMissingAfterSixDays(t *testing.T) {
+	set := resultSet(t, map[string]verdict.Outcome{w2: verdict.Pass})
+	for _, tc := range []struct {
+		days    int
+		missing bool
+	}{{6, false}, {15, true}} {
+		hist, alerts := t.TempDir(), t.TempDir()
+		pastRun(t, hist, history.KindLive, "schedule", time.Now().Add(-time.Duration(tc.days)*24*time.Hour), set)
+		code, out := runHistory(t, "record", "-history", hist, "-results", set, "-kind", history.KindLive, "-trigger", "schedule", "-alerts", alerts)
+		require.Equal(t, exitOK, code, "%d days: exit status (output:\n%s)", tc.days, out)
+		said := strings.Contains(out, "missing: the last scheduled run")
+		assert.Equal(t, tc.missing, said, "%d days after the last weekly run: reported missing (output:\n%s)", tc.days, out)
+		files, _ := filepath.Glob(filepath.Join(alerts, "*.md"))
+		assert.Equal(t, tc.missing, len(files) == 1, "%d days after the last weekly run: alerted (alerts %v)", tc.days, files)
+	}
+}
+
+// TestTheWorkflowsScheduleEachKindAtItsPeriod reads the schedules of the workflows that record
+// each scheduled kind: their cron must run the kind as often as its period says, or the history
+// would call runs missing that were never due, or miss a schedule that stopped.
+func TestTheWorkflowsScheduleEachKindAtItsPeriod(t *testing.T) {
+	for file, kind := range map[string]string{"claims.yml": history.KindClaims, "live.yml": history.KindLive} {
+		data, err := os.ReadFile(repoPath(t, filepath.Join(".github", "workflows", file)))
+		require.NoError(t, err)
+		m := regexp.MustCompile(`cron:\s*"([^"]+)"`).FindStringSubmatch(string(data))
+		require.NotNil(t, m, "%s: no cron schedule", file)
+		f := strings.Fields(m[1])
+		require.Len(t, f, 5, "%s: cron %q", file, m[1])
+		var every time.Duration
+		switch {
+		case f[2] == "*" && f[3] == "*" && f[4] == "*":
+			every = 24 * time.Hour
+		case f[2] == "*" && f[3] == "*" && regexp.MustCompile(`^[0-6]$`).MatchString(f[4]):
+			every = 7 * 24 * time.Hour
+		}
+		period, ok := history.Period(kind)
+		require.True(t, ok, "kind %s has a period", kind)
+		assert.Equal(t, period, every, "%s's cron %q runs kind %s every %v; want its period (history.Period)", file, m[1], kind, every)
+	}
 }

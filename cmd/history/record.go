@@ -29,7 +29,6 @@ const ConfirmationsFile = "confirmations.json"
 // what the run is.
 type runFlags struct {
 	history, results, kind, trigger, commit, url, rerun string
-	period                                              time.Duration
 }
 
 func (f *runFlags) register(fs *flag.FlagSet) {
@@ -40,7 +39,6 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.commit, "commit", os.Getenv("GITHUB_SHA"), "the repository's commit (default: GITHUB_SHA, else git's HEAD)")
 	fs.StringVar(&f.url, "url", ciRunURL(), "where the run's logs and files are")
 	fs.StringVar(&f.rerun, "rerun", "", "the command that runs a flipped claim again (sh -c; {test} {run} {pkg} {tags} {dir}); default go test in its package")
-	fs.DurationVar(&f.period, "period", 24*time.Hour, "the schedule's period: a scheduled run older than two is reported missing")
 }
 
 func (f runFlags) check() error {
@@ -51,8 +49,9 @@ func (f runFlags) check() error {
 		return errors.New("-kind: name the run's kind (claims, live, test...)")
 	case strings.ContainsAny(f.kind, "/\\ ."):
 		return fmt.Errorf("-kind %q: want a plain word, it is part of file names", f.kind)
-	case f.period <= 0:
-		return fmt.Errorf("-period %v: want a positive duration", f.period)
+	}
+	if _, ok := history.Period(f.kind); f.trigger == "schedule" && !ok {
+		return fmt.Errorf("-kind %q -trigger schedule: the history declares no period for kind %q (history.Period), so its missing runs could not be told", f.kind, f.kind)
 	}
 	return nil
 }
@@ -351,7 +350,7 @@ func record(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	lastScheduled, missing := history.Missing(p.runs, f.kind, f.period, p.now.StartedAt)
+	lastScheduled, missing := history.Missing(p.runs, f.kind, p.now.StartedAt)
 	var rep strings.Builder
 	writeReport(&rep, f, p, cs, lastScheduled, missing)
 	fmt.Fprintf(&rep, "\nhistory: wrote %s\n", path)
@@ -365,7 +364,7 @@ func record(ctx context.Context, args []string, stdout io.Writer) error {
 	if missing {
 		as = append(as, history.Alert{Claim: "schedule", Title: "Scheduled claims runs went missing",
 			Body: fmt.Sprintf("The last scheduled run of kind %q before %s started %s, more than two periods (%v) earlier.\n",
-				f.kind, p.now.ID(), lastScheduled.Format(time.RFC3339), f.period)})
+				f.kind, p.now.ID(), lastScheduled.Format(time.RFC3339), period(f.kind))})
 	}
 	for _, a := range as {
 		for _, s := range sinks {
@@ -474,6 +473,12 @@ func writeReport(w io.Writer, f runFlags, p prepared, cs []history.Confirmation,
 	}
 	if missing {
 		fmt.Fprintf(w, "  missing: the last scheduled run of kind %q started %s, more than two periods (%v) ago\n",
-			f.kind, lastScheduled.Format(time.RFC3339), f.period)
+			f.kind, lastScheduled.Format(time.RFC3339), period(f.kind))
 	}
+}
+
+// period is kind's schedule's period, for people.
+func period(kind string) time.Duration {
+	p, _ := history.Period(kind)
+	return p
 }

@@ -288,10 +288,35 @@ func median(xs []float64) float64 {
 	return (s[n/2-1] + s[n/2]) / 2
 }
 
+// The kinds of run the workflows record on a schedule: the runtime matrix (claims.yml) and the
+// claims on AWS (live.yml).
+const (
+	KindClaims = "claims"
+	KindLive   = "live"
+)
+
+// periods are the scheduled kinds' periods, declared here once with the kind: Missing reads them,
+// and each workflow's schedule runs its kind this often. A kind not here runs on no schedule.
+var periods = map[string]time.Duration{
+	KindClaims: 24 * time.Hour,
+	KindLive:   7 * 24 * time.Hour,
+}
+
+// Period is the period of kind's schedule; false for a kind that runs on none.
+func Period(kind string) (time.Duration, bool) {
+	p, ok := periods[kind]
+	return p, ok
+}
+
 // Missing says whether the scheduled runs of kind went missing at now: the last one started more
-// than two periods ago. GitHub runs a schedule late, or drops it on a busy hour, so one period
-// late is not yet missing. A history with no scheduled run of kind has nothing to miss.
-func Missing(runs []Run, kind string, period time.Duration, now time.Time) (last time.Time, missing bool) {
+// than two of the kind's periods ago (Period). GitHub runs a schedule late, or drops it on a busy
+// hour, so one period late is not yet missing. A kind with no period, or a history with no
+// scheduled run of kind, has nothing to miss.
+func Missing(runs []Run, kind string, now time.Time) (last time.Time, missing bool) {
+	period, ok := Period(kind)
+	if !ok {
+		return time.Time{}, false
+	}
 	for _, r := range OfKind(runs, kind) {
 		if r.Trigger == "schedule" && r.StartedAt.After(last) {
 			last = r.StartedAt

@@ -269,13 +269,41 @@ func TestStreaksShrinksAndMissingRuns(t *testing.T) {
 	assert.Empty(t, Shrinks(runs[:3], "claims"), "3.8 against a median of 4.1: not shrunk by half")
 
 	last := runs[len(runs)-1].StartedAt
-	_, missing := Missing(runs, "claims", 24*time.Hour, last.Add(47*time.Hour))
+	_, missing := Missing(runs, "claims", last.Add(47*time.Hour))
 	assert.False(t, missing, "47 h after the last daily run: one late run is not yet missing")
-	at, missing := Missing(runs, "claims", 24*time.Hour, last.Add(49*time.Hour))
+	at, missing := Missing(runs, "claims", last.Add(49*time.Hour))
 	assert.True(t, missing, "49 h after the last daily run")
 	assert.Equal(t, last, at)
-	_, missing = Missing(runs, "live", 24*time.Hour, last.Add(1000*time.Hour))
+	_, missing = Missing(runs, "live", last.Add(1000*time.Hour))
 	assert.False(t, missing, "a kind with no scheduled run has nothing to miss")
+}
+
+// TestAKindsPeriodIsItsOwn checks that the weekly live runs are never missing six days after
+// the last, nor at thirteen, and are at fifteen; that the daily claims runs are at three days;
+// and that a kind with no schedule is never missing.
+func TestAKindsPeriodIsItsOwn(t *testing.T) {
+	week, ok := Period(KindLive)
+	require.True(t, ok, "the live kind has a period")
+	assert.Equal(t, 7*24*time.Hour, week, "the live kind's period")
+	day, ok := Period(KindClaims)
+	require.True(t, ok, "the claims kind has a period")
+	assert.Equal(t, 24*time.Hour, day, "the claims kind's period")
+
+	live := []Run{runOf(t, KindLive, 0, result("TestA", results.ModeLive, verdict.Pass, nil))}
+	for _, days := range []int{1, 6, 13} {
+		_, missing := Missing(live, KindLive, t0.Add(time.Duration(days)*24*time.Hour))
+		assert.False(t, missing, "the weekly live runs, %d days after the last: missing", days)
+	}
+	_, missing := Missing(live, KindLive, t0.Add(15*24*time.Hour))
+	assert.True(t, missing, "the weekly live runs, 15 days after the last: missing")
+
+	claims := []Run{runOf(t, KindClaims, 0, result("TestA", results.ModeLocal, verdict.Pass, nil))}
+	_, missing = Missing(claims, KindClaims, t0.Add(3*24*time.Hour))
+	assert.True(t, missing, "the daily claims runs, 3 days after the last: missing")
+
+	other := []Run{runOf(t, "test", 0, result("TestA", results.ModeLocal, verdict.Pass, nil))}
+	_, missing = Missing(other, "test", t0.Add(1000*24*time.Hour))
+	assert.False(t, missing, "a kind with no schedule, 1000 days after its last run: missing")
 }
 
 func TestFileSinkWritesTheAlertAndItsFiles(t *testing.T) {
