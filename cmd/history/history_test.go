@@ -134,3 +134,25 @@ func TestTheWorkflowsScheduleEachKindAtItsPeriod(t *testing.T) {
 		assert.Equal(t, period, every, "%s's cron %q runs kind %s every %v; want its period (history.Period)", file, m[1], kind, every)
 	}
 }
+
+// TestAMissingRunIsOneIssue records two scheduled claims runs into a history whose last
+// scheduled run is three days old, with issues through the fake gh: both say the schedule went
+// missing, and the second updates the issue the first opened instead of opening another.
+func TestAMissingRunIsOneIssue(t *testing.T) {
+	state := installFakeGH(t)
+	hist := t.TempDir()
+	set := resultSet(t, map[string]verdict.Outcome{w2: verdict.Pass})
+	pastRun(t, hist, history.KindClaims, "schedule", time.Now().Add(-72*time.Hour), set)
+	for i := range 2 {
+		// The second run is by hand: the last scheduled run is still three days old.
+		code, out := runHistory(t, "record", "-history", hist, "-results", set, "-kind", history.KindClaims,
+			"-trigger", "workflow_dispatch", "-github", "owner/claims")
+		require.Equal(t, exitOK, code, "run %d: exit status (output:\n%s)", i+1, out)
+		require.Contains(t, out, "missing: the last scheduled run", "run %d: the report", i+1)
+	}
+	st := readGH(t, state)
+	require.Len(t, st.Issues, 1, "issues opened over two runs that found the schedule missing; want one (calls %v)", st.Calls)
+	assert.Equal(t, history.MissingLabel, st.Issues[0].Label, "the issue's label")
+	assert.Equal(t, 1, st.Issues[0].Comments, "comments on the issue; want the second run's")
+	assert.Contains(t, st.Issues[0].Title, "Scheduled runs of kind claims went missing", "the issue's title")
+}

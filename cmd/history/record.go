@@ -362,9 +362,7 @@ func record(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	as := history.Alerts(p.past, p.now, cs, p.files, again)
 	if missing {
-		as = append(as, history.Alert{Claim: "schedule", Title: "Scheduled claims runs went missing",
-			Body: fmt.Sprintf("The last scheduled run of kind %q before %s started %s, more than two periods (%v) earlier.\n",
-				f.kind, p.now.ID(), lastScheduled.Format(time.RFC3339), period(f.kind))})
+		as = append(as, history.MissingAlert(f.kind, lastScheduled, p.now))
 	}
 	for _, a := range as {
 		for _, s := range sinks {

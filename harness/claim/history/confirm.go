@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/serverless-claims/claims/harness/claim/verdict"
 	"github.com/serverless-claims/claims/harness/sys/wholefile"
@@ -45,13 +46,34 @@ func Confirm(ctx context.Context, past []Run, now Run, flips []Flip, rr Rerunner
 	return cs, files
 }
 
-// Alert is what a confirmed flip tells people: one per claim (the claims a test decides, as
-// Claim), so a claim that flips again updates the same issue.
+// Alert is what a confirmed flip, or a schedule gone missing, tells people: one per claim (the
+// claims a test decides, as Claim), so a claim that flips again updates the same issue.
 type Alert struct {
-	Claim string
-	Title string
-	Body  string   // Markdown
-	Files []string // result files to attach: each flipped result and its second run's
+	Claim string `json:"claim"`
+	// Subject is what the alert is about, the same in every alert about it ("Claim W2 flipped"):
+	// each title starts with it, and a sink keeps one open issue per Label and Subject, which a
+	// later alert of the same subject updates.
+	Subject string   `json:"subject"`
+	Label   string   `json:"label"`
+	Title   string   `json:"title"`
+	Body    string   `json:"body"`            // Markdown
+	Files   []string `json:"files,omitempty"` // result files to attach: each flipped result and its second run's
+}
+
+// The labels of the alerts' issues, one per kind of alert.
+const (
+	FlipLabel    = "claim-flip"
+	MissingLabel = "claims-missing-run"
+)
+
+// MissingAlert is the alert of kind's scheduled runs gone missing at now's run: the last one
+// started at last, more than two periods before (Missing).
+func MissingAlert(kind string, last time.Time, now Run) Alert {
+	period, _ := Period(kind)
+	subject := fmt.Sprintf("Scheduled runs of kind %s went missing", kind)
+	return Alert{Claim: "schedule-" + kind, Subject: subject, Label: MissingLabel, Title: subject,
+		Body: fmt.Sprintf("The last scheduled run of kind %q before %s started %s, more than two periods (%v) earlier.\n",
+			kind, link(now), last.Format(time.RFC3339), period)}
 }
 
 // Sink takes alerts: a folder of files in tests and on a developer's machine, GitHub issues in
@@ -75,10 +97,11 @@ func Alerts(past []Run, now Run, cs []Confirmation, newFiles, againFiles map[Key
 		if !ok {
 			i = len(out)
 			byClaim[claim] = i
-			out = append(out, Alert{Claim: claim, Title: fmt.Sprintf("Claim %s flipped", claim)})
+			subject := fmt.Sprintf("Claim %s flipped", claim)
+			out = append(out, Alert{Claim: claim, Subject: subject, Label: FlipLabel, Title: subject})
 		}
 		a := &out[i]
-		a.Title = fmt.Sprintf("Claim %s flipped: %s → %s", claim, c.Was, c.Now)
+		a.Title = fmt.Sprintf("%s: %s → %s", a.Subject, c.Was, c.Now)
 		a.Body += flipBody(c.Baseline(past), now, c)
 		for _, f := range []string{newFiles[c.Key], againFiles[c.Key]} {
 			if f != "" && !slices.Contains(a.Files, f) {
