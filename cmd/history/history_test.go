@@ -156,3 +156,39 @@ func TestAMissingRunIsOneIssue(t *testing.T) {
 	assert.Equal(t, 1, st.Issues[0].Comments, "comments on the issue; want the second run's")
 	assert.Contains(t, st.Issues[0].Title, "Scheduled runs of kind claims went missing", "the issue's title")
 }
+
+// TestAnAlertNotSentIsSentByTheNextRun records a flip while gh fails: the run is in the
+// history with the alert kept unsent, and the command fails saying so; the next run, with gh
+// back, sends it (an issue opened with the flip's title, from the run that raised it) and keeps
+// nothing unsent.
+func TestAnAlertNotSentIsSentByTheNextRun(t *testing.T) {
+	state := installFakeGH(t)
+	hist := t.TempDir()
+	pastRun(t, hist, "selftest", "local", time.Now().Add(-time.Hour), resultSet(t, map[string]verdict.Outcome{w2: verdict.Pass}))
+	failed := resultSet(t, map[string]verdict.Outcome{w2: verdict.Fail})
+	record := func() (int, string) {
+		return runHistory(t, "record", "-history", hist, "-results", failed, "-kind", "selftest", "-trigger", "local",
+			"-github", "owner/claims", "-rerun", againCommand(t, verdict.Fail))
+	}
+
+	t.Setenv(fakeGHFailEnv, "1")
+	code, out := record()
+	assert.Equal(t, exitUsage, code, "the flip's run, gh failing: exit status (output:\n%s)", out)
+	assert.Contains(t, out, "1 kept unsent", "the flip's run: the report")
+	flipped := lastRun(t, hist)
+	require.Len(t, flipped.Unsent, 1, "the flip's run in the history: alerts kept unsent")
+	assert.Equal(t, "Claim W2 flipped: pass → fail", flipped.Unsent[0].Title, "the alert kept")
+	assert.Contains(t, flipped.Unsent[0].Why, "error connecting", "why it was not sent")
+	assert.Empty(t, readGH(t, state).Issues, "issues while gh fails")
+
+	t.Setenv(fakeGHFailEnv, "")
+	code, out = record()
+	assert.Equal(t, exitOK, code, "the next run, gh back, no flip of its own: exit status (output:\n%s)", out)
+	assert.Contains(t, out, "1 sent, 0 kept unsent", "the next run: the report")
+	assert.Empty(t, lastRun(t, hist).Unsent, "the next run in the history: alerts kept unsent")
+	issues := readGH(t, state).Issues
+	require.Len(t, issues, 1, "issues once gh is back; want the flip's")
+	assert.Equal(t, "Claim W2 flipped: pass → fail", issues[0].Title, "the issue's title")
+	assert.Equal(t, history.FlipLabel, issues[0].Label, "the issue's label")
+	assert.Contains(t, issues[0].Bodies[0], flipped.ID(), "the issue's body names the run that raised it")
+}

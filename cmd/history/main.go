@@ -10,7 +10,9 @@
 // record confirms (or takes the confirmations a sharded job made with confirm and -confirmed),
 // appends the run, and reports: confirmed and unconfirmed flips with what else changed, claims
 // inconclusive run after run, margins that shrank by more than half, a scheduled run that went
-// missing. It exits 1 when a flip was confirmed, 2 on bad input, else 0.
+// missing. It sends the alerts (those the last run of its kind kept unsent first) before it
+// appends the run, keeping in the run those it could not send. It exits 1 when a flip was
+// confirmed, 2 on bad input or an alert not sent, else 0.
 //
 // A flipped claim is run again with `go test` in its package, with the tags and settings of its
 // mode and this process's environment; -rerun replaces that with a command (sh -c), whose

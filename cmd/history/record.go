@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -346,13 +347,25 @@ func record(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	p.now.Confirmations = cs
+	lastScheduled, missing := history.Missing(p.runs, f.kind, p.now.StartedAt)
+	// The alerts are sent before the run is appended, and those that could not be are kept in
+	// it: a run that holds a flip never stands in the history with its alert lost.
+	as := history.Alerts(p.past, p.now, cs, p.files, again)
+	if missing {
+		as = append(as, history.MissingAlert(f.kind, lastScheduled, p.now))
+	}
+	sent, unsent := send(ctx, sinks, p, as)
+	p.now.Unsent = unsent
 	path, err := history.Append(f.history, p.now, *keep)
 	if err != nil {
 		return err
 	}
-	lastScheduled, missing := history.Missing(p.runs, f.kind, p.now.StartedAt)
 	var rep strings.Builder
 	writeReport(&rep, f, p, cs, lastScheduled, missing)
+	fmt.Fprintf(&rep, "  alerts: %d sent, %d kept unsent for the next run\n", sent, len(unsent))
+	for _, u := range unsent {
+		fmt.Fprintf(&rep, "    unsent: %s (raised by %s): %s\n", u.Title, u.From, u.Why)
+	}
 	fmt.Fprintf(&rep, "\nhistory: wrote %s\n", path)
 	io.WriteString(stdout, rep.String())
 	if *summary != "" {
@@ -360,21 +373,50 @@ func record(ctx context.Context, args []string, stdout io.Writer) error {
 			return err
 		}
 	}
-	as := history.Alerts(p.past, p.now, cs, p.files, again)
-	if missing {
-		as = append(as, history.MissingAlert(f.kind, lastScheduled, p.now))
-	}
-	for _, a := range as {
-		for _, s := range sinks {
-			if err := s.Send(ctx, a); err != nil {
-				return fmt.Errorf("alert %q: %w", a.Title, err)
-			}
-		}
+	if len(unsent) > 0 {
+		return fmt.Errorf("%d alerts not sent, kept in the history for the next run (%d flips confirmed)", len(unsent), confirmedCount(cs))
 	}
 	if n := confirmedCount(cs); n > 0 {
 		return fmt.Errorf("%w: %d of %d flips (see the report above)", errConfirmed, n, len(cs))
 	}
 	return nil
+}
+
+// send sends the alerts the last run of the kind kept unsent, then as, to every sink, and gives
+// how many went and those that did not, as the history keeps them: an alert is sent when every
+// sink took it. With no sink, the kept alerts stay kept and as goes nowhere (a local run).
+func send(ctx context.Context, sinks []history.Sink, p prepared, as []history.Alert) (int, []history.Unsent) {
+	var kept []history.Unsent
+	if p.hasLast {
+		kept = p.last.Unsent
+	}
+	if len(sinks) == 0 {
+		return 0, kept
+	}
+	all := slices.Clone(kept)
+	for _, a := range as {
+		all = append(all, history.Unsent{Alert: a, From: p.now.ID()})
+	}
+	sent := 0
+	var unsent []history.Unsent
+	for _, u := range all {
+		var errs []error
+		for _, s := range sinks {
+			if err := s.Send(ctx, u.Alert); err != nil {
+				errs = append(errs, err)
+			}
+		}
+		switch {
+		case len(errs) == 0:
+			sent++
+		case u.From == p.now.ID():
+			unsent = append(unsent, history.Keep(u.Alert, p.now, errors.Join(errs...)))
+		default:
+			u.Why = errors.Join(errs...).Error()
+			unsent = append(unsent, u)
+		}
+	}
+	return sent, unsent
 }
 
 // readConfirmations reads the confirm -out folders under dir (dir itself, or its subfolders,

@@ -60,6 +60,24 @@ type Alert struct {
 	Files   []string `json:"files,omitempty"` // result files to attach: each flipped result and its second run's
 }
 
+// Unsent is an alert a run could not send, kept in the history for the next run to send.
+type Unsent struct {
+	Alert
+	// From is the ID of the run that raised the alert; Why what the sink said when it failed.
+	From string `json:"from"`
+	Why  string `json:"why"`
+}
+
+// Keep is a, raised by run from, as the history keeps it unsent: its result files stay in that
+// run's job, so the body says where they are instead of holding them.
+func Keep(a Alert, from Run, why error) Unsent {
+	if len(a.Files) > 0 {
+		a.Body += fmt.Sprintf("\nIts result files are among the files of run %s; this alert could not be sent by that run.\n", link(from))
+		a.Files = nil
+	}
+	return Unsent{Alert: a, From: from.ID(), Why: why.Error()}
+}
+
 // The labels of the alerts' issues, one per kind of alert.
 const (
 	FlipLabel    = "claim-flip"

@@ -62,6 +62,9 @@ type Run struct {
 	// Confirmations are the claims run again because their verdict flipped, with what the
 	// second run gave.
 	Confirmations []Confirmation `json:"confirmations,omitempty"`
+	// Unsent are the alerts this run could not send (a sink failed), its own or carried from
+	// the run of its kind before it: the next run of the kind sends them before its own.
+	Unsent []Unsent `json:"unsent,omitempty"`
 }
 
 // Machine is a result's environment as the history compares it: what a result ran on, without
@@ -177,7 +180,7 @@ type Loaded struct {
 func NewRun(meta Run, rs []Loaded) (Run, error) {
 	run := meta
 	run.Schema = Schema
-	run.Machines, run.Records, run.Confirmations = nil, nil, nil
+	run.Machines, run.Records, run.Confirmations, run.Unsent = nil, nil, nil, nil
 	if run.Kind == "" {
 		return Run{}, errors.New("history: a run needs a kind")
 	}
