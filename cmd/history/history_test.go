@@ -192,3 +192,42 @@ func TestAnAlertNotSentIsSentByTheNextRun(t *testing.T) {
 	assert.Equal(t, history.FlipLabel, issues[0].Label, "the issue's label")
 	assert.Contains(t, issues[0].Bodies[0], flipped.ID(), "the issue's body names the run that raised it")
 }
+
+// matrixSet writes a results folder holding W2's result with outcome in the runtime matrix's
+// column of Node node (results/matrix/node-v<node>), as cmd/matrix lays it out.
+func matrixSet(t *testing.T, node string, outcome verdict.Outcome) string {
+	t.Helper()
+	dir := t.TempDir()
+	r := results.Result{Experiment: w2, Mode: results.ModeLocal, Claims: []string{"W2"}, Headline: "ping behind cpu",
+		Verdict:     verdict.Verdict{Outcome: outcome, Reason: "written by the test"},
+		Environment: results.Environment{Go: "go1.26.8", Node: "v" + node, OS: "linux/amd64", Kernel: "6.1", CPUModel: "EPYC", Cores: 2}}
+	_, err := results.Write(filepath.Join(dir, results.MatrixDir, "node-v"+node, "eventloop"), results.FileName(w2), r)
+	require.NoError(t, err)
+	return dir
+}
+
+// TestARuntimeBumpIsReportedAsAChange records W2 in the matrix's Node 24 column, then after Node
+// 24 moved from 24.22.3 to 24.23.0: the second run names the runtime that changed, and nothing
+// missing; the fail after it is a flip from the pass, whose alert names the runtime's change.
+func TestARuntimeBumpIsReportedAsAChange(t *testing.T) {
+	hist, alerts := t.TempDir(), t.TempDir()
+	record := func(set string) (int, string) {
+		return runHistory(t, "record", "-history", hist, "-results", set, "-kind", "selftest", "-trigger", "local",
+			"-alerts", alerts, "-rerun", "mkdir -p {dir}/x && cp -r "+set+"/matrix {dir}/x/")
+	}
+	code, out := record(matrixSet(t, "24.22.3", verdict.Pass))
+	require.Equal(t, exitOK, code, "the first run: exit status (output:\n%s)", out)
+
+	code, out = record(matrixSet(t, "24.23.0", verdict.Pass))
+	assert.Equal(t, exitOK, code, "the run after the bump: exit status (output:\n%s)", out)
+	assert.Contains(t, out, "runtime changed since", "the run after the bump: the report")
+	assert.Contains(t, out, "[W2] "+w2+" (local, node-v24): Node v24.22.3 → Node v24.23.0", "the run after the bump: the report")
+	assert.NotContains(t, out, "missing from this run", "the run after the bump: the report")
+
+	code, out = record(matrixSet(t, "24.23.1", verdict.Fail))
+	assert.Equal(t, exitConfirmed, code, "the failing run: exit status (output:\n%s)", out)
+	assert.Contains(t, out, "flip confirmed: [W2] "+w2+" (local, node-v24): pass → fail", "the failing run: the report")
+	alert, err := os.ReadFile(filepath.Join(alerts, "W2.md"))
+	require.NoError(t, err, "W2's alert")
+	assert.Contains(t, string(alert), "runtime: Node v24.23.0 → Node v24.23.1", "W2's alert: what else changed")
+}

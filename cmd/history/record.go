@@ -106,8 +106,8 @@ func prepare(f runFlags) (prepared, error) {
 		return p, err
 	}
 	p.files = map[history.Key]string{}
-	for _, l := range loaded {
-		p.files[history.Key{Experiment: l.Result.Experiment, Mode: l.Result.Mode, Column: l.Column}] = l.Path
+	for i, k := range history.KeysOf(loaded) {
+		p.files[k] = loaded[i].Path
 	}
 	if p.runs, err = history.Read(f.history); err != nil {
 		return p, err
@@ -472,8 +472,8 @@ func appendFile(path, s string) error {
 }
 
 // writeReport writes what record found: the flips from each claim's last decided verdict,
-// confirmed or not, with what else changed; the records the last runs held that this one does
-// not; the claims inconclusive run after run; the margins that shrank; a scheduled run gone
+// confirmed or not, with what else changed; the records whose runtime changed; the records the
+// last runs held that this one does not; the claims inconclusive run after run; the margins that shrank; a scheduled run gone
 // missing.
 func writeReport(w io.Writer, f runFlags, p prepared, cs []history.Confirmation, lastScheduled time.Time, missing bool) {
 	fmt.Fprintf(w, "history: run %s, %d results", p.now.ID(), len(p.now.Records))
@@ -499,6 +499,9 @@ func writeReport(w io.Writer, f runFlags, p prepared, cs []history.Confirmation,
 		for _, ch := range c.Changes {
 			fmt.Fprintf(w, "    changed: %s\n", ch)
 		}
+	}
+	for _, b := range history.Bumps(p.past, p.now) {
+		fmt.Fprintf(w, "  runtime changed since %s: %s\n", b.Since, b)
 	}
 	for _, a := range history.Absent(p.past, p.now) {
 		fmt.Fprintf(w, "  missing from this run: %s\n", a)

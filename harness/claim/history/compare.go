@@ -72,6 +72,37 @@ func (f Flip) Baseline(past []Run) Run {
 	return Run{}
 }
 
+// Bump is a record whose runtime (its exact version, or its function's stack) changed since the
+// last run that held it: the same series, with what changed.
+type Bump struct {
+	Key
+	Claims   []string
+	Was, Now string // the records' Runtime
+	Since    string // the ID of the last run that held the record
+}
+
+// String reads "[W2] TestX (local, node-v24): Node v24.22.3 → Node v24.23.0".
+func (b Bump) String() string { return fmt.Sprintf("%v %s: %s → %s", b.Claims, b.Key, b.Was, b.Now) }
+
+// Bumps are now's records whose runtime differs from their last record in past (the earlier
+// runs of now's kind, oldest first), in now's order.
+func Bumps(past []Run, now Run) []Bump {
+	var out []Bump
+	for _, rec := range now.Records {
+		for i := len(past) - 1; i >= 0; i-- {
+			old, ok := past[i].Find(rec.Key)
+			if !ok {
+				continue
+			}
+			if old.Runtime != rec.Runtime {
+				out = append(out, Bump{Key: rec.Key, Claims: rec.Claims, Was: orNone(old.Runtime), Now: orNone(rec.Runtime), Since: past[i].ID()})
+			}
+			break
+		}
+	}
+	return out
+}
+
 // ExpectRuns is how far back a record is expected: one held by any of the last ExpectRuns runs
 // of a kind and absent from its next run went missing (a shard that failed, a test that did not
 // run); one absent from all of them is taken as retired (a test renamed or removed), not named

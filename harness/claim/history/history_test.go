@@ -330,3 +330,39 @@ func TestRunRoundTrips(t *testing.T) {
 	got, _ := json.Marshal(back)
 	assert.JSONEq(t, string(want), string(got), "the run read back")
 }
+
+// TestARuntimeBumpIsAChangeNotANewSeries checks that a matrix column's runtime moving from Node
+// v24.22.3 to v24.23.0 keeps its record's key (the series node-v24): the fail after it is a flip
+// from the pass before, with the runtime among what changed; the record is not missing; and the
+// bump is named. Two columns of one run in one series keep their own names.
+func TestARuntimeBumpIsAChangeNotANewSeries(t *testing.T) {
+	run := func(hours int, column, runtime string, o verdict.Outcome) Run {
+		t.Helper()
+		r := result("TestA", results.ModeLocal, o, nil)
+		run, err := NewRun(Run{Kind: "claims", Trigger: "schedule", StartedAt: t0.Add(time.Duration(hours) * time.Hour)},
+			[]Loaded{{Path: "a.json", Column: column, Runtime: runtime, Result: r}})
+		require.NoError(t, err)
+		return run
+	}
+	past := []Run{run(0, "node-v24.22.3", "Node v24.22.3", verdict.Pass)}
+	now := run(24, "node-v24.23.0", "Node v24.23.0", verdict.Fail)
+	assert.Equal(t, "node-v24", now.Records[0].Column, "the record's column: its series")
+	assert.Equal(t, "Node v24.23.0", now.Records[0].Runtime, "the record's runtime: its exact version")
+
+	flips := Flips(past, now)
+	require.Len(t, flips, 1, "flips across the bump; want the pass → fail of node-v24")
+	assert.Contains(t, Changes(flips[0].Baseline(past), now, flips[0].Key), Change{What: "runtime", Was: "Node v24.22.3", Now: "Node v24.23.0"},
+		"what else changed with the flip")
+	assert.Empty(t, Absent(past, now), "records missing after the bump")
+	assert.Equal(t, []Bump{{Key: Key{Experiment: "TestA", Mode: results.ModeLocal, Column: "node-v24"}, Claims: []string{"T2"},
+		Was: "Node v24.22.3", Now: "Node v24.23.0", Since: past[0].ID()}}, Bumps(past, now), "the bump")
+	assert.Empty(t, Bumps([]Run{now}, now), "a run against itself: bumps")
+
+	for column, want := range map[string]string{"node-v22.11.0": "node-v22", "go1.26.8": "go1.26", "go1.27": "go1.27", "function-rust": "function-rust", "": ""} {
+		assert.Equal(t, want, Series(column), "Series(%q)", column)
+	}
+	a := result("TestA", results.ModeLocal, verdict.Pass, nil)
+	keys := KeysOf([]Loaded{{Column: "go1.27.1", Result: a}, {Column: "go1.27.3", Result: a}, {Column: "go1.26.8", Result: a}})
+	assert.Equal(t, []string{"go1.27.1", "go1.27.3", "go1.26"}, []string{keys[0].Column, keys[1].Column, keys[2].Column},
+		"the columns of a run with two Go 1.27 releases")
+}
