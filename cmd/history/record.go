@@ -473,8 +473,8 @@ func appendFile(path, s string) error {
 
 // writeReport writes what record found: the flips from each claim's last decided verdict,
 // confirmed or not, with what else changed; the records whose runtime changed; the records the
-// last runs held that this one does not; the claims inconclusive run after run; the margins that shrank; a scheduled run gone
-// missing.
+// last runs held that this one does not; the claims inconclusive run after run; the margins
+// that shrank; a scheduled run gone missing.
 func writeReport(w io.Writer, f runFlags, p prepared, cs []history.Confirmation, lastScheduled time.Time, missing bool) {
 	fmt.Fprintf(w, "history: run %s, %d results", p.now.ID(), len(p.now.Records))
 	if !p.hasLast {
