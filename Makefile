@@ -244,6 +244,14 @@ history-record: gotools
 	go run ./cmd/history record -history $(HISTORY) -results results -kind $(HISTORY_KIND) \
 	  $(if $(CONFIRMED),-confirmed $(CONFIRMED)) $(if $(ALERTS),-alerts $(ALERTS)) $(if $(GITHUB_REPO),-github $(GITHUB_REPO))
 
+# HISTORY's new runs committed and pushed to HISTORY_BRANCH on origin; when another workflow
+# pushed first, rebased onto it and pushed again (up to ten tries): both writers land.
+HISTORY_BRANCH ?= claims-history
+.PHONY: history-push
+history-push: gotools
+	go run ./cmd/history push -history $(HISTORY) -branch $(HISTORY_BRANCH) \
+	  -message "$(HISTORY_KIND): run $(or $(GITHUB_RUN_ID),local)"
+
 # The cold-start claims on AWS Lambda, with your credentials (docs/aws.md). It
 # prints what it will make and its estimated cost first, and stops above CLAIMS_LIVE_MAX_USD.
 live: setup

@@ -13,15 +13,18 @@ import (
 	"github.com/serverless-claims/claims/harness/claim/history"
 )
 
-// FlipLabel is the label of the issues the alerts open: one open issue per claim carries it.
-const FlipLabel = "claim-flip"
+// labelDescriptions are what each alert's label says on GitHub.
+var labelDescriptions = map[string]string{
+	history.FlipLabel:    "a claim whose verdict flipped, confirmed by a second run",
+	history.MissingLabel: "a scheduled run of the claims that did not happen",
+}
 
 // maxIssueBody keeps a body inside GitHub's limit on an issue's or a comment's body (65,536
 // characters), with room for the run's link.
 const maxIssueBody = 60000
 
-// ghSink opens an issue per flipped claim, or comments on the open one, with the gh CLI (which
-// reads GH_TOKEN in a workflow).
+// ghSink opens an issue per alert's subject (a flipped claim, a schedule gone missing), or
+// comments on the open one, with the gh CLI (which reads GH_TOKEN in a workflow).
 type ghSink struct {
 	repo string
 	gh   string // the gh executable; "" for the one on PATH
@@ -42,11 +45,16 @@ func (s ghSink) Send(ctx context.Context, a history.Alert) error {
 	if err := f.Close(); err != nil {
 		return err
 	}
-	if _, err := s.run(ctx, "label", "create", FlipLabel, "--repo", s.repo, "--force",
-		"--description", "a claim whose verdict flipped, confirmed by a second run"); err != nil {
+	if a.Label == "" || a.Subject == "" || !strings.HasPrefix(a.Title, a.Subject) {
+		return fmt.Errorf("alert %q: want a label and a subject the title starts with", a.Title)
+	}
+	if _, err := s.run(ctx, "label", "create", a.Label, "--repo", s.repo, "--force",
+		"--description", labelDescriptions[a.Label]); err != nil {
 		return err
 	}
-	out, err := s.run(ctx, "issue", "list", "--repo", s.repo, "--state", "open", "--label", FlipLabel,
+	// The open issue of the alert's subject is found as it was opened: by its label and its
+	// title's start.
+	out, err := s.run(ctx, "issue", "list", "--repo", s.repo, "--state", "open", "--label", a.Label,
 		"--json", "number,title", "--limit", "200")
 	if err != nil {
 		return err
@@ -58,14 +66,13 @@ func (s ghSink) Send(ctx context.Context, a history.Alert) error {
 	if err := json.Unmarshal(out, &open); err != nil {
 		return fmt.Errorf("gh issue list: %w", err)
 	}
-	prefix := fmt.Sprintf("Claim %s flipped", a.Claim)
 	for _, i := range open {
-		if strings.HasPrefix(i.Title, prefix) {
+		if strings.HasPrefix(i.Title, a.Subject) {
 			_, err := s.run(ctx, "issue", "comment", fmt.Sprint(i.Number), "--repo", s.repo, "--body-file", f.Name())
 			return err
 		}
 	}
-	_, err = s.run(ctx, "issue", "create", "--repo", s.repo, "--title", a.Title, "--label", FlipLabel, "--body-file", f.Name())
+	_, err = s.run(ctx, "issue", "create", "--repo", s.repo, "--title", a.Title, "--label", a.Label, "--body-file", f.Name())
 	return err
 }
 

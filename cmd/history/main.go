@@ -6,11 +6,18 @@
 //	go run ./cmd/history confirm -history DIR -results DIR -kind KIND -out DIR [-rerun CMD]
 //	go run ./cmd/history compare -history DIR [-kind KIND] [RUN RUN]
 //	go run ./cmd/history list    -history DIR -claim ID [-kind KIND]
+//	go run ./cmd/history push    -history DIR -branch BRANCH [-remote origin] [-message MSG] [-tries 10]
 //
 // record confirms (or takes the confirmations a sharded job made with confirm and -confirmed),
 // appends the run, and reports: confirmed and unconfirmed flips with what else changed, claims
 // inconclusive run after run, margins that shrank by more than half, a scheduled run that went
-// missing. It exits 1 when a flip was confirmed, 2 on bad input, else 0.
+// missing. It sends the alerts (those the last run of its kind kept unsent first) before it
+// appends the run, keeping in the run those it could not send. It exits 1 when a flip was
+// confirmed, 2 on bad input or an alert not sent, else 0.
+//
+// push commits the history's checkout and pushes it to its branch, fetching and rebasing onto
+// the branch and trying again (up to -tries, waiting longer each time) when another writer
+// pushed first: two workflows that record at once both land.
 //
 // A flipped claim is run again with `go test` in its package, with the tags and settings of its
 // mode and this process's environment; -rerun replaces that with a command (sh -c), whose
@@ -48,15 +55,15 @@ var errConfirmed = errors.New("a verdict flip was confirmed")
 // run runs the subcommand args[0] and returns the exit status.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprintln(stderr, "usage: history record|confirm|compare|list [flags] (go doc ./cmd/history)")
+		fmt.Fprintln(stderr, "usage: history record|confirm|compare|list|push [flags] (go doc ./cmd/history)")
 		return exitUsage
 	}
 	cmds := map[string]func(context.Context, []string, io.Writer) error{
-		"record": record, "confirm": confirm, "compare": compare, "list": list,
+		"record": record, "confirm": confirm, "compare": compare, "list": list, "push": push,
 	}
 	cmd, ok := cmds[args[0]]
 	if !ok {
-		fmt.Fprintf(stderr, "history: no subcommand %q: want record, confirm, compare or list\n", args[0])
+		fmt.Fprintf(stderr, "history: no subcommand %q: want record, confirm, compare, list or push\n", args[0])
 		return exitUsage
 	}
 	err := cmd(ctx, args[1:], stdout)

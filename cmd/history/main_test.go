@@ -179,7 +179,8 @@ func TestBadInputFailsNamingIt(t *testing.T) {
 		{[]string{"record", "-results", "x", "-kind", "k"}, "-history"},
 		{[]string{"record", "-history", "h", "-results", "x"}, "-kind"},
 		{[]string{"record", "-history", "h", "-kind", "a/b"}, "-kind"},
-		{[]string{"record", "-history", "h", "-kind", "k", "-period", "-1h"}, "-period"},
+		{[]string{"record", "-history", "h", "-kind", "k", "-trigger", "schedule"}, "no period for kind"},
+		{[]string{"record", "-history", "h", "-kind", "live", "-period", "24h"}, "-period"},
 		{[]string{"record", "-history", "h", "-kind", "k", "-keep", "0"}, "-keep"},
 		{[]string{"record", "-history", "h", "-kind", "k", "-github", "repo"}, "-github"},
 		{[]string{"confirm", "-history", "h", "-kind", "k"}, "-out"},
@@ -212,12 +213,15 @@ for a in "$@"; do if [ "$prev" = "--body-file" ]; then head -c 200 "$a" | head -
 	file := filepath.Join(dir, "TestX.json")
 	require.NoError(t, os.WriteFile(file, []byte(`{"schema": "claims-result/v2"}`), 0o644))
 	s := ghSink{repo: "owner/claims", gh: gh}
-	require.NoError(t, s.Send(t.Context(), history.Alert{Claim: "W2", Title: "Claim W2 flipped: pass → fail", Body: "## body W2\n", Files: []string{file}}))
-	require.NoError(t, s.Send(t.Context(), history.Alert{Claim: "W3", Title: "Claim W3 flipped: fail → pass", Body: "## body W3\n"}))
+	flip := func(claim, title, body string, files ...string) history.Alert {
+		return history.Alert{Claim: claim, Subject: "Claim " + claim + " flipped", Label: history.FlipLabel, Title: title, Body: body, Files: files}
+	}
+	require.NoError(t, s.Send(t.Context(), flip("W2", "Claim W2 flipped: pass → fail", "## body W2\n", file)))
+	require.NoError(t, s.Send(t.Context(), flip("W3", "Claim W3 flipped: fail → pass", "## body W3\n")))
 	calls, err := os.ReadFile(log)
 	require.NoError(t, err)
 	got := string(calls)
-	assert.Contains(t, got, "issue create --repo owner/claims --title Claim W2 flipped: pass → fail --label "+FlipLabel)
+	assert.Contains(t, got, "issue create --repo owner/claims --title Claim W2 flipped: pass → fail --label "+history.FlipLabel)
 	assert.Contains(t, got, "## body W2\n1\n", "W2's body with its result file (1 schema line)")
 	assert.Contains(t, got, "issue comment 7 --repo owner/claims")
 	assert.Equal(t, 1, strings.Count(got, "issue create"), "issues created; want one, W3 has an open one (calls:\n%s)", got)

@@ -56,7 +56,7 @@ func compare(_ context.Context, args []string, stdout io.Writer) error {
 		return fmt.Errorf("want two run IDs or none; got %d", len(ids))
 	}
 	fmt.Fprintf(stdout, "OLD %s: %d results; NEW %s: %d results\n", a.ID(), len(a.Records), b.ID(), len(b.Records))
-	flips := history.Flips(a, b)
+	flips := history.Flips([]history.Run{a}, b)
 	for _, f := range flips {
 		fmt.Fprintf(stdout, "  flipped: %s\n", f)
 		for _, ch := range history.Changes(a, b, f.Key) {

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -29,7 +30,6 @@ const ConfirmationsFile = "confirmations.json"
 // what the run is.
 type runFlags struct {
 	history, results, kind, trigger, commit, url, rerun string
-	period                                              time.Duration
 }
 
 func (f *runFlags) register(fs *flag.FlagSet) {
@@ -40,7 +40,6 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.commit, "commit", os.Getenv("GITHUB_SHA"), "the repository's commit (default: GITHUB_SHA, else git's HEAD)")
 	fs.StringVar(&f.url, "url", ciRunURL(), "where the run's logs and files are")
 	fs.StringVar(&f.rerun, "rerun", "", "the command that runs a flipped claim again (sh -c; {test} {run} {pkg} {tags} {dir}); default go test in its package")
-	fs.DurationVar(&f.period, "period", 24*time.Hour, "the schedule's period: a scheduled run older than two is reported missing")
 }
 
 func (f runFlags) check() error {
@@ -51,8 +50,9 @@ func (f runFlags) check() error {
 		return errors.New("-kind: name the run's kind (claims, live, test...)")
 	case strings.ContainsAny(f.kind, "/\\ ."):
 		return fmt.Errorf("-kind %q: want a plain word, it is part of file names", f.kind)
-	case f.period <= 0:
-		return fmt.Errorf("-period %v: want a positive duration", f.period)
+	}
+	if _, ok := history.Period(f.kind); f.trigger == "schedule" && !ok {
+		return fmt.Errorf("-kind %q -trigger schedule: the history declares no period for kind %q (history.Period), so its missing runs could not be told", f.kind, f.kind)
 	}
 	return nil
 }
@@ -76,6 +76,7 @@ func ciRunURL() string {
 // prepared is a run made from the results, with the history before it.
 type prepared struct {
 	runs    []history.Run
+	past    []history.Run // the runs of now's kind, oldest first: what now is compared with
 	last    history.Run
 	hasLast bool
 	now     history.Run
@@ -105,16 +106,15 @@ func prepare(f runFlags) (prepared, error) {
 		return p, err
 	}
 	p.files = map[history.Key]string{}
-	for _, l := range loaded {
-		p.files[history.Key{Experiment: l.Result.Experiment, Mode: l.Result.Mode, Column: l.Column}] = l.Path
+	for i, k := range history.KeysOf(loaded) {
+		p.files[k] = loaded[i].Path
 	}
 	if p.runs, err = history.Read(f.history); err != nil {
 		return p, err
 	}
+	p.past = history.OfKind(p.runs, f.kind)
 	p.last, p.hasLast = history.Last(p.runs, f.kind)
-	if p.hasLast {
-		p.flips = history.Flips(p.last, p.now)
-	}
+	p.flips = history.Flips(p.past, p.now)
 	return p, nil
 }
 
@@ -275,7 +275,7 @@ func runAgain(ctx context.Context, f runFlags, p prepared, dir string, stdout io
 		return nil, nil, nil
 	}
 	rr := &goTest{command: f.rerun, out: stdout}
-	cs, files := history.Confirm(ctx, p.last, p.now, p.flips, rr)
+	cs, files := history.Confirm(ctx, p.past, p.now, p.flips, rr)
 	kept := map[history.Key]string{}
 	for k, file := range files {
 		to := filepath.Join(dir, results.FileName(k.Experiment+"/"+k.Mode+"/"+k.Column))
@@ -347,13 +347,25 @@ func record(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	p.now.Confirmations = cs
+	lastScheduled, missing := history.Missing(p.runs, f.kind, p.now.StartedAt)
+	// The alerts are sent before the run is appended, and those that could not be are kept in
+	// it: a run that holds a flip never stands in the history with its alert lost.
+	as := history.Alerts(p.past, p.now, cs, p.files, again)
+	if missing {
+		as = append(as, history.MissingAlert(f.kind, lastScheduled, p.now))
+	}
+	sent, unsent := send(ctx, sinks, p, as)
+	p.now.Unsent = unsent
 	path, err := history.Append(f.history, p.now, *keep)
 	if err != nil {
 		return err
 	}
-	lastScheduled, missing := history.Missing(p.runs, f.kind, f.period, p.now.StartedAt)
 	var rep strings.Builder
 	writeReport(&rep, f, p, cs, lastScheduled, missing)
+	fmt.Fprintf(&rep, "  alerts: %d sent, %d kept unsent for the next run\n", sent, len(unsent))
+	for _, u := range unsent {
+		fmt.Fprintf(&rep, "    unsent: %s (raised by %s): %s\n", u.Title, u.From, u.Why)
+	}
 	fmt.Fprintf(&rep, "\nhistory: wrote %s\n", path)
 	io.WriteString(stdout, rep.String())
 	if *summary != "" {
@@ -361,26 +373,50 @@ func record(ctx context.Context, args []string, stdout io.Writer) error {
 			return err
 		}
 	}
-	var as []history.Alert
-	if p.hasLast {
-		as = history.Alerts(p.last, p.now, cs, p.files, again)
-	}
-	if missing {
-		as = append(as, history.Alert{Claim: "schedule", Title: "Scheduled claims runs went missing",
-			Body: fmt.Sprintf("The last scheduled run of kind %q before %s started %s, more than two periods (%v) earlier.\n",
-				f.kind, p.now.ID(), lastScheduled.Format(time.RFC3339), f.period)})
-	}
-	for _, a := range as {
-		for _, s := range sinks {
-			if err := s.Send(ctx, a); err != nil {
-				return fmt.Errorf("alert %q: %w", a.Title, err)
-			}
-		}
+	if len(unsent) > 0 {
+		return fmt.Errorf("%d alerts not sent, kept in the history for the next run (%d flips confirmed)", len(unsent), confirmedCount(cs))
 	}
 	if n := confirmedCount(cs); n > 0 {
 		return fmt.Errorf("%w: %d of %d flips (see the report above)", errConfirmed, n, len(cs))
 	}
 	return nil
+}
+
+// send sends the alerts the last run of the kind kept unsent, then as, to every sink, and gives
+// how many went and those that did not, as the history keeps them: an alert is sent when every
+// sink took it. With no sink, the kept alerts stay kept and as goes nowhere (a local run).
+func send(ctx context.Context, sinks []history.Sink, p prepared, as []history.Alert) (int, []history.Unsent) {
+	var kept []history.Unsent
+	if p.hasLast {
+		kept = p.last.Unsent
+	}
+	if len(sinks) == 0 {
+		return 0, kept
+	}
+	all := slices.Clone(kept)
+	for _, a := range as {
+		all = append(all, history.Unsent{Alert: a, From: p.now.ID()})
+	}
+	sent := 0
+	var unsent []history.Unsent
+	for _, u := range all {
+		var errs []error
+		for _, s := range sinks {
+			if err := s.Send(ctx, u.Alert); err != nil {
+				errs = append(errs, err)
+			}
+		}
+		switch {
+		case len(errs) == 0:
+			sent++
+		case u.From == p.now.ID():
+			unsent = append(unsent, history.Keep(u.Alert, p.now, errors.Join(errs...)))
+		default:
+			u.Why = errors.Join(errs...).Error()
+			unsent = append(unsent, u)
+		}
+	}
+	return sent, unsent
 }
 
 // readConfirmations reads the confirm -out folders under dir (dir itself, or its subfolders,
@@ -417,7 +453,7 @@ func readConfirmations(dir string, p prepared) ([]history.Confirmation, map[hist
 		if !ok || c.Was != fl.Was || c.Now != fl.Now {
 			c = history.Confirmation{Flip: fl, Why: "no second run of this flip among the confirmations"}
 		}
-		c.Changes = history.Changes(p.last, p.now, fl.Key)
+		c.Changes = history.Changes(fl.Baseline(p.past), p.now, fl.Key)
 		cs = append(cs, c)
 	}
 	return cs, again, nil
@@ -435,14 +471,16 @@ func appendFile(path, s string) error {
 	return f.Close()
 }
 
-// writeReport writes what record found: the flips, confirmed or not, with what else changed;
-// the claims inconclusive run after run; the margins that shrank; a scheduled run gone missing.
+// writeReport writes what record found: the flips from each claim's last decided verdict,
+// confirmed or not, with what else changed; the records whose runtime changed; the records the
+// last runs held that this one does not; the claims inconclusive run after run; the margins
+// that shrank; a scheduled run gone missing.
 func writeReport(w io.Writer, f runFlags, p prepared, cs []history.Confirmation, lastScheduled time.Time, missing bool) {
 	fmt.Fprintf(w, "history: run %s, %d results", p.now.ID(), len(p.now.Records))
 	if !p.hasLast {
 		fmt.Fprintf(w, "; the first of kind %q, nothing to compare\n", f.kind)
 	} else {
-		fmt.Fprintf(w, " against %s: %d flipped, %d confirmed\n", p.last.ID(), len(cs), confirmedCount(cs))
+		fmt.Fprintf(w, " after %s: %d flipped, %d confirmed (each against its last decided verdict)\n", p.last.ID(), len(cs), confirmedCount(cs))
 	}
 	for _, c := range cs {
 		switch {
@@ -455,9 +493,18 @@ func writeReport(w io.Writer, f runFlags, p prepared, cs []history.Confirmation,
 		default:
 			fmt.Fprintf(w, "  flip not confirmed: %s (run again: %s)\n", c.Flip, c.Again)
 		}
+		if c.Since != p.last.ID() {
+			fmt.Fprintf(w, "    decided last in run %s; the runs after it did not decide it\n", c.Since)
+		}
 		for _, ch := range c.Changes {
 			fmt.Fprintf(w, "    changed: %s\n", ch)
 		}
+	}
+	for _, b := range history.Bumps(p.past, p.now) {
+		fmt.Fprintf(w, "  runtime changed since %s: %s\n", b.Since, b)
+	}
+	for _, a := range history.Absent(p.past, p.now) {
+		fmt.Fprintf(w, "  missing from this run: %s\n", a)
 	}
 	all := append(append([]history.Run(nil), p.runs...), p.now)
 	for _, s := range history.Streaks(all, f.kind) {
@@ -469,6 +516,12 @@ func writeReport(w io.Writer, f runFlags, p prepared, cs []history.Confirmation,
 	}
 	if missing {
 		fmt.Fprintf(w, "  missing: the last scheduled run of kind %q started %s, more than two periods (%v) ago\n",
-			f.kind, lastScheduled.Format(time.RFC3339), f.period)
+			f.kind, lastScheduled.Format(time.RFC3339), period(f.kind))
 	}
+}
+
+// period is kind's schedule's period, for people.
+func period(kind string) time.Duration {
+	p, _ := history.Period(kind)
+	return p
 }

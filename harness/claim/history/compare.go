@@ -10,13 +10,16 @@ import (
 	"github.com/serverless-claims/claims/harness/claim/verdict"
 )
 
-// Flip is a record whose verdict changed from the last run's: a candidate until the claim, run
-// again in the same job, gives the same verdict (Confirmation).
+// Flip is a record whose verdict changed from the claim's last decided verdict in the history: a
+// candidate until the claim, run again in the same job, gives the same verdict (Confirmation).
 type Flip struct {
 	Key
 	Claims []string        `json:"claims"`
 	Was    verdict.Outcome `json:"was"`
 	Now    verdict.Outcome `json:"now"`
+	// Since is the ID of the run whose record gave Was: the last run of the kind that decided
+	// the claim, which runs in between that were inconclusive or lacked the record do not move.
+	Since string `json:"since,omitempty"`
 }
 
 // String reads "W2 TestX (local): pass → fail".
@@ -33,13 +36,112 @@ func Flipped(was, now verdict.Outcome) bool {
 
 func decided(o verdict.Outcome) bool { return o == verdict.Pass || o == verdict.Fail }
 
-// Flips are now's records whose verdict flipped from their counterpart in last, in now's order.
-func Flips(last, now Run) []Flip {
+// Decided is k's last decided record (pass or fail) in past (oldest first), with its run: what a
+// record of k is compared with. Inconclusive records and runs without k are passed over, so pass,
+// then inconclusive, then fail is one flip, pass → fail, on the fail.
+func Decided(past []Run, k Key) (Run, Record, bool) {
+	for i := len(past) - 1; i >= 0; i-- {
+		if rec, ok := past[i].Find(k); ok && decided(rec.Outcome) {
+			return past[i], rec, true
+		}
+	}
+	return Run{}, Record{}, false
+}
+
+// Flips are now's records whose verdict flipped from the last decided verdict of the same key in
+// past (the earlier runs of now's kind, oldest first), in now's order.
+func Flips(past []Run, now Run) []Flip {
 	var out []Flip
 	for _, rec := range now.Records {
-		old, ok := last.Find(rec.Key)
+		run, old, ok := Decided(past, rec.Key)
 		if ok && Flipped(old.Outcome, rec.Outcome) {
-			out = append(out, Flip{Key: rec.Key, Claims: rec.Claims, Was: old.Outcome, Now: rec.Outcome})
+			out = append(out, Flip{Key: rec.Key, Claims: rec.Claims, Was: old.Outcome, Now: rec.Outcome, Since: run.ID()})
+		}
+	}
+	return out
+}
+
+// Baseline is the run of past whose record f flipped from (Since); the zero run where past does
+// not hold it.
+func (f Flip) Baseline(past []Run) Run {
+	for i := len(past) - 1; i >= 0; i-- {
+		if past[i].ID() == f.Since {
+			return past[i]
+		}
+	}
+	return Run{}
+}
+
+// Bump is a record whose runtime (its exact version, or its function's stack) changed since the
+// last run that held it: the same series, with what changed.
+type Bump struct {
+	Key
+	Claims   []string
+	Was, Now string // the records' Runtime
+	Since    string // the ID of the last run that held the record
+}
+
+// String reads "[W2] TestX (local, node-v24): Node v24.22.3 → Node v24.23.0".
+func (b Bump) String() string { return fmt.Sprintf("%v %s: %s → %s", b.Claims, b.Key, b.Was, b.Now) }
+
+// Bumps are now's records whose runtime differs from their last record in past (the earlier
+// runs of now's kind, oldest first), in now's order.
+func Bumps(past []Run, now Run) []Bump {
+	var out []Bump
+	for _, rec := range now.Records {
+		for i := len(past) - 1; i >= 0; i-- {
+			old, ok := past[i].Find(rec.Key)
+			if !ok {
+				continue
+			}
+			if old.Runtime != rec.Runtime {
+				out = append(out, Bump{Key: rec.Key, Claims: rec.Claims, Was: orNone(old.Runtime), Now: orNone(rec.Runtime), Since: past[i].ID()})
+			}
+			break
+		}
+	}
+	return out
+}
+
+// ExpectRuns is how far back a record is expected: one held by any of the last ExpectRuns runs
+// of a kind and absent from its next run went missing (a shard that failed, a test that did not
+// run); one absent from all of them is taken as retired (a test renamed or removed), not named
+// run after run. Seven is a week of daily runs.
+const ExpectRuns = 7
+
+// Absence is a record the history expected in a run that the run does not hold.
+type Absence struct {
+	Key
+	Claims []string
+	// LastSeen is the ID of the last run that held the record; Runs how many runs in a row,
+	// this one included, have been without it.
+	LastSeen string
+	Runs     int
+}
+
+// String reads "[W2] TestX (local): last recorded in run R, absent from 2 runs in a row".
+func (a Absence) String() string {
+	return fmt.Sprintf("%v %s: last recorded in run %s, absent from %d runs in a row", a.Claims, a.Key, a.LastSeen, a.Runs)
+}
+
+// Absent are the records of past's last ExpectRuns runs (the earlier runs of now's kind, oldest
+// first) that now does not hold, in the order of their first appearance there.
+func Absent(past []Run, now Run) []Absence {
+	window := past[max(0, len(past)-ExpectRuns):]
+	var out []Absence
+	index := map[Key]int{}
+	for i, r := range window {
+		for _, rec := range r.Records {
+			if _, ok := now.Find(rec.Key); ok {
+				continue
+			}
+			j, seen := index[rec.Key]
+			if !seen {
+				j = len(out)
+				index[rec.Key] = j
+				out = append(out, Absence{Key: rec.Key, Claims: rec.Claims})
+			}
+			out[j].LastSeen, out[j].Runs = r.ID(), len(window)-i
 		}
 	}
 	return out
@@ -69,9 +171,9 @@ type Change struct {
 // String reads "kernel: 6.1.0 → 6.8.0".
 func (c Change) String() string { return fmt.Sprintf("%s: %s → %s", c.What, c.Was, c.Now) }
 
-// Changes are what differs between last's record of k and now's, besides the verdict: the
-// runtime and machine each names, the Go modules, the repository's commit. "Same code,
-// different platform" shows as a flip whose changes hold no commit and no module.
+// Changes are what differs between last's record of k and now's, besides the verdict (last is a
+// flip's Baseline): the runtime and machine each names, the Go modules, the repository's commit.
+// "Same code, different platform" shows as a flip whose changes hold no commit and no module.
 func Changes(last, now Run, k Key) []Change {
 	var out []Change
 	add := func(what, was, now string) {
@@ -130,7 +232,7 @@ const InconclusiveRuns = 3
 // Streaks are the records of runs' last run of kind that were inconclusive in each of their last
 // InconclusiveRuns runs, with how long the streak is.
 func Streaks(runs []Run, kind string) []Streak {
-	own := ofKind(runs, kind)
+	own := OfKind(runs, kind)
 	if len(own) == 0 {
 		return nil
 	}
@@ -179,7 +281,7 @@ const (
 // margin is below ShrinkFraction of the median of their earlier margins in the window, the same
 // check's, of at least two earlier runs.
 func Shrinks(runs []Run, kind string) []Shrink {
-	own := ofKind(runs, kind)
+	own := OfKind(runs, kind)
 	if len(own) == 0 {
 		return nil
 	}
@@ -217,11 +319,36 @@ func median(xs []float64) float64 {
 	return (s[n/2-1] + s[n/2]) / 2
 }
 
+// The kinds of run the workflows record on a schedule: the runtime matrix (claims.yml) and the
+// claims on AWS (live.yml).
+const (
+	KindClaims = "claims"
+	KindLive   = "live"
+)
+
+// periods are the scheduled kinds' periods, declared here once with the kind: Missing reads them,
+// and each workflow's schedule runs its kind this often. A kind not here runs on no schedule.
+var periods = map[string]time.Duration{
+	KindClaims: 24 * time.Hour,
+	KindLive:   7 * 24 * time.Hour,
+}
+
+// Period is the period of kind's schedule; false for a kind that runs on none.
+func Period(kind string) (time.Duration, bool) {
+	p, ok := periods[kind]
+	return p, ok
+}
+
 // Missing says whether the scheduled runs of kind went missing at now: the last one started more
-// than two periods ago. GitHub runs a schedule late, or drops it on a busy hour, so one period
-// late is not yet missing. A history with no scheduled run of kind has nothing to miss.
-func Missing(runs []Run, kind string, period time.Duration, now time.Time) (last time.Time, missing bool) {
-	for _, r := range ofKind(runs, kind) {
+// than two of the kind's periods ago (Period). GitHub runs a schedule late, or drops it on a busy
+// hour, so one period late is not yet missing. A kind with no period, or a history with no
+// scheduled run of kind, has nothing to miss.
+func Missing(runs []Run, kind string, now time.Time) (last time.Time, missing bool) {
+	period, ok := Period(kind)
+	if !ok {
+		return time.Time{}, false
+	}
+	for _, r := range OfKind(runs, kind) {
 		if r.Trigger == "schedule" && r.StartedAt.After(last) {
 			last = r.StartedAt
 		}
@@ -232,8 +359,8 @@ func Missing(runs []Run, kind string, period time.Duration, now time.Time) (last
 	return last, now.Sub(last) > 2*period
 }
 
-// ofKind are the runs of kind, in runs' order.
-func ofKind(runs []Run, kind string) []Run {
+// OfKind are the runs of kind, in runs' order.
+func OfKind(runs []Run, kind string) []Run {
 	var out []Run
 	for _, r := range runs {
 		if r.Kind == kind {

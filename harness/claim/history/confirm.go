@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/serverless-claims/claims/harness/claim/verdict"
 	"github.com/serverless-claims/claims/harness/sys/wholefile"
@@ -21,11 +22,12 @@ type Rerunner interface {
 // Confirm runs each of flips again through rr and says which the second run confirmed: the same
 // verdict as the first run's. A second run that fails to give a verdict leaves its flip
 // unconfirmed, saying why; a context cancelled stops the rest, which are returned unconfirmed.
-// files maps each key to the second run's result file, for the alert.
-func Confirm(ctx context.Context, last, now Run, flips []Flip, rr Rerunner) (cs []Confirmation, files map[Key]string) {
+// files maps each key to the second run's result file, for the alert. past are the earlier runs
+// of now's kind that Flips looked through.
+func Confirm(ctx context.Context, past []Run, now Run, flips []Flip, rr Rerunner) (cs []Confirmation, files map[Key]string) {
 	files = map[Key]string{}
 	for _, f := range flips {
-		c := Confirmation{Flip: f, Changes: Changes(last, now, f.Key)}
+		c := Confirmation{Flip: f, Changes: Changes(f.Baseline(past), now, f.Key)}
 		if err := ctx.Err(); err != nil {
 			c.Why = "not run again: " + err.Error()
 			cs = append(cs, c)
@@ -44,13 +46,52 @@ func Confirm(ctx context.Context, last, now Run, flips []Flip, rr Rerunner) (cs 
 	return cs, files
 }
 
-// Alert is what a confirmed flip tells people: one per claim (the claims a test decides, as
-// Claim), so a claim that flips again updates the same issue.
+// Alert is what a confirmed flip, or a schedule gone missing, tells people: one per claim (the
+// claims a test decides, as Claim), so a claim that flips again updates the same issue.
 type Alert struct {
-	Claim string
-	Title string
-	Body  string   // Markdown
-	Files []string // result files to attach: each flipped result and its second run's
+	Claim string `json:"claim"`
+	// Subject is what the alert is about, the same in every alert about it ("Claim W2 flipped"):
+	// each title starts with it, and a sink keeps one open issue per Label and Subject, which a
+	// later alert of the same subject updates.
+	Subject string   `json:"subject"`
+	Label   string   `json:"label"`
+	Title   string   `json:"title"`
+	Body    string   `json:"body"`            // Markdown
+	Files   []string `json:"files,omitempty"` // result files to attach: each flipped result and its second run's
+}
+
+// Unsent is an alert a run could not send, kept in the history for the next run to send.
+type Unsent struct {
+	Alert
+	// From is the ID of the run that raised the alert; Why what the sink said when it failed.
+	From string `json:"from"`
+	Why  string `json:"why"`
+}
+
+// Keep is a, raised by run from, as the history keeps it unsent: its result files stay in that
+// run's job, so the body says where they are instead of holding them.
+func Keep(a Alert, from Run, why error) Unsent {
+	if len(a.Files) > 0 {
+		a.Body += fmt.Sprintf("\nIts result files are among the files of run %s; this alert could not be sent by that run.\n", link(from))
+		a.Files = nil
+	}
+	return Unsent{Alert: a, From: from.ID(), Why: why.Error()}
+}
+
+// The labels of the alerts' issues, one per kind of alert.
+const (
+	FlipLabel    = "claim-flip"
+	MissingLabel = "claims-missing-run"
+)
+
+// MissingAlert is the alert of kind's scheduled runs gone missing at now's run: the last one
+// started at last, more than two periods before (Missing).
+func MissingAlert(kind string, last time.Time, now Run) Alert {
+	period, _ := Period(kind)
+	subject := fmt.Sprintf("Scheduled runs of kind %s went missing", kind)
+	return Alert{Claim: "schedule-" + kind, Subject: subject, Label: MissingLabel, Title: subject,
+		Body: fmt.Sprintf("The last scheduled run of kind %q before %s started %s, more than two periods (%v) earlier.\n",
+			kind, link(now), last.Format(time.RFC3339), period)}
 }
 
 // Sink takes alerts: a folder of files in tests and on a developer's machine, GitHub issues in
@@ -59,9 +100,10 @@ type Sink interface {
 	Send(ctx context.Context, a Alert) error
 }
 
-// Alerts are the alerts of now's confirmed flips against last, one per claim; newFiles and
-// againFiles map a key to its result file in the run and in the second run.
-func Alerts(last, now Run, cs []Confirmation, newFiles, againFiles map[Key]string) []Alert {
+// Alerts are the alerts of now's confirmed flips against the runs of past they flipped from, one
+// per claim; newFiles and againFiles map a key to its result file in the run and in the second
+// run.
+func Alerts(past []Run, now Run, cs []Confirmation, newFiles, againFiles map[Key]string) []Alert {
 	var out []Alert
 	byClaim := map[string]int{}
 	for _, c := range cs {
@@ -73,11 +115,12 @@ func Alerts(last, now Run, cs []Confirmation, newFiles, againFiles map[Key]strin
 		if !ok {
 			i = len(out)
 			byClaim[claim] = i
-			out = append(out, Alert{Claim: claim, Title: fmt.Sprintf("Claim %s flipped", claim)})
+			subject := fmt.Sprintf("Claim %s flipped", claim)
+			out = append(out, Alert{Claim: claim, Subject: subject, Label: FlipLabel, Title: subject})
 		}
 		a := &out[i]
-		a.Title = fmt.Sprintf("Claim %s flipped: %s → %s", claim, c.Was, c.Now)
-		a.Body += flipBody(last, now, c)
+		a.Title = fmt.Sprintf("%s: %s → %s", a.Subject, c.Was, c.Now)
+		a.Body += flipBody(c.Baseline(past), now, c)
 		for _, f := range []string{newFiles[c.Key], againFiles[c.Key]} {
 			if f != "" && !slices.Contains(a.Files, f) {
 				a.Files = append(a.Files, f)
@@ -87,7 +130,8 @@ func Alerts(last, now Run, cs []Confirmation, newFiles, againFiles map[Key]strin
 	return out
 }
 
-// flipBody is one confirmed flip in Markdown: both runs' records, the second run, what changed.
+// flipBody is one confirmed flip in Markdown: both runs' records (last's, the run it flipped
+// from), the second run, what changed.
 func flipBody(last, now Run, c Confirmation) string {
 	var b strings.Builder
 	old, _ := last.Find(c.Key)
@@ -97,10 +141,10 @@ func flipBody(last, now Run, c Confirmation) string {
 	row := func(name string, r Run, rec Record) {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", name, link(r), rec.Outcome, cell(rec.Headline), rec.Margin.String())
 	}
-	row("last", last, old)
+	row("decided", last, old)
 	row("this", now, cur)
 	fmt.Fprintf(&b, "| again | this job | %s | | |\n\n", c.Again)
-	fmt.Fprintf(&b, "Last run's reason: %s\n\nThis run's reason: %s\n\n", old.Reason, cur.Reason)
+	fmt.Fprintf(&b, "The last decided run's reason: %s\n\nThis run's reason: %s\n\n", old.Reason, cur.Reason)
 	if len(c.Changes) == 0 {
 		b.WriteString("Nothing else changed between the two runs: same commit, modules, runtime and machine.\n\n")
 	} else {

@@ -18,6 +18,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -62,6 +63,9 @@ type Run struct {
 	// Confirmations are the claims run again because their verdict flipped, with what the
 	// second run gave.
 	Confirmations []Confirmation `json:"confirmations,omitempty"`
+	// Unsent are the alerts this run could not send (a sink failed), its own or carried from
+	// the run of its kind before it: the next run of the kind sends them before its own.
+	Unsent []Unsent `json:"unsent,omitempty"`
 }
 
 // Machine is a result's environment as the history compares it: what a result ran on, without
@@ -95,17 +99,58 @@ type Record struct {
 	Machine  int             `json:"machine"`          // index into the run's Machines
 	// BilledUSD is what a live run billed, from its result; 0 elsewhere.
 	BilledUSD float64 `json:"billedUsd,omitempty"`
-	// Runtime is the runtime the result names ("Node v24.22.3", "Go 1.26.6"), for people.
+	// Runtime is the runtime the result names, its exact version ("Node v24.22.3", "Go
+	// 1.26.6"): data of the record, whose key holds only the runtime's series.
 	Runtime string `json:"runtime,omitempty"`
 }
 
 // Key is what pairs a record with its counterpart in another run: the same test (with its
-// subtests), mode and matrix column.
+// subtests), mode and matrix column's series.
 type Key struct {
 	Experiment string `json:"experiment"`
 	Mode       string `json:"mode"`
-	// Column is the runtime matrix's column the result belongs to; "" outside the matrix.
+	// Column is the series of the runtime matrix's column the result belongs to (Series), ""
+	// outside the matrix: the runtime's line, not its exact version, which is the record's
+	// Runtime, so that a bump continues the series and shows as a change (Bumps).
 	Column string `json:"column,omitempty"`
+}
+
+// seriesOf finds the line of a matrix column's runtime in its name: Node's major version
+// (node-v24.22.3), Go's minor (go1.26.8, go1.27).
+var seriesOf = regexp.MustCompile(`^(node-v\d+)\.\d+\.\d+$|^(go\d+\.\d+)(?:\.\d+)?$`)
+
+// Series is the series of a runtime matrix column (its folder's name): node-v24 for
+// node-v24.22.3, go1.26 for go1.26.8; a column whose name holds no version (function-rust) is
+// its own series. A patch or minor release of Node, a patch of Go, is the same runtime line.
+func Series(column string) string {
+	m := seriesOf.FindStringSubmatch(column)
+	if m == nil {
+		return column
+	}
+	return m[1] + m[2]
+}
+
+// KeysOf are the keys of rs, in rs' order: each column by its Series, except columns of rs that
+// share one (the machine's go1.27.1 beside a pinned go1.27.3), which keep their names, so that
+// no two runtimes of one run are taken for one.
+func KeysOf(rs []Loaded) []Key {
+	columns := map[string]map[string]bool{} // series: its columns in rs
+	for _, l := range rs {
+		s := Series(l.Column)
+		if columns[s] == nil {
+			columns[s] = map[string]bool{}
+		}
+		columns[s][l.Column] = true
+	}
+	keys := make([]Key, len(rs))
+	for i, l := range rs {
+		column := Series(l.Column)
+		if len(columns[column]) > 1 {
+			column = l.Column
+		}
+		keys[i] = Key{Experiment: l.Result.Experiment, Mode: l.Result.Mode, Column: column}
+	}
+	return keys
 }
 
 // String reads "TestX/sub (local)", with the column where there is one.
@@ -177,17 +222,18 @@ type Loaded struct {
 func NewRun(meta Run, rs []Loaded) (Run, error) {
 	run := meta
 	run.Schema = Schema
-	run.Machines, run.Records, run.Confirmations = nil, nil, nil
+	run.Machines, run.Records, run.Confirmations, run.Unsent = nil, nil, nil, nil
 	if run.Kind == "" {
 		return Run{}, errors.New("history: a run needs a kind")
 	}
 	seen := map[Key]string{}
-	for _, l := range rs {
+	keys := KeysOf(rs)
+	for i, l := range rs {
 		r := l.Result
 		if r.Broken != "" {
 			return Run{}, fmt.Errorf("history: %s is a run against a target broken on purpose (%s), not a finding", l.Path, r.Broken)
 		}
-		k := Key{Experiment: r.Experiment, Mode: r.Mode, Column: l.Column}
+		k := keys[i]
 		if other, ok := seen[k]; ok {
 			return Run{}, fmt.Errorf("history: %s and %s are both %s", other, l.Path, k)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -97,10 +98,57 @@ func TestFlipsNeverCountInconclusive(t *testing.T) {
 		result("TestC", results.ModeLocal, verdict.Pass, nil))
 	now := runOf(t, "claims", 24, result("TestA", results.ModeLocal, verdict.Fail, nil), result("TestB", results.ModeLocal, verdict.Inconclusive, nil),
 		result("TestC", results.ModeLiveStandIn, verdict.Fail, nil))
-	flips := Flips(last, now)
+	flips := Flips([]Run{last}, now)
 	require.Len(t, flips, 1, "flips = %v; want TestA's only (TestB inconclusive, TestC another mode)", flips)
-	assert.Equal(t, Flip{Key: Key{Experiment: "TestA", Mode: results.ModeLocal}, Claims: []string{"T2"}, Was: verdict.Pass, Now: verdict.Fail}, flips[0])
-	assert.Empty(t, Flips(now, now), "a run against itself")
+	assert.Equal(t, Flip{Key: Key{Experiment: "TestA", Mode: results.ModeLocal}, Claims: []string{"T2"}, Was: verdict.Pass, Now: verdict.Fail, Since: last.ID()}, flips[0])
+	assert.Empty(t, Flips([]Run{now}, now), "a run against itself")
+}
+
+// TestAFlipIsAgainstTheLastDecidedVerdict checks that pass, then inconclusive, then fail is one
+// flip, on the fail, against the pass; that a run without the record (a failed shard) in
+// between does not hide it either; and that the inconclusive run in between is no flip.
+func TestAFlipIsAgainstTheLastDecidedVerdict(t *testing.T) {
+	a := func(o verdict.Outcome) results.Result { return result("TestA", results.ModeLocal, o, nil) }
+	b := func(o verdict.Outcome) results.Result { return result("TestB", results.ModeLocal, o, nil) }
+	runs := []Run{
+		runOf(t, "claims", 0, a(verdict.Pass), b(verdict.Pass)),
+		runOf(t, "claims", 24, a(verdict.Inconclusive), b(verdict.Pass)),
+		runOf(t, "claims", 48, b(verdict.Pass)), // TestA's shard failed: no record
+		runOf(t, "claims", 72, a(verdict.Fail), b(verdict.Pass)),
+		runOf(t, "claims", 96, a(verdict.Inconclusive), b(verdict.Pass)),
+		runOf(t, "claims", 120, a(verdict.Fail), b(verdict.Pass)),
+	}
+	var alerted []string
+	for i := 1; i < len(runs); i++ {
+		for _, f := range Flips(runs[:i], runs[i]) {
+			alerted = append(alerted, fmt.Sprintf("run %d: %s since %s", i, f, f.Since))
+		}
+	}
+	want := []string{fmt.Sprintf("run 3: [T2] TestA (local): pass → fail since %s", runs[0].ID())}
+	assert.Equal(t, want, alerted, "flips over pass, inconclusive, no record, fail, inconclusive, fail; want one, on the first fail, against the pass")
+
+	// The flip's baseline is the pass's run: what changed is told against it.
+	f := Flips(runs[:3], runs[3])[0]
+	assert.Equal(t, runs[0].ID(), f.Baseline(runs[:3]).ID(), "the flip's baseline run")
+}
+
+// TestARecordMissingFromARunIsNamed checks that a record the last runs held and this one does
+// not (a shard that failed) is named with the last run that held it, and one absent from more
+// than ExpectRuns runs is taken as retired.
+func TestARecordMissingFromARunIsNamed(t *testing.T) {
+	a := result("TestA", results.ModeLocal, verdict.Pass, nil)
+	b := result("TestB", results.ModeLocal, verdict.Pass, nil)
+	past := []Run{runOf(t, "claims", 0, a, b), runOf(t, "claims", 24, a)}
+	now := runOf(t, "claims", 48, a)
+	absent := Absent(past, now)
+	require.Len(t, absent, 1, "absent = %v; want TestB, held by the first run", absent)
+	assert.Equal(t, Absence{Key: Key{Experiment: "TestB", Mode: results.ModeLocal}, Claims: []string{"T2"}, LastSeen: past[0].ID(), Runs: 2}, absent[0])
+	assert.Empty(t, Absent(past[:1], runOf(t, "claims", 24, a, b)), "a run holding every record")
+
+	for h := 2; len(past) <= ExpectRuns; h++ {
+		past = append(past, runOf(t, "claims", 24*h, a))
+	}
+	assert.Empty(t, Absent(past, runOf(t, "claims", 24*(len(past)+1), a)), "TestB, last held %d runs before: retired, not missing", ExpectRuns+1)
 }
 
 // rerun answers each key with a fixed outcome, or an error.
@@ -121,7 +169,8 @@ func TestConfirmAsksTheSecondRun(t *testing.T) {
 		result("TestC", results.ModeLocal, verdict.Pass, nil))
 	now.Commit = "def456"
 	now.Machines[0].Kernel = "6.8"
-	cs, files := Confirm(t.Context(), last, now, Flips(last, now), rerun{"TestA": verdict.Fail, "TestB": verdict.Pass})
+	past := []Run{last}
+	cs, files := Confirm(t.Context(), past, now, Flips(past, now), rerun{"TestA": verdict.Fail, "TestB": verdict.Pass})
 	require.Len(t, cs, 3)
 	assert.True(t, cs[0].Confirmed, "TestA: failed again: confirmed")
 	assert.False(t, cs[1].Confirmed, "TestB: passed again, as before the flip: not confirmed")
@@ -130,7 +179,7 @@ func TestConfirmAsksTheSecondRun(t *testing.T) {
 	assert.Equal(t, map[Key]string{{Experiment: "TestA", Mode: "local"}: "/again/TestA.json", {Experiment: "TestB", Mode: "local"}: "/again/TestB.json"}, files)
 	assert.Equal(t, []Change{{What: "kernel", Was: "6.1", Now: "6.8"}, {What: "commit", Was: "abc123456789", Now: "def456"}}, cs[0].Changes)
 
-	as := Alerts(last, now, cs, map[Key]string{{Experiment: "TestA", Mode: "local"}: "/run/TestA.json"}, files)
+	as := Alerts(past, now, cs, map[Key]string{{Experiment: "TestA", Mode: "local"}: "/run/TestA.json"}, files)
 	require.Len(t, as, 1, "alerts = %v; want one, of the confirmed flip", as)
 	assert.Equal(t, "Claim T2 flipped: pass → fail", as[0].Title)
 	assert.Equal(t, []string{"/run/TestA.json", "/again/TestA.json"}, as[0].Files)
@@ -139,7 +188,7 @@ func TestConfirmAsksTheSecondRun(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	cs, _ = Confirm(ctx, last, now, Flips(last, now), rerun{"TestA": verdict.Fail})
+	cs, _ = Confirm(ctx, past, now, Flips(past, now), rerun{"TestA": verdict.Fail})
 	assert.False(t, cs[0].Confirmed, "a flip not run again, interrupted: confirmed")
 }
 
@@ -147,8 +196,9 @@ func TestSameCodeDifferentPlatformIsSaid(t *testing.T) {
 	last := runOf(t, "claims", 0, result("TestA", results.ModeLocal, verdict.Pass, nil))
 	now := runOf(t, "claims", 24, result("TestA", results.ModeLocal, verdict.Fail, nil))
 	now.Machines[0].CPUModel = "Xeon"
-	cs, _ := Confirm(t.Context(), last, now, Flips(last, now), rerun{"TestA": verdict.Fail})
-	as := Alerts(last, now, cs, nil, nil)
+	past := []Run{last}
+	cs, _ := Confirm(t.Context(), past, now, Flips(past, now), rerun{"TestA": verdict.Fail})
+	as := Alerts(past, now, cs, nil, nil)
 	require.Len(t, as, 1)
 	assert.Contains(t, as[0].Body, "Same code, different platform")
 	assert.Contains(t, as[0].Body, "cpu model: EPYC → Xeon")
@@ -219,13 +269,41 @@ func TestStreaksShrinksAndMissingRuns(t *testing.T) {
 	assert.Empty(t, Shrinks(runs[:3], "claims"), "3.8 against a median of 4.1: not shrunk by half")
 
 	last := runs[len(runs)-1].StartedAt
-	_, missing := Missing(runs, "claims", 24*time.Hour, last.Add(47*time.Hour))
+	_, missing := Missing(runs, "claims", last.Add(47*time.Hour))
 	assert.False(t, missing, "47 h after the last daily run: one late run is not yet missing")
-	at, missing := Missing(runs, "claims", 24*time.Hour, last.Add(49*time.Hour))
+	at, missing := Missing(runs, "claims", last.Add(49*time.Hour))
 	assert.True(t, missing, "49 h after the last daily run")
 	assert.Equal(t, last, at)
-	_, missing = Missing(runs, "live", 24*time.Hour, last.Add(1000*time.Hour))
+	_, missing = Missing(runs, "live", last.Add(1000*time.Hour))
 	assert.False(t, missing, "a kind with no scheduled run has nothing to miss")
+}
+
+// TestAKindsPeriodIsItsOwn checks that the weekly live runs are never missing six days after
+// the last, nor at thirteen, and are at fifteen; that the daily claims runs are at three days;
+// and that a kind with no schedule is never missing.
+func TestAKindsPeriodIsItsOwn(t *testing.T) {
+	week, ok := Period(KindLive)
+	require.True(t, ok, "the live kind has a period")
+	assert.Equal(t, 7*24*time.Hour, week, "the live kind's period")
+	day, ok := Period(KindClaims)
+	require.True(t, ok, "the claims kind has a period")
+	assert.Equal(t, 24*time.Hour, day, "the claims kind's period")
+
+	live := []Run{runOf(t, KindLive, 0, result("TestA", results.ModeLive, verdict.Pass, nil))}
+	for _, days := range []int{1, 6, 13} {
+		_, missing := Missing(live, KindLive, t0.Add(time.Duration(days)*24*time.Hour))
+		assert.False(t, missing, "the weekly live runs, %d days after the last: missing", days)
+	}
+	_, missing := Missing(live, KindLive, t0.Add(15*24*time.Hour))
+	assert.True(t, missing, "the weekly live runs, 15 days after the last: missing")
+
+	claims := []Run{runOf(t, KindClaims, 0, result("TestA", results.ModeLocal, verdict.Pass, nil))}
+	_, missing = Missing(claims, KindClaims, t0.Add(3*24*time.Hour))
+	assert.True(t, missing, "the daily claims runs, 3 days after the last: missing")
+
+	other := []Run{runOf(t, "test", 0, result("TestA", results.ModeLocal, verdict.Pass, nil))}
+	_, missing = Missing(other, "test", t0.Add(1000*24*time.Hour))
+	assert.False(t, missing, "a kind with no schedule, 1000 days after its last run: missing")
 }
 
 func TestFileSinkWritesTheAlertAndItsFiles(t *testing.T) {
@@ -251,4 +329,40 @@ func TestRunRoundTrips(t *testing.T) {
 	want, _ := json.Marshal(run)
 	got, _ := json.Marshal(back)
 	assert.JSONEq(t, string(want), string(got), "the run read back")
+}
+
+// TestARuntimeBumpIsAChangeNotANewSeries checks that a matrix column's runtime moving from Node
+// v24.22.3 to v24.23.0 keeps its record's key (the series node-v24): the fail after it is a flip
+// from the pass before, with the runtime among what changed; the record is not missing; and the
+// bump is named. Two columns of one run in one series keep their own names.
+func TestARuntimeBumpIsAChangeNotANewSeries(t *testing.T) {
+	run := func(hours int, column, runtime string, o verdict.Outcome) Run {
+		t.Helper()
+		r := result("TestA", results.ModeLocal, o, nil)
+		run, err := NewRun(Run{Kind: "claims", Trigger: "schedule", StartedAt: t0.Add(time.Duration(hours) * time.Hour)},
+			[]Loaded{{Path: "a.json", Column: column, Runtime: runtime, Result: r}})
+		require.NoError(t, err)
+		return run
+	}
+	past := []Run{run(0, "node-v24.22.3", "Node v24.22.3", verdict.Pass)}
+	now := run(24, "node-v24.23.0", "Node v24.23.0", verdict.Fail)
+	assert.Equal(t, "node-v24", now.Records[0].Column, "the record's column: its series")
+	assert.Equal(t, "Node v24.23.0", now.Records[0].Runtime, "the record's runtime: its exact version")
+
+	flips := Flips(past, now)
+	require.Len(t, flips, 1, "flips across the bump; want the pass → fail of node-v24")
+	assert.Contains(t, Changes(flips[0].Baseline(past), now, flips[0].Key), Change{What: "runtime", Was: "Node v24.22.3", Now: "Node v24.23.0"},
+		"what else changed with the flip")
+	assert.Empty(t, Absent(past, now), "records missing after the bump")
+	assert.Equal(t, []Bump{{Key: Key{Experiment: "TestA", Mode: results.ModeLocal, Column: "node-v24"}, Claims: []string{"T2"},
+		Was: "Node v24.22.3", Now: "Node v24.23.0", Since: past[0].ID()}}, Bumps(past, now), "the bump")
+	assert.Empty(t, Bumps([]Run{now}, now), "a run against itself: bumps")
+
+	for column, want := range map[string]string{"node-v22.11.0": "node-v22", "go1.26.8": "go1.26", "go1.27": "go1.27", "function-rust": "function-rust", "": ""} {
+		assert.Equal(t, want, Series(column), "Series(%q)", column)
+	}
+	a := result("TestA", results.ModeLocal, verdict.Pass, nil)
+	keys := KeysOf([]Loaded{{Column: "go1.27.1", Result: a}, {Column: "go1.27.3", Result: a}, {Column: "go1.26.8", Result: a}})
+	assert.Equal(t, []string{"go1.27.1", "go1.27.3", "go1.26"}, []string{keys[0].Column, keys[1].Column, keys[2].Column},
+		"the columns of a run with two Go 1.27 releases")
 }
