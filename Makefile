@@ -178,12 +178,13 @@ catches: gotools
 # -timeout, and its claim tests share that time, cutting their cold starts where the whole plan
 # does not fit and saying so in each result (parameters.cut; README, "How long the claims take"),
 # but never less than COLDSTART_LEAST_S: the fewest cold starts that decide each of its claims at
-# the costs the plan knows (timedTests: about 230 s), with TestMain and the clean-up margin. So
+# the costs the plan knows (timedTests: about 230 s), with TestMain, the clean-up margin and room
+# for a test that overruns its share (a run given 287 s had none left for T8, the last). So
 # on this machine the cold-start claims run close to their fewest; COLDSTART_TIMEOUT_S=N gives
 # the package N seconds instead (2400 runs its whole plan).
 EXPERIMENTS_BUDGET_S ?= 900
 EXPERIMENTS_ROUTER_S ?= 180
-COLDSTART_LEAST_S ?= 270
+COLDSTART_LEAST_S ?= 300
 
 # The claim tests only, with the article's parameters, printing each verdict as it comes.
 # go test -json goes through cmd/progress, not gotestsum, which knows tests but not claims: it

@@ -107,9 +107,9 @@ func testThrottleSlices(t *testing.T, p lambdaPlatform) {
 func measureThrottleSlices(t *testing.T, p lambdaPlatform, invocations int) claimtest.Measurement {
 	t.Helper()
 	started := time.Now()
-	var configs []functionConfig
-	sizes, trials := []sizeFigures{}, []sizeLoops{} // never null, though no size ran
-	var checks []verdict.Check
+	// Never null, though no size ran (a plan with no room): the result is written whole.
+	configs, checks := []functionConfig{}, []verdict.Check{}
+	sizes, trials := []sizeFigures{}, []sizeLoops{}
 	var evidence stats.Proportion
 	var table strings.Builder
 	fmt.Fprintf(&table, "%-8s %9s %16s %10s %18s %7s %9s\n", "memory", "share", "band", "period", "band", "stalls", "run p50")
@@ -149,6 +149,12 @@ func measureThrottleSlices(t *testing.T, p lambdaPlatform, invocations int) clai
 			fmt.Sprintf("%.0f-%.0f ms", lo, hi), sz.StallMs.N, sz.RunMs.P50Ms)
 	})
 	t.Logf("T8, a busy loop of %v by memory size:\n%s", throttleBusy, table.String())
+	if len(configs) == 0 { // no room for any size: the functions the plan would have made, not started
+		for _, mb := range scalingSizes {
+			configs = append(configs, functionConfig{Build: throttleFunc, MemoryMB: mb})
+			trials = append(trials, sizeLoops{MemoryMB: mb, Loops: []loopAnswer{}, Failures: []string{"not started: " + pl.cut}})
+		}
+	}
 	headline := "no loop ran"
 	if len(sizes) > 0 {
 		headline = fmt.Sprintf("at 128 MB the loop got %.2f%% of a CPU (%.2f%% expected) in runs of %.2f ms (median), stalls %s; at %d MB %.2f%%",
