@@ -41,18 +41,10 @@ cleanup() {
 trap cleanup EXIT
 trap on_signal INT TERM
 
-home="/home/$RUNNER_USER"
-for d in "$home" "$home/work" "$home/go" "$home/go/pkg" "$home/.cache"; do
-	install -d -o "$RUNNER_UID" -g "$RUNNER_UID" -m "$(stat -c %a "$root$home")" "$stage/upper$d"
-done
-install -d -o "$RUNNER_UID" -g "$RUNNER_UID" "$RUNNER_CACHE/go/mod" "$RUNNER_CACHE/go/build"
-timed clone git clone -q --no-hardlinks "$REPO_DIR" "$stage/claims"
-git -C "$stage/claims" log -1 --format='runner: the copy is %h %s' >&2
-chown -R "$RUNNER_UID:$RUNNER_UID" "$stage/claims"
+stage_run "$root" "$stage"
 rm -rf "$out" && mkdir -p "$out"
 
-binds=(--bind "$stage/claims:$home/work/claims" --bind "$RUNNER_CACHE/go/mod:$home/go/pkg/mod" --bind "$RUNNER_CACHE/go/build:$home/.cache/go-build")
-logged prepare "$out/prepare.log" timeout -k 30 20m "$RUNNER_DIR/enter.sh" "$root" --overlay "$stage" --user "$RUNNER_USER" "${binds[@]}" \
+logged prepare "$out/prepare.log" timeout -k 30 20m "$RUNNER_DIR/enter.sh" "$root" --overlay "$stage" --user "$RUNNER_USER" "${RUNNER_BINDS[@]}" \
 	-- bash -c "cd ~/work/claims && $prepare" ||
 	log "preparing the copy in the userland failed (see $out/prepare.log): the guest runs all the same, and its tests say what is missing"
 rm -rf "${stage:?}/merged" "$stage/work"

@@ -97,6 +97,27 @@ on_signal() {
 	exit 130
 }
 
+# stage_run ROOT STAGE makes what a run over ROOT needs in STAGE, for user runner: the folders the
+# run mounts into, made in the overlay's upper layer (STAGE/upper) with the owner they have in the
+# root, so that runner keeps its home; the Go module and build caches in the cache, which persist
+# between runs as setup-go's cache does on the hosted runner; and a fresh clone of this checkout's
+# HEAD in STAGE/claims, runner's. It sets RUNNER_HOME and RUNNER_BINDS, the binds (enter.sh's
+# --bind) of the clone and the caches at their places in runner's home.
+stage_run() {
+	local root=$1 stage=$2 d
+	RUNNER_HOME="/home/$RUNNER_USER"
+	for d in "$RUNNER_HOME" "$RUNNER_HOME/work" "$RUNNER_HOME/go" "$RUNNER_HOME/go/pkg" "$RUNNER_HOME/.cache"; do
+		install -d -o "$RUNNER_UID" -g "$RUNNER_UID" -m "$(stat -c %a "$root$RUNNER_HOME")" "$stage/upper$d"
+	done
+	install -d -o "$RUNNER_UID" -g "$RUNNER_UID" "$RUNNER_CACHE/go/mod" "$RUNNER_CACHE/go/build"
+	timed clone git clone -q --no-hardlinks "$REPO_DIR" "$stage/claims"
+	git -C "$stage/claims" log -1 --format='runner: the copy is %h %s' >&2
+	chown -R "$RUNNER_UID:$RUNNER_UID" "$stage/claims"
+	RUNNER_BINDS=(--bind "$stage/claims:$RUNNER_HOME/work/claims"
+		--bind "$RUNNER_CACHE/go/mod:$RUNNER_HOME/go/pkg/mod"
+		--bind "$RUNNER_CACHE/go/build:$RUNNER_HOME/.cache/go-build")
+}
+
 # timed runs a command (run_child) and logs how long it took, under the given name, on stderr.
 timed() {
 	local name=$1; shift
