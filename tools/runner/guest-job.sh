@@ -5,7 +5,18 @@
 # service with a delegated cgroup (or as root, as the host asked), writes its output and exit
 # status into the shared job folder, and powers the guest off.
 set -u
-mnt() { mkdir -p "$2" && mount -t 9p -o trans=virtio,version=9p2000.L,msize=524288 "$1" "$2"; }
+# A shared folder's virtio device may not be probed yet when the job starts (seen under TCG on a
+# busy host: "9pnet_virtio: no channels available for device job"): mnt tries for a minute.
+mnt() {
+	mkdir -p "$2" || return 1
+	local i
+	for i in $(seq 60); do
+		mount -t 9p -o trans=virtio,version=9p2000.L,msize=524288 "$1" "$2" 2>/dev/null && return 0
+		[ "$i" -eq 1 ] && echo "claims-job: the shared folder $1 is not there yet; waiting for it" >/dev/console
+		sleep 1
+	done
+	mount -t 9p -o trans=virtio,version=9p2000.L,msize=524288 "$1" "$2"
+}
 mnt job /mnt/job || exit 1
 home=/home/runner
 {
