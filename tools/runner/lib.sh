@@ -24,7 +24,7 @@ die() { printf 'runner: %s\n' "$*" >&2; exit 1; }
 need_root() {
 	[ "$(id -u)" -eq 0 ] && return 0
 	if command -v sudo >/dev/null && sudo -n true 2>/dev/null; then
-		exec sudo -n --preserve-env=CLAIMS_RUNNER_CACHE,RUNNER_MIRROR,RUN,RUNNER_GUEST_AS,RUNNER_GUEST_TIMEOUT,RUNNER_GUEST_LOCK,RUNNER_GUEST_PREPARE,RUNNER_USERLAND_TIMEOUT,RUNNER_ACCEL,CLAIMS_TRIALS "$0" "$@"
+		exec sudo -n --preserve-env=CLAIMS_RUNNER_CACHE,RUNNER_MIRROR,RUN,RUNNER_GUEST_AS,RUNNER_GUEST_TIMEOUT,RUNNER_GUEST_LOCK,RUNNER_GUEST_PREPARE,RUNNER_USERLAND_TIMEOUT,RUNNER_ACCEL,CLAIMS_TRIALS,CLAIMS_COLD_STARTS,CLAIMS_FUNCTION_TIMEOUT_S "$0" "$@"
 	fi
 	die "needs root (debootstrap, chroot, mounts): run it as root or with passwordless sudo: sudo $0 $*"
 }
