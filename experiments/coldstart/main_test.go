@@ -31,7 +31,7 @@ var cfg settings.Settings
 // naming Linux (needLinux).
 func TestMain(m *testing.M) {
 	budget.mainStart = time.Now()
-	checks := []func(settings.Settings) error{quotaReachesKernelMinimum, admitLiveRun}
+	checks := []func(settings.Settings) error{quotaReachesKernelMinimum, admitLiveRun, checkFunctionTimeout}
 	if runtime.GOOS == "linux" {
 		checks = append(checks,
 			provision.Check(provision.NeedDynalite, provision.NeedNode, provision.NeedNode24, provision.NeedRust, provision.NeedPython),

@@ -24,7 +24,7 @@ die() { printf 'runner: %s\n' "$*" >&2; exit 1; }
 need_root() {
 	[ "$(id -u)" -eq 0 ] && return 0
 	if command -v sudo >/dev/null && sudo -n true 2>/dev/null; then
-		exec sudo -n --preserve-env=CLAIMS_RUNNER_CACHE,RUNNER_MIRROR,RUN,RUNNER_GUEST_AS,RUNNER_GUEST_TIMEOUT,RUNNER_GUEST_LOCK,RUNNER_GUEST_PREPARE,RUNNER_USERLAND_TIMEOUT,RUNNER_ACCEL,CLAIMS_TRIALS "$0" "$@"
+		exec sudo -n --preserve-env=CLAIMS_RUNNER_CACHE,RUNNER_MIRROR,RUN,RUNNER_GUEST_AS,RUNNER_GUEST_TIMEOUT,RUNNER_GUEST_LOCK,RUNNER_GUEST_PREPARE,RUNNER_USERLAND_TIMEOUT,RUNNER_ACCEL,CLAIMS_TRIALS,CLAIMS_COLD_STARTS,CLAIMS_FUNCTION_TIMEOUT_S "$0" "$@"
 	fi
 	die "needs root (debootstrap, chroot, mounts): run it as root or with passwordless sudo: sudo $0 $*"
 }
@@ -95,6 +95,27 @@ on_signal() {
 		wait "$RUNNER_CHILD" 2>/dev/null || true
 	fi
 	exit 130
+}
+
+# stage_run ROOT STAGE makes what a run over ROOT needs in STAGE, for user runner: the folders the
+# run mounts into, made in the overlay's upper layer (STAGE/upper) with the owner they have in the
+# root, so that runner keeps its home; the Go module and build caches in the cache, which persist
+# between runs as setup-go's cache does on the hosted runner; and a fresh clone of this checkout's
+# HEAD in STAGE/claims, runner's. It sets RUNNER_HOME and RUNNER_BINDS, the binds (enter.sh's
+# --bind) of the clone and the caches at their places in runner's home.
+stage_run() {
+	local root=$1 stage=$2 d
+	RUNNER_HOME="/home/$RUNNER_USER"
+	for d in "$RUNNER_HOME" "$RUNNER_HOME/work" "$RUNNER_HOME/go" "$RUNNER_HOME/go/pkg" "$RUNNER_HOME/.cache"; do
+		install -d -o "$RUNNER_UID" -g "$RUNNER_UID" -m "$(stat -c %a "$root$RUNNER_HOME")" "$stage/upper$d"
+	done
+	install -d -o "$RUNNER_UID" -g "$RUNNER_UID" "$RUNNER_CACHE/go/mod" "$RUNNER_CACHE/go/build"
+	timed clone git clone -q --no-hardlinks "$REPO_DIR" "$stage/claims"
+	git -C "$stage/claims" log -1 --format='runner: the copy is %h %s' >&2
+	chown -R "$RUNNER_UID:$RUNNER_UID" "$stage/claims"
+	RUNNER_BINDS=(--bind "$stage/claims:$RUNNER_HOME/work/claims"
+		--bind "$RUNNER_CACHE/go/mod:$RUNNER_HOME/go/pkg/mod"
+		--bind "$RUNNER_CACHE/go/build:$RUNNER_HOME/.cache/go-build")
 }
 
 # timed runs a command (run_child) and logs how long it took, under the given name, on stderr.

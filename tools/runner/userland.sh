@@ -26,25 +26,12 @@ cleanup() {
 trap cleanup EXIT
 trap on_signal INT TERM
 
-home="/home/$RUNNER_USER"
-# The folders the run mounts into are made in the overlay's upper layer with the owner they have
-# in the root, so that runner keeps its home.
-for d in "$home" "$home/work" "$home/go" "$home/go/pkg" "$home/.cache"; do
-	install -d -o "$RUNNER_UID" -g "$RUNNER_UID" -m "$(stat -c %a "$root$home")" "$stage/upper$d"
-done
-install -d -o "$RUNNER_UID" -g "$RUNNER_UID" "$RUNNER_CACHE/go/mod" "$RUNNER_CACHE/go/build"
-
-timed clone git clone -q --no-hardlinks "$REPO_DIR" "$stage/claims"
-git -C "$stage/claims" log -1 --format='runner: the copy is %h %s' >&2
-chown -R "$RUNNER_UID:$RUNNER_UID" "$stage/claims"
+stage_run "$root" "$stage"
 
 rm -rf "$out" && mkdir -p "$out"
 log "running as $RUNNER_USER in $RUNNER_SUITE's userland (timeout $limit): $cmd"
 rc=0
-timed "userland run" timeout -k 30 "$limit" "$RUNNER_DIR/enter.sh" "$root" --overlay "$stage" --user "$RUNNER_USER" \
-	--bind "$stage/claims:$home/work/claims" \
-	--bind "$RUNNER_CACHE/go/mod:$home/go/pkg/mod" \
-	--bind "$RUNNER_CACHE/go/build:$home/.cache/go-build" \
+timed "userland run" timeout -k 30 "$limit" "$RUNNER_DIR/enter.sh" "$root" --overlay "$stage" --user "$RUNNER_USER" "${RUNNER_BINDS[@]}" \
 	-- bash -c "cd ~/work/claims && $cmd" > >(trap '' INT; exec tee "$out/output.log") 2>&1 || rc=$?
 if [ -d "$stage/claims/results" ]; then
 	cp -r "$stage/claims/results" "$out/results"

@@ -37,6 +37,13 @@ import (
 // EmulatorPackage is the emulator's command, required by go.mod's tool directive.
 const EmulatorPackage = "github.com/aws/aws-lambda-runtime-interface-emulator/cmd/aws-lambda-rie"
 
+// DefaultTimeout is a function's timeout (AWS_LAMBDA_FUNCTION_TIMEOUT, which the emulator applies to
+// Init and to each invoke) where Options.Timeout is zero.
+const DefaultTimeout = 30 * time.Second
+
+// MaxTimeout is Lambda's largest function timeout, 15 minutes.
+const MaxTimeout = 900 * time.Second
+
 // invocationsPath is where RIE takes invokes, as Lambda's Invoke API names it.
 const invocationsPath = "/2015-03-31/functions/function/invocations"
 
@@ -63,6 +70,12 @@ type Options struct {
 	// MemoryMB's share applies from the runtime's first request for an event, when Init is over
 	// (initburst.go says why and how). Zero means no burst: MemoryMB's share from the start.
 	InitShare float64
+	// Timeout is the function's timeout, in whole seconds from 1 s to MaxTimeout, as Lambda
+	// takes it; zero means DefaultTimeout. The emulator ends an invoke that outlasts it (and, in
+	// the emulator of go.mod, cannot take the next invoke after: it panics, and the caller sees
+	// EOF), so a machine much slower than the one the default was set for (an emulated CPU)
+	// needs a longer one. It is no part of any claim.
+	Timeout time.Duration
 }
 
 // Environment is one started execution environment.
@@ -126,10 +139,14 @@ func Launch(t testing.TB, o Options) (*Environment, error) {
 		return nil, err
 	}
 	apiAddr, invokeAddr := addrs[0], addrs[1]
+	timeout, err := o.timeout()
+	if err != nil {
+		return nil, err
+	}
 	env := map[string]string{
 		"AWS_LAMBDA_FUNCTION_MEMORY_SIZE": strconv.Itoa(o.MemoryMB),
 		"AWS_LAMBDA_FUNCTION_NAME":        "claims-function",
-		"AWS_LAMBDA_FUNCTION_TIMEOUT":     "30",
+		"AWS_LAMBDA_FUNCTION_TIMEOUT":     strconv.Itoa(int(timeout / time.Second)),
 		"LOG_LEVEL":                       "info",
 	}
 	maps.Copy(env, o.Env)
@@ -198,6 +215,18 @@ func Launch(t testing.TB, o Options) (*Environment, error) {
 		return nil, errors.Join(fmt.Errorf("the emulator %w", err), e.Stop())
 	}
 	return e, nil
+}
+
+// timeout is o.Timeout, or DefaultTimeout where it is zero; an error names a timeout Lambda
+// would not take.
+func (o Options) timeout() (time.Duration, error) {
+	if o.Timeout == 0 {
+		return DefaultTimeout, nil
+	}
+	if o.Timeout < time.Second || o.Timeout > MaxTimeout || o.Timeout%time.Second != 0 {
+		return 0, fmt.Errorf("Timeout = %v; want whole seconds from 1s to %v", o.Timeout, MaxTimeout)
+	}
+	return o.Timeout, nil
 }
 
 // removeGroup removes the environment's cgroup, if it has one, after err ended its start.

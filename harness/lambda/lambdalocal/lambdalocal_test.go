@@ -142,3 +142,20 @@ func TestLaunchStartsAnEnvironment(t *testing.T) {
 	_, a := invoke(t, e, `{"n":1}`)
 	assert.Equal(t, float64(1), a.Event["n"], "the event reaches the handler")
 }
+
+func TestTimeoutIsLambdasOrRefusedByName(t *testing.T) {
+	d, err := Options{}.timeout()
+	if assert.NoError(t, err) {
+		assert.Equal(t, DefaultTimeout, d, "timeout of zero Options = %v; want DefaultTimeout", d)
+	}
+	d, err = Options{Timeout: 300 * time.Second}.timeout()
+	if assert.NoError(t, err) {
+		assert.Equal(t, 300*time.Second, d, "timeout of 300s = %v; want 300s", d)
+	}
+	for _, bad := range []time.Duration{-time.Second, 500 * time.Millisecond, 1500 * time.Millisecond, MaxTimeout + time.Second} {
+		_, err := Options{Timeout: bad}.timeout()
+		if assert.Error(t, err, "timeout %v: want refused", bad) {
+			assert.Contains(t, err.Error(), "Timeout = ")
+		}
+	}
+}
