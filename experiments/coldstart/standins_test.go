@@ -81,7 +81,7 @@ const (
 // of that size runs its Init and its invocations alike.
 const initBurstShare = 1.0
 
-// FunctionTimeoutEnv sets the local platform's function timeout in seconds (Lambda's 1 to 900):
+// functionTimeoutEnv sets the local platform's function timeout in seconds (Lambda's 1 to 900):
 // lambdalocal.DefaultTimeout unless set. No claim rests on it; a machine much slower than the
 // one the default was set for (the runner stand-in's guest under QEMU's TCG, docs/runner.md)
 // sets a longer one, and every result records it (target.platform.functionTimeoutS).
