@@ -33,18 +33,26 @@ fi
 sudo -n true 2>/dev/null ||
 	die "your user's systemd does not answer (no login session) and sudo needs a password: run it from a login session, or as root"
 unit=claims-delegated-$$-$RANDOM
-# The command's environment is this shell's (setup-go's and setup-node's PATH among it): every
-# exported variable whose name systemd accepts, as --setenv arguments, never through a file.
-setenv=()
+# The command's environment is this shell's (setup-go's and setup-node's PATH among it, and any
+# token a step passes): every exported variable whose name systemd accepts, through a file only
+# this user can read, which systemd reads when it starts the command. Never as arguments: those
+# any user of the machine sees in ps, and a transient unit's Environment= in systemctl show and
+# in /run/systemd/transient/. Each value is double-quoted, with \ " ` $ escaped as the
+# EnvironmentFile= syntax wants (systemd.exec(5)); a quoted value may span lines.
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+envfile=$dir/environment
 while IFS= read -r -d '' kv; do
-	name=${kv%%=*}
-	[[ $name =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]] && setenv+=("--setenv=$kv")
-done < <(env -0)
+	name=${kv%%=*} value=${kv#*=}
+	[[ $name =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]] || continue
+	value=${value//\\/\\\\} value=${value//\"/\\\"} value=${value//\`/\\\`} value=${value//\$/\\\$}
+	printf '%s="%s"\n' "$name" "$value"
+done < <(env -0) > "$envfile"
 trap 'sudo -n systemctl stop "$unit" 2>/dev/null; exit 130' INT
 trap 'sudo -n systemctl stop "$unit" 2>/dev/null; exit 143' TERM
 rc=0
 sudo -n systemd-run --quiet --wait --pipe --collect --unit="$unit" \
 	--uid="$(id -u)" --gid="$(id -g)" -p Delegate=yes -p DelegateSubgroup=job \
-	--working-directory="$PWD" "${setenv[@]}" -- "$@" &
+	--working-directory="$PWD" -p EnvironmentFile="$envfile" -- "$@" &
 wait $! || rc=$?
 exit "$rc"

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# guest.sh [COMMAND]: runs COMMAND (default: the cgroup v2 part: harness/sys/cgroup's tests, T8
-# and the Go function's T1-T6) as user runner in the runner stand-in's guest (docs/runner.md):
-# the runner's root file system booted by QEMU with Debian 13's kernel and systemd as init, so
-# that the tests meet the unified cgroup v2 hierarchy. Steps, each timed:
+# guest.sh [COMMAND]: runs COMMAND (default: the cgroup v2 part: tools/delegate_test.sh,
+# harness/sys/cgroup's tests, T8 and the Go function's T1-T6) as user runner in the runner
+# stand-in's guest (docs/runner.md): the runner's root file system booted by QEMU with Debian
+# 13's kernel and systemd as init, so that the tests meet the unified cgroup v2 hierarchy.
+# Steps, each timed:
 #   1. the cached root file system (rootfs.sh);
 #   2. a fresh clone of this checkout's HEAD, prepared in the userland at native speed
 #      (RUNNER_GUEST_PREPARE, default: make setup, and the test packages compiled), so that the
@@ -122,14 +123,16 @@ tcg) cpu=max; log "the guest runs under TCG (emulated, about ten times slower th
 *) die "RUNNER_ACCEL = $accel; want kvm or tcg" ;;
 esac
 
-# The cold-start claims that make cgroups and rest on the CPU model: T8, and T1-T6 on the Go
-# function, in one go test, so that its TestMain builds the emulator and the functions once.
+# tools/delegate.sh's own test, of the path the hosted runner takes; then the cold-start claims
+# that make cgroups and rest on the CPU model: T8, and T1-T6 on the Go function, in one go test,
+# so that its TestMain builds the emulator and the functions once.
 claims='Test(ThrottleSlices|FirstCallDominatedByTLS|FirstInvocationIsSlow|WarmupRemovesHandshake|WarmupFailureDoesNotFailInit|HandshakeScalesWithCPU|PhasesAreTheSDKsOwnConnection)'
 if [ "$accel" = tcg ]; then
 	[ -n "$cold_starts" ] || cold_starts=5
 	[ -n "$function_timeout" ] || function_timeout=300
 fi
 default_cmd="rc=0
+bash tools/delegate_test.sh || rc=1
 go tool gotestsum --format testname -- -count=1 -timeout 10m ./harness/sys/cgroup/... || rc=1
 go tool gotestsum --format standard-verbose -- -count=1 -timeout 25m -run '^$claims\$/^go\$' ./experiments/coldstart || rc=1
 exit \$rc"
