@@ -487,46 +487,71 @@ func TestPatternsSelectAsGoTestDoes(t *testing.T) {
 	}
 }
 
-// TestAPlanWithNoRoomForItsClaimIsInconclusive runs T1 on the Go function in a test binary of
-// its own whose -timeout leaves less than the fewest cold starts that decide it after the local
-// clean-up margin: it must start none, write a valid result (results.Save checks it against the
-// schema), inconclusive, that says why, and skip saying what to do.
+// TestAPlanWithNoRoomForItsClaimIsInconclusive runs a claim test in a test binary of its own
+// whose -timeout leaves less than the fewest cold starts that decide it after the local clean-up
+// margin: it must start none, write a valid result (results.Save checks it against the schema),
+// inconclusive, that says why, and skip saying what to do. T1 on the Go function stands for the
+// claims about a CPU share (family coldstart.phases: no trial), T8 for its own family (a trial
+// for each memory size planned, each saying it was not started).
 func TestAPlanWithNoRoomForItsClaimIsInconclusive(t *testing.T) {
 	beginFixed(t)
 	if !localPlatform {
 		t.Skip("the time plan cuts the local platform's claim tests; with -tags lambda they run on the live one")
 	}
-	// T1 runs under its memory size's quota: without a cgroup it skips for that before its plan.
+	// Both run under a memory size's quota: without a cgroup they skip for that before their plan.
 	if _, err := cgroup.Available(); err != nil {
-		t.Skipf("T1, the claim whose cut plan this checks, needs a CPU quota: %v", err)
+		t.Skipf("T1 and T8, the claims whose cut plan this checks, need a CPU quota: %v", err)
 	}
+	for _, tc := range []struct {
+		run, test, result string
+		planned, trials   int
+	}{
+		{"^TestFirstCallDominatedByTLS$/^go$", "TestFirstCallDominatedByTLS", "TestFirstCallDominatedByTLS/go", t1ColdStarts * cfg.ColdStarts, 0},
+		{"^TestThrottleSlices$", "TestThrottleSlices", "TestThrottleSlices", len(scalingSizes), len(scalingSizes)},
+	} {
+		t.Run(tc.test, func(t *testing.T) {
+			res, out := runWithNoRoom(t, tc.run, tc.result)
+			assert.Contains(t, out, "--- SKIP: "+tc.test, "its output:\n%s", out)
+			assert.Contains(t, out, "run with a longer -timeout", "the skip must say what to do")
+			assert.Contains(t, out, "inconclusive on a plan cut", "the skip must say the verdict")
+			assert.Equal(t, "inconclusive", res.Verdict.Outcome, "verdict (%s)", res.Verdict.Reason)
+			if assert.NotNil(t, res.Parameters.Cut, "parameters.cut") {
+				assert.Equal(t, tc.planned, res.Parameters.Cut.Planned, "parameters.cut.planned")
+				assert.Contains(t, res.Parameters.Cut.Why, fmt.Sprintf("none of %d", tc.planned), "parameters.cut.why")
+				assert.Contains(t, res.Parameters.Cut.Why, "started: ", "parameters.cut.why")
+			}
+			assert.NotNil(t, res.Trials, "trials = null; want a list")
+			if assert.Len(t, res.Trials, tc.trials, "trials of a run that started none") {
+				for _, tr := range res.Trials {
+					assert.Contains(t, string(tr), "not started", "a trial of a run that started none")
+				}
+			}
+		})
+	}
+}
+
+// noRoomResult is what TestAPlanWithNoRoomForItsClaimIsInconclusive reads of a result.
+type noRoomResult struct {
+	Verdict    struct{ Outcome, Reason string }
+	Parameters struct {
+		Cut *family.Cut
+	}
+	Trials []json.RawMessage
+}
+
+// runWithNoRoom runs this test binary on the claim test run selects, with a -timeout as long as
+// the local clean-up's margin, so that no time is left for any cold start at any speed, and
+// returns the result it wrote (by its name result) and its output.
+func runWithNoRoom(t *testing.T, run, result string) (noRoomResult, string) {
+	t.Helper()
 	dir := t.TempDir()
-	// As long as the clean-up's margin: no time is left for any cold start, at any speed.
-	cmd := exec.Command(os.Args[0], "-test.run", "^TestFirstCallDominatedByTLS$/^go$", "-test.count=1", "-test.v", "-test.timeout="+localStopMargin.String())
+	cmd := exec.Command(os.Args[0], "-test.run", run, "-test.count=1", "-test.v", "-test.timeout="+localStopMargin.String())
 	cmd.Env = append(os.Environ(), results.DirEnv+"="+dir)
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "the run with no room for its plan; want it to pass, skipping; its output:\n%s", out)
-	assert.Contains(t, string(out), "--- SKIP: TestFirstCallDominatedByTLS", "its output:\n%s", out)
-	assert.Contains(t, string(out), "run with a longer -timeout", "the skip must say what to do")
-	assert.Contains(t, string(out), "inconclusive on a plan cut", "the skip must say the verdict")
-
-	data, err := os.ReadFile(filepath.Join(dir, "coldstart", results.FileName("TestFirstCallDominatedByTLS/go")))
+	data, err := os.ReadFile(filepath.Join(dir, "coldstart", results.FileName(result)))
 	require.NoError(t, err, "the result; the run's output:\n%s", out)
-	var res struct {
-		Verdict    struct{ Outcome, Reason string }
-		Parameters struct {
-			ColdStarts int `json:"coldStarts"`
-			Cut        *family.Cut
-		}
-		Trials []json.RawMessage
-	}
+	var res noRoomResult
 	require.NoError(t, json.Unmarshal(data, &res))
-	assert.Equal(t, "inconclusive", res.Verdict.Outcome, "verdict (%s)", res.Verdict.Reason)
-	assert.Contains(t, res.Verdict.Reason, reasonNoTime, "the verdict's reason")
-	if assert.NotNil(t, res.Parameters.Cut, "parameters.cut") {
-		assert.Equal(t, t1ColdStarts*cfg.ColdStarts, res.Parameters.Cut.Planned, "parameters.cut.planned")
-		assert.Contains(t, res.Parameters.Cut.Why, "did not fit", "parameters.cut.why")
-	}
-	assert.NotNil(t, res.Trials, "trials = null; want an empty list")
-	assert.Empty(t, res.Trials, "trials of a run that started none")
+	return res, string(out)
 }
