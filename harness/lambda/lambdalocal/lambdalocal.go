@@ -111,10 +111,20 @@ type Invocation struct {
 
 var started atomic.Int64
 
+// NeedLinux skips t where no execution environment can start: the emulator (aws-lambda-rie) and
+// the functions it runs are Linux programs, and the CPU quota is a Linux cgroup's.
+func NeedLinux(t testing.TB) {
+	t.Helper()
+	if runtime.GOOS != "linux" {
+		t.Skipf("needs Linux: the Lambda emulator (aws-lambda-rie) and the functions it runs are Linux programs, under a cgroup's CPU quota; this is %s: run it on Linux", runtime.GOOS)
+	}
+}
+
 // Start starts a fresh execution environment and stops it when the test ends. A bad setting (a
 // memory size out of range, a quota the kernel refuses) fails the test at once, naming it.
 func Start(t testing.TB, o Options) *Environment {
 	t.Helper()
+	NeedLinux(t)
 	e, err := Launch(t, o)
 	if err != nil {
 		t.Fatalf("lambdalocal: %v", err)

@@ -137,6 +137,7 @@ func TestLaunchReturnsTheFailure(t *testing.T) {
 }
 
 func TestLaunchStartsAnEnvironment(t *testing.T) {
+	NeedLinux(t)
 	e, err := Launch(t, Options{Bootstrap: echoBootstrap(t), MemoryMB: 128})
 	require.NoError(t, err)
 	_, a := invoke(t, e, `{"n":1}`)

@@ -165,6 +165,7 @@ type environment struct {
 // Start starts the stand-in on loopback; it and every environment it started stop at t's end.
 func Start(t testing.TB, o Options) *Server {
 	t.Helper()
+	lambdalocal.NeedLinux(t)
 	if len(o.Keys) == 0 {
 		t.Fatalf("lambdaapi: Options.Keys is empty; want at least one access key")
 	}
