@@ -89,6 +89,12 @@ WantedBy=multi-user.target
 UNIT
 ln -s ../claims-job.service "$stage/upper/etc/systemd/system/multi-user.target.wants/claims-job.service"
 echo "/dev/vda / ext4 rw,relatime 0 1" >"$stage/upper/etc/fstab"
+# The host's name resolves, as enter.sh has it in the container: sudo looks it up on each call,
+# and says "unable to resolve host" where it cannot.
+{
+	printf '127.0.1.1\t%s\n' "$(cat "$root/etc/hostname")"
+	cat "$root/etc/hosts" 2>/dev/null || printf '127.0.0.1\tlocalhost\n'
+} >"$stage/upper/etc/hosts"
 
 # The disk: a sparse ext4 image filled from the root and the overlay (mkfs.ext4 -d), in a mount
 # namespace of its own so that the overlay's mount goes with it.
