@@ -47,7 +47,7 @@ func Warnings(runs []Run, kind string) []Alert {
 	}
 	for i := range out {
 		out[i].Title = out[i].Subject + ": " + strings.Join(what[i], ", ")
-		out[i].Body += "\nA warning, not a flip: the claim still holds or is undecided. Each run that still " +
+		out[i].Body += "A warning, not a flip: the claim still holds or is undecided. Each run that still " +
 			"sees it comments here; the issue stays open until a person closes it.\n"
 	}
 	return out
@@ -77,7 +77,7 @@ func shrinkBody(s shrink) string {
 func streakBody(s streak) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## %s: inconclusive %d runs in a row\n\n", s.Key, s.N)
-	fmt.Fprintf(&b, "Inconclusive in each of its last %d runs (from %d, a streak warns): the runs cannot decide it.\n\n", s.N, InconclusiveRuns)
+	fmt.Fprintf(&b, "Inconclusive in each of its last %d runs (a streak of %d warns): the runs cannot decide it.\n\n", s.N, InconclusiveRuns)
 	runs := s.runs
 	if len(runs) > maxStreakRows {
 		fmt.Fprintf(&b, "The newest %d of them (the streak began in %s):\n\n", maxStreakRows, link(runs[0]))
