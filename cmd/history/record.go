@@ -375,7 +375,7 @@ func record(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			return err
 		}
 	}
-	// A warning not sent is said and kept, never a failure: it is kept like any alert, and
+	// A warning not sent is said, never failed on: the history keeps it like any alert, and
 	// the next run sends it.
 	failing := 0
 	for _, u := range unsent {
