@@ -17,14 +17,16 @@ import (
 var labelDescriptions = map[string]string{
 	history.FlipLabel:    "a claim whose verdict flipped, confirmed by a second run",
 	history.MissingLabel: "a scheduled run of the claims that did not happen",
+	history.WarningLabel: "a claim that may flip: its margin shrank, or runs in a row could not decide it",
 }
 
 // maxIssueBody keeps a body inside GitHub's limit on an issue's or a comment's body (65,536
 // characters), with room for the run's link.
 const maxIssueBody = 60000
 
-// ghSink opens an issue per alert's subject (a flipped claim, a schedule gone missing), or
-// comments on the open one, with the gh CLI (which reads GH_TOKEN in a workflow).
+// ghSink opens an issue per alert's subject (a flipped claim, a schedule gone missing, a claim
+// that may flip), or comments on the open one, with the gh CLI (which reads GH_TOKEN in a
+// workflow).
 type ghSink struct {
 	repo string
 	gh   string // the gh executable; "" for the one on PATH

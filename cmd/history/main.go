@@ -12,8 +12,11 @@
 // appends the run, and reports: confirmed and unconfirmed flips with what else changed, claims
 // inconclusive run after run, margins that shrank by more than half, a scheduled run that went
 // missing. It sends the alerts (those the last run of its kind kept unsent first) before it
-// appends the run, keeping in the run those it could not send. It exits 1 when a flip was
-// confirmed, 2 on bad input or an alert not sent, else 0.
+// appends the run, keeping in the run those it could not send. A claim inconclusive run after run
+// or whose margin shrank is a warning: an issue of its own label per claim, which never changes
+// the exit status, also when it could not be sent (it is kept, and said on standard error). It
+// exits 1 when a flip was confirmed, 2 on bad input or an alert other than a warning not sent,
+// else 0.
 //
 // push commits the history's checkout and pushes it to its branch, fetching and rebasing onto
 // the branch and trying again (up to -tries, waiting longer each time) when another writer
@@ -59,7 +62,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	cmds := map[string]func(context.Context, []string, io.Writer) error{
-		"record": record, "confirm": confirm, "compare": compare, "list": list, "push": push,
+		"record": func(ctx context.Context, args []string, stdout io.Writer) error {
+			return record(ctx, args, stdout, stderr)
+		},
+		"confirm": confirm, "compare": compare, "list": list, "push": push,
 	}
 	cmd, ok := cmds[args[0]]
 	if !ok {

@@ -297,8 +297,9 @@ func copyFile(from, to string) error {
 }
 
 // record appends the run to the history, confirming its flips (or taking -confirmed's), reports,
-// and alerts on the confirmed flips.
-func record(ctx context.Context, args []string, stdout io.Writer) error {
+// and alerts on the confirmed flips and warns of the claims that may flip; a warning it could not
+// send it says on stderr and keeps, failing nothing.
+func record(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flags("record")
 	var f runFlags
 	f.register(fs)
@@ -354,6 +355,7 @@ func record(ctx context.Context, args []string, stdout io.Writer) error {
 	if missing {
 		as = append(as, history.MissingAlert(f.kind, lastScheduled, p.now))
 	}
+	as = append(as, history.Warnings(append(slices.Clone(p.runs), p.now), f.kind)...)
 	sent, unsent := send(ctx, sinks, p, as)
 	p.now.Unsent = unsent
 	path, err := history.Append(f.history, p.now, *keep)
@@ -373,8 +375,18 @@ func record(ctx context.Context, args []string, stdout io.Writer) error {
 			return err
 		}
 	}
-	if len(unsent) > 0 {
-		return fmt.Errorf("%d alerts not sent, kept in the history for the next run (%d flips confirmed)", len(unsent), confirmedCount(cs))
+	// A warning not sent is said, never failed on: the history keeps it like any alert, and
+	// the next run sends it.
+	failing := 0
+	for _, u := range unsent {
+		if !u.IsWarning() {
+			failing++
+			continue
+		}
+		fmt.Fprintf(stderr, "history record: warning not sent, kept in the history for the next run: %s (raised by %s): %s\n", u.Title, u.From, u.Why)
+	}
+	if failing > 0 {
+		return fmt.Errorf("%d alerts not sent, kept in the history for the next run (%d flips confirmed)", failing, confirmedCount(cs))
 	}
 	if n := confirmedCount(cs); n > 0 {
 		return fmt.Errorf("%w: %d of %d flips (see the report above)", errConfirmed, n, len(cs))
@@ -382,9 +394,10 @@ func record(ctx context.Context, args []string, stdout io.Writer) error {
 	return nil
 }
 
-// send sends the alerts the last run of the kind kept unsent, then as, to every sink, and gives
-// how many went and those that did not, as the history keeps them: an alert is sent when every
-// sink took it. With no sink, the kept alerts stay kept and as goes nowhere (a local run).
+// send sends the alerts the last run of the kind kept unsent (less the warnings as raises again:
+// history.Due), then as, to every sink, and gives how many went and those that did not, as the
+// history keeps them: an alert is sent when every sink took it. With no sink, the kept alerts
+// stay kept and as goes nowhere (a local run).
 func send(ctx context.Context, sinks []history.Sink, p prepared, as []history.Alert) (int, []history.Unsent) {
 	var kept []history.Unsent
 	if p.hasLast {
@@ -393,7 +406,7 @@ func send(ctx context.Context, sinks []history.Sink, p prepared, as []history.Al
 	if len(sinks) == 0 {
 		return 0, kept
 	}
-	all := slices.Clone(kept)
+	all := history.Due(kept, as)
 	for _, a := range as {
 		all = append(all, history.Unsent{Alert: a, From: p.now.ID()})
 	}

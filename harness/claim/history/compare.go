@@ -232,13 +232,27 @@ const InconclusiveRuns = 3
 // Streaks are the records of runs' last run of kind that were inconclusive in each of their last
 // InconclusiveRuns runs, with how long the streak is.
 func Streaks(runs []Run, kind string) []Streak {
-	own := OfKind(runs, kind)
+	var out []Streak
+	for _, w := range streakRuns(OfKind(runs, kind)) {
+		out = append(out, w.Streak)
+	}
+	return out
+}
+
+// streak is a Streak with its runs, oldest first.
+type streak struct {
+	Streak
+	runs []Run
+}
+
+// streakRuns are the streaks of own's last run (own: the runs of one kind, oldest first).
+func streakRuns(own []Run) []streak {
 	if len(own) == 0 {
 		return nil
 	}
-	var out []Streak
+	var out []streak
 	for _, rec := range own[len(own)-1].Records {
-		n := 0
+		var in []Run
 		for i := len(own) - 1; i >= 0; i-- {
 			r, ok := own[i].Find(rec.Key)
 			if !ok {
@@ -247,10 +261,11 @@ func Streaks(runs []Run, kind string) []Streak {
 			if r.Outcome != verdict.Inconclusive {
 				break
 			}
-			n++
+			in = append(in, own[i])
 		}
-		if n >= InconclusiveRuns {
-			out = append(out, Streak{Key: rec.Key, Claims: rec.Claims, N: n})
+		if len(in) >= InconclusiveRuns {
+			slices.Reverse(in)
+			out = append(out, streak{Streak{Key: rec.Key, Claims: rec.Claims, N: len(in)}, in})
 		}
 	}
 	return out
@@ -281,20 +296,37 @@ const (
 // margin is below ShrinkFraction of the median of their earlier margins in the window, the same
 // check's, of at least two earlier runs.
 func Shrinks(runs []Run, kind string) []Shrink {
-	own := OfKind(runs, kind)
+	var out []Shrink
+	for _, w := range shrinkRuns(OfKind(runs, kind)) {
+		out = append(out, w.Shrink)
+	}
+	return out
+}
+
+// shrink is a Shrink with the runs of its window, oldest first, the last included.
+type shrink struct {
+	Shrink
+	runs []Run
+}
+
+// shrinkRuns are the shrinks of own's last run (own: the runs of one kind, oldest first).
+func shrinkRuns(own []Run) []shrink {
 	if len(own) == 0 {
 		return nil
 	}
-	var out []Shrink
-	for _, rec := range own[len(own)-1].Records {
+	last := own[len(own)-1]
+	var out []shrink
+	for _, rec := range last.Records {
 		if rec.Margin == nil || rec.Margin.Margin <= 0 {
 			continue
 		}
 		var earlier []float64
+		window := []Run{last}
 		for i := len(own) - 2; i >= 0 && len(earlier) < ShrinkWindow-1; i-- {
 			r, ok := own[i].Find(rec.Key)
 			if ok && r.Margin != nil && r.Margin.Check == rec.Margin.Check && r.Margin.Unit == rec.Margin.Unit {
 				earlier = append(earlier, r.Margin.Margin)
+				window = append(window, own[i])
 			}
 		}
 		if len(earlier) < 2 {
@@ -302,8 +334,9 @@ func Shrinks(runs []Run, kind string) []Shrink {
 		}
 		before := median(earlier)
 		if before > 0 && rec.Margin.Margin < ShrinkFraction*before {
-			out = append(out, Shrink{Key: rec.Key, Claims: rec.Claims, Check: rec.Margin.Check, Unit: rec.Margin.Unit,
-				Before: before, Now: rec.Margin.Margin, Runs: len(earlier) + 1})
+			slices.Reverse(window)
+			out = append(out, shrink{Shrink{Key: rec.Key, Claims: rec.Claims, Check: rec.Margin.Check, Unit: rec.Margin.Unit,
+				Before: before, Now: rec.Margin.Margin, Runs: len(earlier) + 1}, window})
 		}
 	}
 	return out

@@ -46,8 +46,9 @@ func Confirm(ctx context.Context, past []Run, now Run, flips []Flip, rr Rerunner
 	return cs, files
 }
 
-// Alert is what a confirmed flip, or a schedule gone missing, tells people: one per claim (the
-// claims a test decides, as Claim), so a claim that flips again updates the same issue.
+// Alert is what a confirmed flip, a schedule gone missing, or a claim that may flip (Warnings)
+// tells people: one per claim (the claims a test decides, as Claim), so a claim that flips again
+// updates the same issue.
 type Alert struct {
 	Claim string `json:"claim"`
 	// Subject is what the alert is about, the same in every alert about it ("Claim W2 flipped"):
@@ -78,7 +79,7 @@ func Keep(a Alert, from Run, why error) Unsent {
 	return Unsent{Alert: a, From: from.ID(), Why: why.Error()}
 }
 
-// The labels of the alerts' issues, one per kind of alert.
+// The labels of the alerts' issues, one per kind of alert (and WarningLabel).
 const (
 	FlipLabel    = "claim-flip"
 	MissingLabel = "claims-missing-run"
@@ -171,13 +172,16 @@ func link(r Run) string {
 
 func cell(s string) string { return strings.ReplaceAll(strings.ReplaceAll(s, "|", "\\|"), "\n", " ") }
 
-// FileSink writes each alert as Dir/<claim>.md, and its files into Dir/<claim>/: what the tests
-// read, and what a run off GitHub leaves to look at.
+// FileSink writes each alert as Dir/<claim>.md, and its files into Dir/<claim>/, a warning as
+// Dir/warnings/<claim>.md: what the tests read, and what a run off GitHub leaves to look at.
 type FileSink struct{ Dir string }
 
-// Send writes a, replacing an earlier alert of the same claim.
+// Send writes a, replacing an earlier alert of the same claim and kind (flip or warning).
 func (s FileSink) Send(_ context.Context, a Alert) error {
 	name := strings.ReplaceAll(a.Claim, ",", "-")
+	if a.IsWarning() {
+		name = filepath.Join("warnings", name)
+	}
 	if err := wholefile.Write(filepath.Join(s.Dir, name+".md"), []byte("# "+a.Title+"\n\n"+a.Body)); err != nil {
 		return err
 	}

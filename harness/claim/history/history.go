@@ -3,8 +3,8 @@
 // fingerprint and, live, what it billed), kept in yearly folders of a branch of its own. It
 // appends a run, finds the verdicts that flipped since the last run of the same kind and has them
 // confirmed by running the claim again, names what else changed between the two runs, and lists
-// a claim's past: the claims that stayed inconclusive, the margins that shrank, the runs that
-// went missing.
+// a claim's past: the claims that stayed inconclusive and the margins that shrank (which it
+// warns of, Warnings), the runs that went missing.
 //
 // It reads results, never writes them: a run is made from result files a caller has loaded.
 package history

@@ -366,3 +366,31 @@ func TestARuntimeBumpIsAChangeNotANewSeries(t *testing.T) {
 	assert.Equal(t, []string{"go1.27.1", "go1.27.3", "go1.26"}, []string{keys[0].Column, keys[1].Column, keys[2].Column},
 		"the columns of a run with two Go 1.27 releases")
 }
+
+// TestWarningsAreOnePerClaim makes runs where T2's TestA held by 4, 4.2, 3.8 then 1.5 and its
+// TestB was inconclusive from the second run on: one warning for T2, labelled claim-warning,
+// naming both findings with a section each. Due then drops a kept warning of T2 that a new one
+// repeats, and never a kept flip.
+func TestWarningsAreOnePerClaim(t *testing.T) {
+	var runs []Run
+	for i, m := range []float64{4, 4.2, 3.8, 1.5} {
+		runs = append(runs, runOf(t, "claims", 24*i,
+			result("TestA", results.ModeLocal, verdict.Pass, ptr(m)),
+			result("TestB", results.ModeLocal, map[bool]verdict.Outcome{true: verdict.Inconclusive, false: verdict.Pass}[i > 0], nil)))
+	}
+	assert.Empty(t, Warnings(runs[:3], "claims"), "warnings after three runs, no margin shrunk, TestB inconclusive twice")
+	as := Warnings(runs, "claims")
+	require.Len(t, as, 1, "warnings = %v; want one, T2's", as)
+	a := as[0]
+	assert.True(t, a.IsWarning(), "T2's alert is a warning (label %q)", a.Label)
+	assert.Equal(t, "Claim T2 may flip: margin shrank, inconclusive 3 runs in a row", a.Title, "T2's warning's title")
+	assert.Contains(t, a.Body, "## TestA (local): margin shrank by more than half", "T2's warning's body")
+	assert.Contains(t, a.Body, "## TestB (local): inconclusive 3 runs in a row", "T2's warning's body")
+	assert.Empty(t, Warnings(runs, "live"), "warnings of a kind with no run")
+
+	flip := Unsent{Alert: Alert{Claim: "T2", Subject: "Claim T2 flipped", Label: FlipLabel, Title: "Claim T2 flipped: pass → fail"}, From: "r1"}
+	old := Unsent{Alert: a, From: "r1"}
+	other := Unsent{Alert: Alert{Claim: "T3", Subject: "Claim T3 may flip", Label: WarningLabel, Title: "Claim T3 may flip: margin shrank"}, From: "r1"}
+	assert.Equal(t, []Unsent{flip, other}, Due([]Unsent{flip, old, other}, as), "kept alerts still due beside T2's new warning")
+	assert.Equal(t, []Unsent{flip, old, other}, Due([]Unsent{flip, old, other}, nil), "kept alerts still due when nothing new warns")
+}
