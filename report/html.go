@@ -16,6 +16,16 @@ var page = template.Must(template.New("page").Funcs(template.FuncMap{
 	"join":        func(ids []string) string { return strings.Join(ids, ", ") },
 	// noLiveAgreement is the history's line where no claim has both a local and a live record.
 	"noLiveAgreement": func() string { return NoLiveAgreement },
+	"pageTime":        pageTime,
+	"gapText":         GapText,
+	"rfc3339":         func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+	"stale": func(h *History) map[string]any {
+		at, kind := h.Stale()
+		if at.IsZero() {
+			return nil
+		}
+		return map[string]any{"At": at, "Kind": kind}
+	},
 }).Parse(pageTemplate))
 
 // Section is one group's figures on the page.
