@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/serverless-claims/claims/harness/claim/history"
@@ -244,6 +245,67 @@ func TestSiteInBrowser(t *testing.T) {
 				t.Error(p)
 			}
 			t.Logf("%s: %d results, %d runs of history, %d problems", site, len(s.Entries), len(runs), len(problems))
+		})
+	}
+}
+
+// TestSiteCheckCatchesBrokenSites breaks a good site in one way at a time, each a way a person
+// would find it wrong, so that TestSiteInBrowser passing means something.
+func TestSiteCheckCatchesBrokenSites(t *testing.T) {
+	b := newBrowser(t)
+	s, err := report.Load(filepath.Join("testdata", "results"))
+	require.NoError(t, err)
+	runs := siteRuns(t, s, time.Date(2026, 3, 1, 6, 0, 0, 0, time.UTC))
+	s.History = report.NewHistory(runs)
+	good := filepath.Join(t.TempDir(), "site")
+	require.NoError(t, report.WriteSite(good, s, time.Now()))
+	page, err := os.ReadFile(filepath.Join(good, report.SiteIndex))
+	require.NoError(t, err)
+	first := s.Entries[0]
+	require.Equal(t, verdict.Pass, first.Result.Verdict.Outcome, "the first result's verdict, which the cases below break")
+	for _, tc := range []struct {
+		name     string
+		old, new string // the page's text replaced
+		remove   string // a file of the site removed
+		want     string // in one of the problems; "" for none
+	}{
+		{name: "the site as built"},
+		{name: "the build's time for the last update", old: `>2026-03-04 06:00 UTC</time>`, new: `>2026-12-01 00:00 UTC</time>`,
+			want: `the last-updated time = "2026-12-01 00:00 UTC"`},
+		{name: "no missing-run notice", old: `class="schedule missing"`, new: `class="schedule missing" hidden`,
+			want: `the claims schedule's notice`},
+		{name: "the freshness below the summary", old: `section.freshness {`, new: `section.freshness { position: absolute; top: 5000px;`,
+			want: `above the summary false`},
+		{name: "no stale notice", old: `p.hidden = false`, new: `p.hidden = true`, want: `the stale notice shown = false`},
+		{name: "a result's row hidden", old: `data-source="` + first.Path + `" data-verdict="pass">`,
+			new: `data-source="` + first.Path + `" data-verdict="pass" style="display:none">`, want: `the summary's row of ` + first.Path},
+		// The first verdict cell on the page is the first result's, a pass.
+		{name: "a verdict not the file's", old: `>pass</td>`, new: `>fail</td>`, want: `the summary's row of ` + first.Path},
+		{name: "a strip newest first", old: `title="` + runs[0].ID(), new: `title="` + runs[2].ID(), want: `the history's row of`},
+		{name: "a result not in the site", remove: first.Path, want: `the link ` + first.Path},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "site")
+			require.NoError(t, os.CopyFS(dir, os.DirFS(good)))
+			if tc.old != "" {
+				require.Contains(t, string(page), tc.old, "the text to break")
+				broken := strings.Replace(string(page), tc.old, tc.new, 1)
+				require.NoError(t, os.WriteFile(filepath.Join(dir, report.SiteIndex), []byte(broken), 0o644))
+			}
+			if tc.remove != "" {
+				require.NoError(t, os.Remove(filepath.Join(dir, filepath.FromSlash(tc.remove))))
+			}
+			problems := siteProblems(t, b, dir, s, runs, true)
+			t.Logf("problems: %q", problems)
+			if tc.want == "" {
+				assert.Empty(t, problems, "problems on the site as built = %q; want none", problems)
+				return
+			}
+			found := false
+			for _, p := range problems {
+				found = found || strings.Contains(p, tc.want)
+			}
+			assert.True(t, found, "problems = %q; want one containing %q", problems, tc.want)
 		})
 	}
 }
