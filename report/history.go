@@ -358,6 +358,14 @@ func writeHistoryMarkdown(b *strings.Builder, h *History) {
 		fmt.Fprintln(b, "The verdict history holds no run yet.")
 		return
 	}
+	fmt.Fprintf(b, "Last updated %s, when the newest run started (`%s`).\n\n", pageTime(h.Updated), h.Last)
+	for _, sc := range h.Schedules {
+		fmt.Fprintln(b, ScheduleText(sc))
+		for _, g := range sc.Gaps {
+			fmt.Fprintf(b, "- %s\n", GapText(g))
+		}
+		fmt.Fprintln(b)
+	}
 	fmt.Fprintf(b, "%d runs (%s), from `%s` to `%s`. %s\n\n", h.Runs, strings.Join(h.Kinds, ", "), h.First, h.Last, historyLegend)
 	fmt.Fprintln(b, "| claims | experiment | mode | column | verdicts | last margin |")
 	fmt.Fprintln(b, "|---|---|---|---|---|---|")

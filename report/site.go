@@ -51,6 +51,27 @@ func periodText(p time.Duration) string {
 	return "every " + p.String()
 }
 
+// ScheduleText is the schedule in a line of Markdown: its last scheduled run, whether it
+// stopped, how many runs it missed (GapText lists them).
+func ScheduleText(s Schedule) string {
+	line := fmt.Sprintf("**%s** runs (%s): ", s.Kind, s.PeriodText())
+	if s.LastScheduled.IsZero() {
+		return line + "no run of this kind was started by its schedule yet."
+	}
+	line += "last scheduled run " + pageTime(s.LastScheduled) + "."
+	if s.Stopped {
+		line += " **The schedule has stopped**: its last scheduled run started more than two periods before the newest run."
+	}
+	switch n := s.Missed(); n {
+	case 0:
+		return line + " No expected run is missing."
+	case 1:
+		return line + " **1 expected run is missing:**"
+	default:
+		return line + fmt.Sprintf(" **%d expected runs are missing:**", n)
+	}
+}
+
 // GapText is one gap in words: when the runs were due and between which runs.
 func GapText(g history.Gap) string {
 	when := "due " + pageTime(g.First)
