@@ -143,6 +143,9 @@ func WriteSite(dir string, s Set, generated time.Time) error {
 	if s.History.Runs == 0 {
 		return errors.New("report: a site needs a verdict history with runs in it, to say when it was last updated")
 	}
+	if err := apart(dir, s.Dir); err != nil {
+		return err
+	}
 	dir = filepath.Clean(dir)
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return err
@@ -183,6 +186,24 @@ func WriteSite(dir string, s Set, generated time.Time) error {
 		return err
 	}
 	return os.RemoveAll(old)
+}
+
+// apart refuses a site folder that is the results folder, holds it or lies inside it: the site
+// replaces its folder whole, and a site among the results would be read as results.
+func apart(site, results string) error {
+	a, err := filepath.Abs(site)
+	if err != nil {
+		return err
+	}
+	b, err := filepath.Abs(results)
+	if err != nil {
+		return err
+	}
+	inside := func(x, y string) bool { rel, err := filepath.Rel(y, x); return err == nil && filepath.IsLocal(rel) }
+	if a == b || inside(a, b) || inside(b, a) {
+		return fmt.Errorf("report: the site %s and the results %s overlap; the site replaces its folder whole, so give it one of its own", site, results)
+	}
+	return nil
 }
 
 // siteFiles are the result files the page links to, relative to s.Dir: each entry's, and each

@@ -73,6 +73,13 @@ func run(dir, md, page, hist, site string) error {
 	if err := report.WriteHTML(&h, s, now); err != nil {
 		return err
 	}
+	// The site first: refused (a folder that overlaps the results), it leaves the report as it was.
+	if site != "" {
+		if err := report.WriteSite(site, s, now); err != nil {
+			return err
+		}
+		fmt.Printf("report: the site -> %s\n", filepath.Join(site, report.SiteIndex))
+	}
 	if md == "-" {
 		_, err := os.Stdout.Write(m.Bytes())
 		return err
@@ -82,12 +89,6 @@ func run(dir, md, page, hist, site string) error {
 	}
 	if err := wholefile.Write(page, h.Bytes()); err != nil {
 		return err
-	}
-	if site != "" {
-		if err := report.WriteSite(site, s, now); err != nil {
-			return err
-		}
-		fmt.Printf("report: the site -> %s\n", filepath.Join(site, report.SiteIndex))
 	}
 	if s.History != nil {
 		fmt.Printf("report: %d results and %d runs of history -> %s, %s\n", len(s.Entries), s.History.Runs, md, page)

@@ -104,4 +104,13 @@ func TestRunWritesTheSiteWithTheResultsItLinks(t *testing.T) {
 	assert.NoError(t, err, "the result the site's page links to, in the site")
 	_, err = os.Stat(filepath.Join(site, "stale.json"))
 	assert.ErrorIs(t, err, os.ErrNotExist, "a file of the previous site left in the new one; want the site replaced whole")
+
+	require.NoError(t, os.Remove(filepath.Join(dir, "report.md")))
+	for _, overlap := range []string{dir, filepath.Dir(dir), filepath.Join(dir, "site")} {
+		assert.ErrorContains(t, run(dir, "", "", hist, overlap), "overlap", "run with -site %s over the results %s = nil error; want it refused", overlap, dir)
+	}
+	_, err = os.Stat(filepath.Join(dir, "eventloop", "a.json"))
+	assert.NoError(t, err, "the result, after the sites refused over the results")
+	_, err = os.Stat(filepath.Join(dir, "report.md"))
+	assert.ErrorIs(t, err, os.ErrNotExist, "report.md written by a run whose site was refused; want nothing written")
 }
