@@ -79,6 +79,8 @@ REPORT_CHECKS := TestPageInBrowser|TestSiteInBrowser|TestSummaryVerdictsEqualThe
 # results/, whose every JSON file is a result.
 SAMPLE_HISTORY := report/testdata/history
 TEST_HISTORY := $(CURDIR)/.cache/history-test
+# The public page's site that make test builds (make pages) from its results and that history.
+TEST_SITE := $(CURDIR)/.cache/site-test
 # CI's history: a checkout of the history branch (HISTORY), the kind of run it records
 # (HISTORY_KIND), the folder of the shards' confirmations (CONFIRMED), where alerts go (ALERTS, a
 # folder; GITHUB_REPO, issues through the gh CLI).
@@ -150,7 +152,7 @@ test: setup
 	  $(GOTESTSUM) --format testname $(call junit,claims-router) -- $(GOTEST_FLAGS) -tags lambda -timeout 9m -run '^($(ROUTER_CLAIMS))$$' ./experiments/eventloop
 	rm -rf $(TEST_HISTORY) && mkdir -p $(dir $(TEST_HISTORY)) && cp -r $(SAMPLE_HISTORY) $(TEST_HISTORY)
 	go run ./cmd/history record -history $(TEST_HISTORY) -results results -kind test -trigger local
-	go run ./cmd/report -dir results -history $(TEST_HISTORY)
+	$(MAKE) --no-print-directory pages HISTORY=$(TEST_HISTORY) SITE=$(TEST_SITE)
 	CLAIMS_REPORT_DIR=$(CURDIR)/results CLAIMS_REPORT_PAGE=$(CURDIR)/results/report.html CLAIMS_REPORT_HISTORY=$(TEST_HISTORY) \
 	  $(GOTESTSUM) --format testname $(call junit,report) -- -count=1 -run '^($(REPORT_CHECKS))$$' ./report
 
