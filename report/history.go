@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/serverless-claims/claims/catalog"
 	"github.com/serverless-claims/claims/harness/claim/history"
@@ -27,6 +28,12 @@ type History struct {
 	Kinds []string // their kinds, in the order they first ran
 	First string   // the oldest run's ID, "" without runs
 	Last  string   // the newest run's ID
+	// Updated is when the newest run started: when what the page shows last changed, which is
+	// not when the page was drawn (a page drawn again from the same runs is no fresher).
+	Updated time.Time
+	// Schedules are the history's kinds that run on a schedule, each with the runs it missed up
+	// to the newest run and whether it stopped.
+	Schedules []Schedule
 	// Rows are one per record key, in the report's claim order (compareClaims, then the
 	// experiment, the mode as the summary orders modes, and the matrix column).
 	Rows []HistoryRow
@@ -180,12 +187,14 @@ func NewHistory(runs []history.Run) *History {
 	h := &History{Runs: len(runs)}
 	if len(runs) > 0 {
 		h.First, h.Last = runs[0].ID(), runs[len(runs)-1].ID()
+		h.Updated = runs[len(runs)-1].StartedAt.UTC()
 	}
 	for _, r := range runs {
 		if !slices.Contains(h.Kinds, r.Kind) {
 			h.Kinds = append(h.Kinds, r.Kind)
 		}
 	}
+	h.Schedules = schedules(runs, h.Kinds, h.Updated)
 	// Every kind's runs together: a record's strip is every run that holds it. Flips and their
 	// confirmations are each run's own, against the last run of its kind.
 	for _, p := range history.Pasts(runs, "") {
@@ -348,6 +357,14 @@ func writeHistoryMarkdown(b *strings.Builder, h *History) {
 	if h.Runs == 0 {
 		fmt.Fprintln(b, "The verdict history holds no run yet.")
 		return
+	}
+	fmt.Fprintf(b, "Last updated %s, when the newest run started (`%s`).\n\n", pageTime(h.Updated), h.Last)
+	for _, sc := range h.Schedules {
+		fmt.Fprintln(b, ScheduleText(sc))
+		for _, g := range sc.Gaps {
+			fmt.Fprintf(b, "- %s\n", GapText(g))
+		}
+		fmt.Fprintln(b)
 	}
 	fmt.Fprintf(b, "%d runs (%s), from `%s` to `%s`. %s\n\n", h.Runs, strings.Join(h.Kinds, ", "), h.First, h.Last, historyLegend)
 	fmt.Fprintln(b, "| claims | experiment | mode | column | verdicts | last margin |")

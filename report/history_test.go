@@ -403,3 +403,37 @@ func TestHistoryChartsDrawTheSampleHistory(t *testing.T) {
 	}
 	t.Logf("%s: %d runs, %d record keys", dir, len(runs), len(pasts))
 }
+
+func TestTheHistorySaysWhenItWasUpdatedAndWhichRunsAreMissing(t *testing.T) {
+	runs := handHistory(t)
+	// The third run three days after the second: the run due the day between did not start.
+	runs[2].StartedAt = runs[1].StartedAt.Add(48 * time.Hour)
+	live := runs[0]
+	live.Kind, live.Records, live.Confirmations = history.KindLive, live.Records[:1], nil
+	runs = append([]history.Run{live}, runs...) // weekly, its last run 4 days before the newest: stopped it is not
+	h := report.NewHistory(runs)
+	assert.Equal(t, runs[3].StartedAt, h.Updated, "updated = %s; want the newest run's start %s", h.Updated, runs[3].StartedAt)
+	require.Len(t, h.Schedules, 2, "schedules = %+v; want live's and claims'", h.Schedules)
+	sl, sc := h.Schedules[0], h.Schedules[1]
+	assert.Equal(t, history.KindLive, sl.Kind, "the first schedule's kind")
+	assert.Empty(t, sl.Gaps, "the weekly live runs' gaps four days after their last run")
+	assert.False(t, sl.Stopped, "the weekly live runs stopped, four days after their last run")
+	assert.Equal(t, 1, sc.Missed(), "the daily claims runs' missed runs = %d; want 1 (%+v)", sc.Missed(), sc.Gaps)
+	assert.False(t, sc.Stopped, "the daily claims runs stopped, with the newest run theirs")
+
+	_, md := renderHistory(t, runs)
+	for _, want := range []string{
+		"Last updated 2026-03-04 06:00 UTC, when the newest run started (`" + runs[3].ID() + "`).",
+		"**live** runs (weekly): last scheduled run 2026-03-01 06:00 UTC. No expected run is missing.",
+		"**claims** runs (daily): last scheduled run 2026-03-04 06:00 UTC. **1 expected run is missing:**",
+		"- 1 scheduled run due 2026-03-03 06:00 UTC did not start (after run " + runs[2].ID() + ", before run " + runs[3].ID() + ")",
+	} {
+		assert.Contains(t, md, want, "report.md's history = %s; want a line containing %q", md[strings.Index(md, "## History"):], want)
+	}
+
+	// Fifteen days after the live run, the live runs have stopped by the alert's rule, and the page says so.
+	runs[3].StartedAt = runs[0].StartedAt.Add(15 * 24 * time.Hour)
+	h = report.NewHistory(runs)
+	assert.True(t, h.Schedules[0].Stopped, "the weekly live runs stopped, 15 days after their last run")
+	assert.Contains(t, report.ScheduleText(h.Schedules[0]), "The schedule has stopped", "the live schedule's line")
+}

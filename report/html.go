@@ -16,6 +16,20 @@ var page = template.Must(template.New("page").Funcs(template.FuncMap{
 	"join":        func(ids []string) string { return strings.Join(ids, ", ") },
 	// noLiveAgreement is the history's line where no claim has both a local and a live record.
 	"noLiveAgreement": func() string { return NoLiveAgreement },
+	// pageTime and rfc3339 write a time for people and for the page's script; gapText a gap
+	// of a schedule (Schedule) in words.
+	"pageTime": pageTime,
+	"gapText":  GapText,
+	"rfc3339":  func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+	// stale is when, by its reader's clock, the page is out of date (History.Stale), with the
+	// schedule that says so; nil where no schedule can go stale.
+	"stale": func(h *History) map[string]any {
+		at, kind := h.Stale()
+		if at.IsZero() {
+			return nil
+		}
+		return map[string]any{"At": at, "Kind": kind}
+	},
 }).Parse(pageTemplate))
 
 // Section is one group's figures on the page.
