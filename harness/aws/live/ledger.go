@@ -12,8 +12,8 @@ import (
 )
 
 // A Ledger is what the processes of one workflow run have billed together, in a file they share
-// (CLAIMS_LIVE_LEDGER): `make live`, `make live-web` and each confirmation run read it before
-// they admit an estimate or start an invocation, and add each bill to it, so that
+// (CLAIMS_LIVE_LEDGER): every Session of `make live` and of each confirmation run reads it
+// before it admits an estimate or starts an invocation, and adds each bill to it, so that
 // CLAIMS_LIVE_MAX_USD caps the whole run, not each process. The file holds one JSON object,
 // {"billedUsd": N}; a missing or empty file is nothing billed yet. Anything else is refused,
 // naming the file: a ledger that cannot be read fails closed, nothing more is made or invoked.
