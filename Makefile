@@ -256,14 +256,20 @@ history-push: gotools
 	go run ./cmd/history push -history $(HISTORY) -branch $(HISTORY_BRANCH) \
 	  -message "$(HISTORY_KIND): run $(or $(GITHUB_RUN_ID),local)"
 
+# What `make live` and `make live-web` run first: `make setup`. The live workflow's job that holds
+# the AWS credentials sets LIVE_SETUP=gotools, as it must install nothing: its build job ran `make
+# setup` and `make package` and handed over what they installed and built (docs/ci.md).
+LIVE_SETUP ?= setup
+
 # The cold-start claims on AWS Lambda, with your credentials (docs/aws.md). It
-# prints what it will make and its estimated cost first, and stops above CLAIMS_LIVE_MAX_USD.
-live: setup
+# prints what it will make and its estimated cost first, and stops above CLAIMS_LIVE_MAX_USD
+# (with CLAIMS_LIVE_LEDGER, above what the run's earlier processes left of it).
+live: $(LIVE_SETUP)
 	$(GOTESTSUM) --format standard-verbose -- -p 1 -count=1 -tags lambda -timeout 60m ./experiments/coldstart
 
 # The Web Functions claims (W6-W9, W12) against the endpoints `make live-web-deploy` wrote, or
 # those CLAIMS_WEB_NODE_URL, CLAIMS_WEB_GO_URL and CLAIMS_WEB_GO_C1_URL name.
-live-web: setup
+live-web: $(LIVE_SETUP)
 	CLAIMS_TRIALS=$(TRIALS) CLAIMS_SPIN_MS=$(SPIN_MS) CLAIMS_PAUSE_MS=$(PAUSE_MS) \
 	  $(GOTESTSUM) --format standard-verbose -- -p 1 -count=1 -tags lambda -timeout 30m \
 	  -run '^($(ROUTER_CLAIMS))$$' ./experiments/eventloop

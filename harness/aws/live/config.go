@@ -15,6 +15,7 @@ import (
 	"math"
 	"net/url"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 
@@ -31,6 +32,9 @@ const (
 	EnvMaxUSD         = "CLAIMS_LIVE_MAX_USD"
 	EnvRoleARN        = "CLAIMS_LAMBDA_ROLE_ARN"
 	EnvTable          = "CLAIMS_DYNAMODB_TABLE"
+	// EnvLedger names the file in which the processes of one run share the cap (Ledger); unset,
+	// each process has the whole cap.
+	EnvLedger = "CLAIMS_LIVE_LEDGER"
 )
 
 // The architectures, as Lambda names them (and the price table keys them).
@@ -49,8 +53,11 @@ type Config struct {
 	Arch string
 	// LambdaEndpoint, when set, is the Lambda client's BaseEndpoint: any Lambda-compatible API.
 	LambdaEndpoint string
-	// MaxUSD caps both the estimate (Admit) and the tally of what the invocations billed.
+	// MaxUSD caps both the estimate (Admit) and the tally of what the invocations billed: of
+	// this process, or with Ledger set, of every process sharing the ledger.
 	MaxUSD float64
+	// Ledger, when set, is the absolute path of the ledger the run's processes share (Ledger).
+	Ledger string
 	// RoleARN is an existing execution role to use; empty makes one for the run.
 	RoleARN string
 	// Table is an existing table holding the item; empty makes one for the run.
@@ -71,6 +78,7 @@ func ConfigFromEnv() (Config, error) {
 		MaxUSD:         DefaultMaxUSD,
 		RoleARN:        os.Getenv(EnvRoleARN),
 		Table:          os.Getenv(EnvTable),
+		Ledger:         os.Getenv(EnvLedger),
 	}
 	if c.Arch == "" {
 		c.Arch = ArchARM64
@@ -106,6 +114,9 @@ func (c Config) Validate() error {
 	}
 	if c.Table != "" && !tableNamePattern.MatchString(c.Table) {
 		errs = append(errs, fmt.Errorf("%s = %q: want a DynamoDB table name (3-255 of A-Z a-z 0-9 _ . -)", EnvTable, c.Table))
+	}
+	if c.Ledger != "" && !filepath.IsAbs(c.Ledger) {
+		errs = append(errs, fmt.Errorf("%s = %q: want an absolute path (each test binary runs in its own package's folder)", EnvLedger, c.Ledger))
 	}
 	return errors.Join(errs...)
 }

@@ -37,7 +37,7 @@ var awsEnv = []string{
 	"AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", "AWS_CONTAINER_CREDENTIALS_FULL_URI",
 	"AWS_WEB_IDENTITY_TOKEN_FILE", "AWS_ROLE_ARN", "AWS_ENDPOINT_URL",
 	"AWS_ENDPOINT_URL_LAMBDA", "AWS_ENDPOINT_URL_IAM", "AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_CLOUDWATCH_LOGS", "AWS_CA_BUNDLE",
-	EnvArch, EnvLambdaEndpoint, EnvMaxUSD, EnvRoleARN, EnvTable,
+	EnvArch, EnvLambdaEndpoint, EnvMaxUSD, EnvRoleARN, EnvTable, EnvLedger,
 }
 
 // isolateAWS clears the default chain's sources for the test: no variables, no shared files, no

@@ -76,6 +76,11 @@ type Session struct {
 	inflight sync.WaitGroup
 	spentUSD float64
 	undo     []*undo // oldest first
+
+	// ledger is the run's shared tally (Config.Ledger), nil without one; ledgerErr is the first
+	// bill it could not take, after which nothing more is invoked (fail closed).
+	ledger    *Ledger
+	ledgerErr error
 }
 
 // undo deletes one thing the session made.
@@ -103,6 +108,14 @@ func Open(ctx context.Context, c Config, awsCfg aws.Config) (*Session, error) {
 	if awsCfg.Region == "" {
 		return nil, errors.New("live: the AWS configuration names no region")
 	}
+	var ledger *Ledger
+	if c.Ledger != "" {
+		l, err := OpenLedger(c.Ledger)
+		if err != nil {
+			return nil, err
+		}
+		ledger = l
+	}
 	id, err := NewRunID()
 	if err != nil {
 		return nil, err
@@ -120,6 +133,7 @@ func Open(ctx context.Context, c Config, awsCfg aws.Config) (*Session, error) {
 		DynamoDB: dynamodb.NewFromConfig(awsCfg, func(o *dynamodb.Options) { o.Retryer = retries(o.Retryer) }),
 		Logs:     NewLogsClient(awsCfg),
 		roleWait: 60 * time.Second, waitMin: 50 * time.Millisecond, waitMax: 3 * time.Second,
+		ledger: ledger,
 	}
 	interrupt.OnSignal(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), signalCloseTimeout)
@@ -219,6 +233,20 @@ func (s *Session) Admit(e Estimate, out io.Writer) error {
 	if e.USD > s.Config.MaxUSD {
 		return fmt.Errorf("live: the estimate $%.4f is above the cap $%.2f: nothing was made; raise %s to run it", e.USD, s.Config.MaxUSD, EnvMaxUSD)
 	}
+	if s.ledger != nil {
+		// The run's earlier processes (and this one's earlier sessions) billed part of the cap:
+		// this session gets what remains.
+		billed, err := s.ledger.Billed()
+		if err != nil {
+			return err
+		}
+		left := s.Config.MaxUSD - billed
+		fmt.Fprintf(out, "the run so far billed $%.4f of the cap (%s %s): $%.4f remains\n", billed, EnvLedger, s.ledger.Path(), left)
+		if e.USD > left {
+			return fmt.Errorf("live: the estimate $%.4f is above the $%.4f that remains of the cap $%.2f (%s) once the run's earlier processes billed $%.4f (%s %s): nothing was made",
+				e.USD, left, s.Config.MaxUSD, EnvMaxUSD, billed, EnvLedger, s.ledger.Path())
+		}
+	}
 	s.mu.Lock()
 	s.admitted = true
 	s.mu.Unlock()
@@ -248,22 +276,47 @@ func (s *Session) Spent() float64 {
 	return s.spentUSD
 }
 
-// spend adds usd to the tally.
+// spend adds usd to the tally, and to the run's ledger where there is one.
 func (s *Session) spend(usd float64) {
 	s.mu.Lock()
 	s.spentUSD += usd
 	s.mu.Unlock()
+	if s.ledger == nil {
+		return
+	}
+	if _, err := s.ledger.Add(usd); err != nil {
+		s.mu.Lock()
+		if s.ledgerErr == nil {
+			s.ledgerErr = err
+		}
+		s.mu.Unlock()
+	}
 }
 
-// mayInvoke refuses an invocation once the tally has passed the cap.
+// mayInvoke refuses an invocation once the tally has passed the cap: this session's, or with a
+// ledger, the whole run's. A ledger that cannot be read or that missed a bill refuses too.
 func (s *Session) mayInvoke(fn string) error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closing {
+	closing, spent, ledgerErr := s.closing, s.spentUSD, s.ledgerErr
+	s.mu.Unlock()
+	if closing {
 		return fmt.Errorf("live: not invoking %s: run %s is being deleted", fn, s.RunID)
 	}
-	if s.spentUSD > s.Config.MaxUSD {
-		return fmt.Errorf("live: not invoking %s: the invocations so far billed $%.4f, above the cap $%.2f (%s)", fn, s.spentUSD, s.Config.MaxUSD, EnvMaxUSD)
+	if ledgerErr != nil {
+		return fmt.Errorf("live: not invoking %s: a bill could not be added to the run's ledger: %w", fn, ledgerErr)
+	}
+	if spent > s.Config.MaxUSD {
+		return fmt.Errorf("live: not invoking %s: the invocations so far billed $%.4f, above the cap $%.2f (%s)", fn, spent, s.Config.MaxUSD, EnvMaxUSD)
+	}
+	if s.ledger == nil {
+		return nil
+	}
+	billed, err := s.ledger.Billed()
+	if err != nil {
+		return fmt.Errorf("live: not invoking %s: %w", fn, err)
+	}
+	if billed > s.Config.MaxUSD {
+		return fmt.Errorf("live: not invoking %s: the run's processes so far billed $%.4f (%s %s), above the cap $%.2f (%s)", fn, billed, EnvLedger, s.ledger.Path(), s.Config.MaxUSD, EnvMaxUSD)
 	}
 	return nil
 }

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/serverless-claims/claims/harness/sys/build"
+	"github.com/serverless-claims/claims/harness/sys/provision"
 	"github.com/serverless-claims/claims/harness/sys/repo"
 )
 
@@ -89,7 +90,8 @@ var (
 // (Package.Dir). Its language (LanguageOf) says how. A Go function is built with build.NoRPC,
 // static (cgo off), with no paths of this machine (-trimpath), no VCS stamp and no build id, so
 // that the zip depends on the source and toolchain only; the other languages' builders say what
-// theirs depend on.
+// theirs depend on. With provision.PrebuiltEnv set, a function in another language than Go is
+// not built but taken from the zips `make package` built there (prebuilt).
 func Build(pkg string, arch Arch, tags ...string) (Package, error) {
 	return buildPackage(pkg, arch, true, tags)
 }
@@ -111,6 +113,11 @@ func buildPackage(pkg string, arch Arch, zipped bool, tags []string) (Package, e
 		if err != nil {
 			return Package{}, err
 		}
+		if dir := os.Getenv(provision.PrebuiltEnv); dir != "" && zipped && l != Go {
+			p, err := prebuilt(dir, pkg, arch, tags)
+			p.Language, p.Runtime, p.Handler = l, l.Runtime(), l.Handler()
+			return p, err
+		}
 		if l == Go {
 			// provided.al2023 only speaks the Runtime API: aws-lambda-go's go1.x RPC mode is
 			// dead code.
@@ -124,6 +131,25 @@ func buildPackage(pkg string, arch Arch, zipped bool, tags []string) (Package, e
 		p.Language, p.Runtime, p.Handler = l, l.Runtime(), l.Handler()
 		return p, err
 	})
+}
+
+// prebuilt is the zip of pkg for arch that `make package` built into dir (provision.PrebuiltEnv):
+// dir/<arch>/<last element of pkg>.zip, as cmd/package names it. make package builds no zip with
+// build tags, so a function with tags is refused, as is a zip that is not there.
+func prebuilt(dir, pkg string, arch Arch, tags []string) (Package, error) {
+	if !filepath.IsAbs(dir) {
+		return Package{}, fmt.Errorf("%s = %q: want an absolute path (each test binary runs in its own package's folder)", provision.PrebuiltEnv, dir)
+	}
+	if len(tags) > 0 {
+		return Package{}, fmt.Errorf("%s is set: no prebuilt zip of %s with build tags %s (make package builds none)", provision.PrebuiltEnv, pkg, strings.Join(tags, ","))
+	}
+	file := filepath.Join(dir, string(arch), path.Base(pkg)+".zip")
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return Package{}, fmt.Errorf("%s is set: the prebuilt zip of %s for %s: %w (make package builds it)", provision.PrebuiltEnv, pkg, arch, err)
+	}
+	sum := sha256.Sum256(data)
+	return Package{Path: file, SHA256: hex.EncodeToString(sum[:]), Size: int64(len(data)), Arch: arch, Package: pkg}, nil
 }
 
 // buildGo is Go's builder: the main package pkg as taskRoot/bootstrap.

@@ -305,8 +305,16 @@ func rustMissing(tc rustToolchain, ra rustArch, cross bool) []string {
 // building it, or nil, so that a live run says so before it makes anything on AWS. Rust's is the
 // one build whose prerequisites depend on the architecture (the toolchain, the cross gcc, the
 // target's standard library); the others' are the packages provisioning checks for every
-// architecture alike (provision.Check).
+// architecture alike (provision.Check). With provision.PrebuiltEnv set, no function but Go's is
+// built here (Build): the folder must hold the architecture's zips.
 func CanBuild(l Language, arch Arch) error {
+	if dir := os.Getenv(provision.PrebuiltEnv); dir != "" && l != Go {
+		// Build takes the zip from dir: what must be there is its architecture's folder.
+		if _, err := os.Stat(filepath.Join(dir, string(arch))); err != nil {
+			return fmt.Errorf("%s is set, and holds no zips for %s: %w (make package builds them)", provision.PrebuiltEnv, arch, err)
+		}
+		return nil
+	}
 	if l != Rust {
 		return nil
 	}

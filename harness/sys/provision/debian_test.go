@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // fakeDpkg is a machine's dpkg and apt-get: dpkg-query -W answers from installed, apt-get
@@ -70,4 +71,22 @@ func TestDebianNamesWhatIsMissingWithoutRoot(t *testing.T) {
 		assert.Contains(t, err.Error(), "not root, and no sudo on PATH")
 	}
 	assert.Empty(t, d.installs)
+}
+
+// TestPrebuiltFunctionsNeedNoDebianPackages: with PrebuiltEnv set nothing here builds the Rust
+// or Python function, so their needs install nothing, and say why.
+func TestPrebuiltFunctionsNeedNoDebianPackages(t *testing.T) {
+	m := newMachine(t, "v24.1.0", "apt-get")
+	asUser(t, 0)
+	d := &fakeDpkg{installed: map[string]bool{}}
+	var out bytes.Buffer
+	p := &Provisioner{Root: m.root, Out: &out, Run: d.run}
+	t.Setenv(PrebuiltEnv, "/prebuilt")
+	require.NoError(t, p.Ensure(t.Context(), NeedRust, NeedPython))
+	assert.Empty(t, d.installs, "apt-get installs with the functions prebuilt")
+	assert.Contains(t, out.String(), "prebuilt in /prebuilt ("+PrebuiltEnv+")")
+
+	t.Setenv(PrebuiltEnv, "")
+	require.NoError(t, p.Ensure(t.Context(), NeedPython))
+	assert.Equal(t, [][]string{PythonPackages}, d.installs, "apt-get installs without the setting")
 }

@@ -34,6 +34,13 @@ const (
 	NeedPython
 )
 
+// PrebuiltEnv, when set, is the absolute path of a folder of function zips that `make package`
+// built (its .cache/package): harness/lambda/lambdazip then takes each function in a language
+// other than Go from it instead of building it, and NeedRust and NeedPython install nothing, as
+// nothing here builds those functions. It is for a machine that must install nothing: the live
+// workflow's job that holds the AWS credentials, whose build job made the zips (docs/ci.md).
+const PrebuiltEnv = "CLAIMS_LAMBDA_PREBUILT"
+
 // String names the need in messages.
 func (n Need) String() string {
 	switch n {
@@ -110,10 +117,16 @@ func (p *Provisioner) Ensure(ctx context.Context, needs ...Need) error {
 			errs = append(errs, p.dynalite(ctx))
 		case NeedCC:
 			errs = append(errs, p.CCompiler())
-		case NeedRust:
-			errs = append(errs, p.debian(ctx, "the Rust function", RustPackages))
-		case NeedPython:
-			errs = append(errs, p.debian(ctx, "the Python function", PythonPackages))
+		case NeedRust, NeedPython:
+			if dir := os.Getenv(PrebuiltEnv); dir != "" {
+				p.logf("%v: not needed, the functions are prebuilt in %s (%s)", n, dir, PrebuiltEnv)
+				continue
+			}
+			if n == NeedRust {
+				errs = append(errs, p.debian(ctx, "the Rust function", RustPackages))
+			} else {
+				errs = append(errs, p.debian(ctx, "the Python function", PythonPackages))
+			}
 		default:
 			errs = append(errs, fmt.Errorf("provision: unknown need %v", n))
 		}
