@@ -689,6 +689,11 @@ func coldThrottleCharts(e Entry) ([]Figure, error) {
 	if len(trials) == 0 {
 		return nil, fmt.Errorf("coldstart.throttle: no memory sizes in its trials")
 	}
+	if !slices.ContainsFunc(trials, func(tr family.SizeLoops) bool { return len(tr.Loops) > 0 }) {
+		// A run that started no size (its test's deadline too near) is a result, inconclusive,
+		// with nothing to draw; its verdict and each size's failures say why.
+		return nil, nil
+	}
 	left, right := 70.0, coldWidth-160
 	h := coldTop + coldRowHeight*float64(len(trials)) + 44
 	c := svg.New(coldWidth, h, fmt.Sprintf("T8: the busy loop's runs and stalls over its first %.0f ms, one row per memory size", coldThrottleWindowMs))

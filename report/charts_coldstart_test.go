@@ -15,6 +15,7 @@ import (
 
 	"github.com/serverless-claims/claims/harness/aws/prices"
 	"github.com/serverless-claims/claims/harness/claim/results"
+	"github.com/serverless-claims/claims/harness/claim/verdict"
 	"github.com/serverless-claims/claims/report/svg"
 )
 
@@ -270,6 +271,23 @@ func TestColdScalingShowsAPriceOnlyWhenGiven(t *testing.T) {
 	}
 }
 
+// TestColdThrottleWithNoSizeStartedDrawsNothing: a T8 result whose run started no memory size
+// (its test's deadline too near) is a result, inconclusive, each size's trial saying it was not
+// started: the chart draws nothing for it, and does not refuse it as unreadable.
+func TestColdThrottleWithNoSizeStartedDrawsNothing(t *testing.T) {
+	e, _ := coldThrottleResult(t)
+	notStarted := []map[string]any{
+		{"memoryMB": 128, "loops": []any{}, "failures": []string{"not started: none of 2 memory sizes started"}},
+		{"memoryMB": 1769, "loops": []any{}, "failures": []string{"not started: none of 2 memory sizes started"}},
+	}
+	b, err := json.Marshal(notStarted)
+	require.NoError(t, err)
+	e.Result.Trials = json.RawMessage(b)
+	figs, err := coldThrottleCharts(e)
+	assert.NoError(t, err, "drawing a T8 result that started no size; want no error, nothing to draw")
+	assert.Empty(t, figs, "figures for a T8 result that started no size = %d; want none", len(figs))
+}
+
 // coldThrottleResult is a T8 result: at 128 MB one loop whose runs and stalls go past the
 // window, at 1769 MB one long run, and at 256 MB a size whose loop failed.
 func coldThrottleResult(t *testing.T) (Entry, map[int][2]int) {
@@ -410,7 +428,12 @@ func TestColdChartsDrawTheSampleResults(t *testing.T) {
 		if !assert.NoError(t, err, "%s: drawing its charts", e.Path) {
 			continue
 		}
-		assert.NotEmpty(t, figs, "%s: figures = 0; want at least one", e.Path)
+		if len(figs) == 0 {
+			// Only a run that measured nothing (its plan left no room) draws nothing: an
+			// inconclusive result whose verdict says why.
+			assert.Equal(t, verdict.Inconclusive, e.Result.Verdict.Outcome,
+				"%s: figures = 0, verdict %s; want at least one figure, or an inconclusive result that measured nothing (%s)", e.Path, e.Result.Verdict.Outcome, e.Result.Verdict.Reason)
+		}
 		for _, f := range figs {
 			marks := strings.Count(string(f.SVG), `class="mark"`)
 			assert.Positive(t, marks, "%s, %q: marks = 0; want the data drawn", e.Path, f.Title)
