@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -28,10 +30,22 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// ghState is the fake's repository: its issues, and every call made.
+// ghState is the fake's repository: its issues, its workflows by file name, and every call made.
 type ghState struct {
-	Issues []ghIssue `json:"issues"`
-	Calls  []string  `json:"calls"`
+	Issues    []ghIssue             `json:"issues"`
+	Workflows map[string]ghWorkflow `json:"workflows,omitempty"`
+	// ReadOnly makes the token one that reads and does not write: a PUT is refused with 403,
+	// as GitHub refuses a GITHUB_TOKEN without actions: write.
+	ReadOnly bool     `json:"read_only,omitempty"`
+	Calls    []string `json:"calls"`
+}
+
+// ghWorkflow is a workflow as the REST API's "Get a workflow" gives it, in the fields the
+// heartbeat reads: its state (active, disabled_inactivity, disabled_manually, disabled_fork) and
+// when it last changed.
+type ghWorkflow struct {
+	State     string `json:"state"`
+	UpdatedAt string `json:"updated_at"`
 }
 
 type ghIssue struct {
@@ -43,7 +57,7 @@ type ghIssue struct {
 }
 
 // fakeGH answers the gh calls ghSink makes: label create, issue list (open, by label), issue
-// create and issue comment.
+// create and issue comment; and the workflow heartbeat's (fakeGHAPI).
 func fakeGH(path string, args []string) int {
 	if os.Getenv(fakeGHFailEnv) == "1" {
 		fmt.Fprintln(os.Stderr, "error connecting to api.github.com")
@@ -68,6 +82,10 @@ func fakeGH(path string, args []string) int {
 		return string(data)
 	}
 	switch args[0] + " " + args[1] {
+	case "api " + args[1]:
+		if code := fakeGHAPI(&st, args[1:]); code != 0 {
+			return code
+		}
 	case "label create":
 	case "issue list":
 		type listed struct {
@@ -129,4 +147,81 @@ func readGH(t *testing.T, state string) ghState {
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(data, &st))
 	return st
+}
+
+// workflowAPI is the path of a workflow in the REST API, by its file name, with /enable after it
+// for "Enable a workflow".
+var workflowAPI = regexp.MustCompile(`^repos/[^/]+/[^/]+/actions/workflows/([^/]+)(/enable)?$`)
+
+// fakeGHAPI answers gh api on a workflow: GET gives it (through --jq where given), PUT on its
+// /enable makes it active and changes its updated_at, as GitHub does, or is refused where the
+// token is read-only; any other call fails, naming it.
+func fakeGHAPI(st *ghState, args []string) int {
+	method, jq, path := "GET", "", ""
+	for i := 0; i < len(args); i++ {
+		switch {
+		case args[i] == "-X" && i+1 < len(args):
+			method, i = args[i+1], i+1
+		case args[i] == "--jq" && i+1 < len(args):
+			jq, i = args[i+1], i+1
+		case path == "":
+			path = args[i]
+		default:
+			fmt.Fprintf(os.Stderr, "fake gh api: no argument %q\n", args[i])
+			return 1
+		}
+	}
+	m := workflowAPI.FindStringSubmatch(path)
+	if m == nil {
+		fmt.Fprintf(os.Stderr, "fake gh api: no path %q\n", path)
+		return 1
+	}
+	w, ok := st.Workflows[m[1]]
+	if !ok {
+		fmt.Fprintln(os.Stderr, "gh: Not Found (HTTP 404)")
+		return 1
+	}
+	switch {
+	case method == "PUT" && m[2] == "/enable" && st.ReadOnly:
+		fmt.Fprintln(os.Stderr, "gh: Resource not accessible by integration (HTTP 403)")
+		return 1
+	case method == "PUT" && m[2] == "/enable":
+		w.State, w.UpdatedAt = "active", fmt.Sprintf("2026-12-03T04:%02d:00Z", len(st.Calls))
+		st.Workflows[m[1]] = w
+	case method == "GET" && m[2] == "":
+		out, err := fakeJQ(w, jq)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "fake gh api:", err)
+			return 1
+		}
+		fmt.Println(out)
+	default:
+		fmt.Fprintf(os.Stderr, "fake gh api: no %s %s\n", method, path)
+		return 1
+	}
+	return 0
+}
+
+// fakeJQ evaluates the part of jq the heartbeat uses on w: fields (.state) and string literals
+// joined by +, printed raw as gh api --jq prints a string. Without an expression, w as JSON.
+func fakeJQ(w ghWorkflow, expr string) (string, error) {
+	if expr == "" {
+		data, err := json.Marshal(w)
+		return string(data), err
+	}
+	fields := map[string]string{".state": w.State, ".updated_at": w.UpdatedAt}
+	var out strings.Builder
+	for term := range strings.SplitSeq(expr, "+") {
+		term = strings.TrimSpace(term)
+		if v, ok := fields[term]; ok {
+			out.WriteString(v)
+			continue
+		}
+		lit, err := strconv.Unquote(term)
+		if err != nil {
+			return "", fmt.Errorf("no jq term %q in %q", term, expr)
+		}
+		out.WriteString(lit)
+	}
+	return out.String(), nil
 }
