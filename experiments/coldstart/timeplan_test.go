@@ -510,6 +510,7 @@ func TestAPlanWithNoRoomForItsClaimIsInconclusive(t *testing.T) {
 		{"^TestThrottleSlices$", "TestThrottleSlices", "TestThrottleSlices", len(scalingSizes), len(scalingSizes)},
 	} {
 		t.Run(tc.test, func(t *testing.T) {
+			t.Parallel() // each a binary of its own that starts no cold start: nothing to measure
 			res, out := runWithNoRoom(t, tc.run, tc.result)
 			assert.Contains(t, out, "--- SKIP: "+tc.test, "its output:\n%s", out)
 			assert.Contains(t, out, "run with a longer -timeout", "the skip must say what to do")
