@@ -1,0 +1,179 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/serverless-claims/claims/harness/standin/ghstub"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestMain is the fake gh where the test binary is started as one (the runner links itself as
+// gh, and in a test, itself is this binary), else the tests.
+func TestMain(m *testing.M) {
+	if filepath.Base(os.Args[0]) == "gh" {
+		os.Exit(ghstub.Main(os.Getenv(ghstub.StateEnv), os.Args[1:], os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+// TestExpressionsEvaluateAsGitHubEvaluatesThem: the forms the workflows use, with GitHub's rules
+// for loose equality, || and && giving an operand, and an if: without a status function.
+func TestExpressionsEvaluateAsGitHubEvaluatesThem(t *testing.T) {
+	ev := evaluator{ctx: contexts{
+		"inputs": map[string]any{"max_usd": ""},
+		"vars":   map[string]any{"CLAIMS_LIVE_WEEKLY": "true"},
+		"github": map[string]any{"event_name": "schedule", "ref": "refs/heads/main"},
+		"steps":  map[string]any{"record": map[string]any{"outputs": map[string]any{"status": "0"}, "outcome": "success"}},
+		"needs":  map[string]any{"shards": map[string]any{"outputs": map[string]any{"shards": `["node:path","go:local"]`}}},
+		"env":    map[string]any{"CLAIMS_WEB_NODE_URL": ""},
+	}}
+	cases := map[string]string{
+		"${{ inputs.max_usd || '0.25' }}":                                                      "0.25",
+		"${{ vars.claims_live_weekly == 'TRUE' }}":                                             "true",
+		"${{ github.event_name == 'workflow_dispatch' || vars.CLAIMS_LIVE_WEEKLY == 'true' }}": "true",
+		"${{ steps.record.outputs.status != '0' }}":                                            "false",
+		"${{ steps.record.outputs.status != 0 }}":                                              "false",
+		"${{ fromJSON(needs.shards.outputs.shards)[1] }}":                                      "go:local",
+		"${{ env.CLAIMS_WEB_NODE_URL != '' }}":                                                 "false",
+		"a-${{ github.ref == 'refs/heads/main' && 'main' || 'other' }}":                        "a-main",
+		"${{ format('{0}-{1}', 'shard', 3) }}":                                                 "shard-3",
+		"${{ missing.thing }}":                                                                 "error",
+	}
+	for in, want := range cases {
+		got, err := ev.interpolate(in)
+		if want == "error" {
+			assert.Error(t, err, "%s: an unknown context is an error, not ''", in)
+			continue
+		}
+		require.NoError(t, err, in)
+		assert.Equal(t, want, got, "%s", in)
+	}
+
+	failed := ev
+	failed.status = status{failed: true}
+	for cond, want := range map[string]bool{"": false, "${{ !cancelled() }}": true, "always()": true,
+		"steps.record.outcome == 'success'": false, "failure() && steps.record.outcome == 'success'": true} {
+		got, err := failed.condition(cond)
+		require.NoError(t, err, cond)
+		assert.Equal(t, want, got, "if: %q after a failed step", cond)
+	}
+}
+
+// repoAt makes a git repository with one commit, for a run to be of.
+func repoAt(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-q", "--allow-empty", "-m", "first"}} {
+		out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput()
+		require.NoError(t, err, "git %v: %s", args, out)
+	}
+	return dir
+}
+
+// runWorkflow runs the runner on file over a new repository, and gives its exit status, its
+// output, the run's record and its folder.
+func runWorkflow(t *testing.T, file string, args ...string) (int, string, Run, string) {
+	t.Helper()
+	dir := t.TempDir()
+	var out bytes.Buffer
+	code, err := run(append(append([]string{"-dir", dir, "-repo", repoAt(t)}, args...), file), &out)
+	if code == 2 {
+		require.NoError(t, err, "the runner: %s", out.String())
+	}
+	var r Run
+	data, err := os.ReadFile(filepath.Join(dir, "run.json"))
+	require.NoError(t, err, "run.json: %s", out.String())
+	require.NoError(t, json.Unmarshal(data, &r))
+	return code, out.String(), r, dir
+}
+
+// jobsByName are a run's jobs by name.
+func jobsByName(r Run) map[string]*Job {
+	out := map[string]*Job{}
+	for _, j := range r.Jobs {
+		out[j.Name] = j
+	}
+	return out
+}
+
+// TestAWorkflowRunsAsGitHubRunsIt runs testdata/steps.yml: an input's default, a matrix from a job's output, a step
+// cut off at its timeout that fails its instance, whose results are still uploaded under an
+// if: ${{ !cancelled() }}, and downloaded by name pattern and merged; a push with the token
+// checkout persisted, and one refused to a job whose token may not write; gh with the job's
+// token; the job stopping at its AWS boundary.
+func TestAWorkflowRunsAsGitHubRunsIt(t *testing.T) {
+	code, out, r, dir := runWorkflow(t, "testdata/steps.yml")
+	jobs := jobsByName(r)
+	want := map[string]string{"list": success, "each (a)": success, "each (b)": failure, "gather": boundary, "reader": failure}
+	for name, result := range want {
+		require.Contains(t, jobs, name, "jobs run (%s)", out)
+		assert.Equal(t, result, jobs[name].Result, "job %s's result (%s)", name, out)
+	}
+	assert.Equal(t, 1, code, "exit status with a failed job")
+
+	b := jobs["each (b)"]
+	assert.Equal(t, failure, b.Steps[2].Outcome, "the step cut off at its timeout")
+	assert.Contains(t, b.Steps[2].Note, "timeout", "why it failed")
+	assert.Equal(t, success, b.Steps[3].Outcome, "the upload after it, under !cancelled()")
+
+	got, err := os.ReadFile(filepath.Join(dir, "artifacts", "out-1", "b.txt"))
+	require.NoError(t, err, "the failed instance's artifact")
+	assert.Equal(t, "b 1 top\n", string(got), "its file: matrix value, strategy.job-index, the workflow's env")
+
+	gather := jobs["gather"]
+	assert.Contains(t, gather.Boundary, "aws-actions/configure-aws-credentials", "where gather stopped")
+	assert.Equal(t, skipped, gather.Steps[len(gather.Steps)-1].Outcome, "the step after the boundary")
+	ref, err := exec.Command("git", "-C", filepath.Join(dir, "remote", "serverless-claims", "claims"), "rev-parse", "--verify", "-q", "refs/heads/pushed").Output()
+	assert.NoError(t, err, "the branch gather pushed, with the token checkout persisted (%s)", ref)
+	_, err = exec.Command("git", "-C", filepath.Join(dir, "remote", "serverless-claims", "claims"), "rev-parse", "--verify", "-q", "refs/heads/refused").Output()
+	assert.Error(t, err, "the branch a contents: read job pushed landed")
+
+	st, err := ghstub.Read(filepath.Join(dir, "gh.json"))
+	require.NoError(t, err)
+	require.Len(t, st.Issues, 1, "issues opened with gather's token (calls %v)", st.Calls)
+	assert.Equal(t, "opened", st.Issues[0].Title)
+
+	log, err := os.ReadFile(filepath.Join(dir, gather.Log))
+	require.NoError(t, err)
+	for token := range st.Tokens {
+		assert.NotContains(t, string(log), token, "a job's token in gather's log")
+	}
+}
+
+// TestAnArtifactNameIsTheRunsOnce: a second upload of a name in the same run is the service's
+// 409, unless overwrite; the run stops where the workflow asks for what is not modelled, and an
+// action not pinned by a commit SHA fails its step.
+func TestAnArtifactNameIsTheRunsOnce(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "twice.yml")
+	require.NoError(t, os.WriteFile(file, []byte(`on: push
+jobs:
+  twice:
+    runs-on: ubuntu-24.04
+    steps:
+      - run: echo x > x.txt
+      - uses: actions/upload-artifact@0123456789abcdef0123456789abcdef01234567
+        with: {name: same, path: x.txt}
+      - id: again
+        continue-on-error: true
+        uses: actions/upload-artifact@0123456789abcdef0123456789abcdef01234567
+        with: {name: same, path: x.txt}
+      - uses: actions/upload-artifact@0123456789abcdef0123456789abcdef01234567
+        with: {name: same, path: x.txt, overwrite: true}
+      - uses: actions/upload-artifact@v4
+        with: {name: other, path: x.txt}
+`), 0o644))
+	_, out, r, _ := runWorkflow(t, file, "-event", "push")
+	steps := r.Jobs[0].Steps
+	assert.Equal(t, failure, steps[2].Outcome, "a second upload of the name (%s)", out)
+	assert.Contains(t, steps[2].Note, "(409) Conflict")
+	assert.Equal(t, success, steps[2].Conclusion, "its conclusion under continue-on-error")
+	assert.Equal(t, success, steps[3].Outcome, "the same with overwrite: true")
+	assert.Equal(t, failure, steps[4].Outcome, "an action pinned by a tag")
+	assert.Contains(t, steps[4].Note, "not pinned")
+}
