@@ -224,14 +224,17 @@ experiments: setup
 # cannot be installed is named and skipped.
 # SHARD=node:24.22.3 runs that one runtime only (`go run ./cmd/matrix -list` names them), as CI's
 # job per runtime does; `make matrix-merge` then writes the matrix from every shard that ran.
+# MATRIX_TESTS=TestThrottleSlices,... runs those claim tests only.
 matrix: setup
-	go run ./cmd/matrix $(if $(SHARD),-shard "$(SHARD)") $(if $(MATRIX_NODE),-node "$(MATRIX_NODE)") $(if $(MATRIX_GO),-go "$(MATRIX_GO)") $(if $(MATRIX_FUNCTIONS),-functions "$(MATRIX_FUNCTIONS)")
+	go run ./cmd/matrix $(if $(SHARD),-shard "$(SHARD)") $(if $(MATRIX_NODE),-node "$(MATRIX_NODE)") $(if $(MATRIX_GO),-go "$(MATRIX_GO)") $(if $(MATRIX_FUNCTIONS),-functions "$(MATRIX_FUNCTIONS)") $(if $(MATRIX_TESTS),-tests "$(MATRIX_TESTS)")
 	$(if $(SHARD),,go run ./cmd/report -dir results)
 
 # The runtime matrix from the shards that `make matrix SHARD=...` ran, here or in CI's jobs (their
-# results/matrix downloaded into results/matrix), then the report. It fails if no shard ran.
+# results/matrix downloaded into results/matrix), then the report. It fails if no shard ran;
+# SHARDS, the JSON array `cmd/matrix -list` printed, names each shard that left no descriptor as
+# a missing column.
 matrix-merge: gotools
-	go run ./cmd/matrix -merge -dir results
+	go run ./cmd/matrix -merge -dir results $(if $(SHARDS),-expect '$(SHARDS)')
 	go run ./cmd/report -dir results
 
 # The verdicts of results/ that flipped since the last run of HISTORY_KIND in HISTORY, each run

@@ -201,6 +201,7 @@ type options struct {
 	list      bool     // print the shards and stop
 	shard     string   // run this shard only, and leave its descriptor
 	merge     bool     // build the matrix from the shards' descriptors
+	expect    []string // the shards the merge expects: each without a descriptor is named missing
 	given     []string // the flags given on the command line, by name: some make no sense together
 	args      []string // what follows the flags: the command takes none
 	out       io.Writer
@@ -218,6 +219,7 @@ func main() {
 	list := flag.Bool("list", false, "print the shards -node, -go and -functions name, as a JSON array on one line, and stop")
 	shard := flag.String("shard", "", "run this shard only (node:<version>, node:path, go:<toolchain> or function:<language>, as -list names them) and leave its descriptor for -merge")
 	merge := flag.Bool("merge", false, "write matrix.json and matrix.md from every shard's descriptor under <dir>/matrix/"+shardsDir)
+	expect := flag.String("expect", "", "with -merge: the shards that were to run, as -list prints them (a JSON array): each that left no descriptor is a missing column, named")
 	flag.Parse()
 	log.SetFlags(0)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -227,6 +229,11 @@ func main() {
 	flag.Visit(func(f *flag.Flag) { o.given = append(o.given, f.Name) })
 	if *tests != "" {
 		o.tests = strings.Split(*tests, ",")
+	}
+	if *expect != "" {
+		if err := json.Unmarshal([]byte(*expect), &o.expect); err != nil {
+			log.Fatalf("matrix: -expect %q: want the JSON array -list prints: %v", *expect, err)
+		}
 	}
 	if err := run(ctx, o); err != nil {
 		log.Fatalf("matrix: %v", err)
@@ -301,6 +308,14 @@ func (o options) check() error {
 			return errors.New("-list with -shard: -list only prints the shards' names")
 		case o.merge:
 			return errors.New("-list with -merge: -list only prints the shards' names")
+		}
+	}
+	if len(o.expect) > 0 && !o.merge {
+		return errors.New("-expect without -merge: it names the shards the merge expects")
+	}
+	for _, e := range o.expect {
+		if _, err := parseShard(e); err != nil {
+			return fmt.Errorf("-expect: %w", err)
 		}
 	}
 	if o.merge {
@@ -591,6 +606,15 @@ func merge(o options) error {
 	byShard := map[string]shardRecord{}
 	for _, r := range recs {
 		byShard[r.Shard] = r
+	}
+	// A shard expected and not there: its job failed or was cancelled before make matrix wrote
+	// its descriptor (the last thing it writes), or its artifact never came.
+	for _, e := range o.expect {
+		if _, ok := byShard[e]; !ok {
+			reason := "missing: its shard left no descriptor (its job failed or was cancelled before the shard finished: see that job)"
+			fmt.Fprintf(o.out, "matrix: shard %s is %s\n", e, reason)
+			skipped = append(skipped, report.SkippedRun{Runtime: e, Reason: reason})
+		}
 	}
 	for _, r := range recs {
 		switch {

@@ -220,6 +220,8 @@ func TestFlagsThatMakeNoSenseAreRefused(t *testing.T) {
 		{options{goes: []string{"local"}, shard: "go:go1.27.3"}, `-shard "go:go1.27.3": not a shard of -node, -go and -functions; want one of node:path go:local`},
 		{options{shard: "node24"}, `-shard "node24": not a shard`},
 		{options{args: []string{"node:path"}}, `argument "node:path": matrix takes flags only`},
+		{options{expect: []string{"node:path"}}, "-expect without -merge"},
+		{options{merge: true, expect: []string{"node24"}}, `-expect: shard "node24": want node:<version>`},
 	} {
 		assert.ErrorContains(t, run(t.Context(), c.o), c.want, "%+v", c.o)
 	}
@@ -280,6 +282,29 @@ func TestMergeReadsEveryShardsDescriptor(t *testing.T) {
 	}, m.Skipped, "skipped: in the matrix's order, whatever the descriptors' file names")
 	require.Len(t, m.Rows, 1, "rows: P5 on Node only")
 	assert.Equal(t, []string{"Node v22.11.0 (pass) → Node v24.22.3 (fail)"}, m.Rows[0].Changes, "P5's change between the two shards' columns")
+}
+
+// TestMergeNamesAnExpectedShardThatLeftNoDescriptor: a shard CI's list named whose job failed
+// before make matrix wrote its descriptor (its partial results uploaded all the same) is a
+// missing column the matrix names, not a column silently absent.
+func TestMergeNamesAnExpectedShardThatLeftNoDescriptor(t *testing.T) {
+	dir := t.TempDir()
+	node24 := report.Column{Name: "node-v24.22.3", Kind: "node", Runtime: "Node v24.22.3", Source: "pinned"}
+	writeShard(t, dir, shardRecord{Shard: "node:24.22.3", Column: &node24})
+	writeColumnResult(t, dir, node24.Name, "P5", verdict.Pass)
+	// function:python's job was cut off mid-run: a result of its column, no descriptor.
+	writeResult(t, dir, "function-python", "coldstart", "TestFirstCallDominatedByTLS/python", "T1", verdict.Pass)
+
+	var out bytes.Buffer
+	require.NoError(t, run(t.Context(), options{dir: dir, merge: true, expect: []string{"node:24.22.3", "function:python"}, out: &out}))
+	m := readMatrix(t, dir)
+	assert.Equal(t, []report.Column{node24}, m.Columns, "columns: the shard that finished")
+	require.Len(t, m.Skipped, 1, "missing columns (output:\n%s)", out.String())
+	assert.Equal(t, "function:python", m.Skipped[0].Runtime, "the missing column's name")
+	assert.Contains(t, m.Skipped[0].Reason, "left no descriptor", "why it is missing")
+	md, err := os.ReadFile(filepath.Join(dir, "matrix.md"))
+	require.NoError(t, err)
+	assert.Contains(t, string(md), "function:python", "matrix.md names the missing column")
 }
 
 func TestMergeRefusesDescriptorsItCannotTrust(t *testing.T) {
