@@ -115,6 +115,7 @@ lint:
 	if [ -n "$$unformatted" ]; then echo "gofmt would change: $$unformatted"; exit 1; fi
 	go vet ./...
 	go vet -tags lambda ./...
+	go vet -tags runnerstandin ./tools/runner/workflow
 	for arch in $(DARWIN_ARCHS); do for tags in "" lambda; do \
 	  echo "GOOS=darwin GOARCH=$$arch go vet -tags '$$tags' ./..."; GOOS=darwin GOARCH=$$arch go vet -tags "$$tags" ./... || exit 1; \
 	done; done
@@ -348,6 +349,14 @@ runner-userland:
 runner-guest: export RUN := $(RUN)
 runner-guest:
 	tools/runner/guest.sh
+# runner-workflows: the three workflows, every job and step from the workflow files, as user runner
+# in the userland (tools/runner/workflow's TestTheWorkflowsRunGreenOnTheRunner; docs/runner.md,
+# "The workflows, step by step"); each run's record and its jobs' logs come back to
+# .runner/userland/results/workflows/.
+runner-workflows:
+	RUN='CLAIMS_WORKFLOWS_KEEP=$$HOME/work/claims/results/workflows go test -tags runnerstandin -count=1 -timeout 75m -v -run "^TestTheWorkflowsRunGreenOnTheRunner$$" ./tools/runner/workflow' \
+	  RUNNER_USERLAND_TIMEOUT=80m tools/runner/userland.sh
+.PHONY: runner-workflows
 # The runner stand-in's cache removed (make lint checks its scripts).
 runner-clean:
 	rm -rf --one-file-system $${CLAIMS_RUNNER_CACHE:-/var/cache/claims-runner}

@@ -470,6 +470,9 @@ func (r *runner) runInstance(ctx context.Context, def *actionlint.Job, j *Job, b
 	j.Result = success
 	for i, sdef := range def.Steps {
 		s := &Step{Name: stepName(sdef, i)}
+		if named, err := ev.interpolate(s.Name); err == nil {
+			s.Name = named // as GitHub shows it, its expressions evaluated
+		}
 		if sdef.ID != nil {
 			s.ID = sdef.ID.Value
 		}
