@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # guest.sh [COMMAND]: runs COMMAND (default: the cgroup v2 part: tools/delegate_test.sh,
-# harness/sys/cgroup's tests, T8 and the Go function's T1-T6) as user runner in the runner
+# harness/sys/cgroup's tests, and claims.yml's shard job for go:local, its quota step running T8
+# and the Go function's T1-T6 through tools/delegate.sh) as user runner in the runner
 # stand-in's guest (docs/runner.md): the runner's root file system booted by QEMU with Debian
 # 13's kernel and systemd as init, so that the tests meet the unified cgroup v2 hierarchy.
 # Steps, each timed:
 #   1. the cached root file system (rootfs.sh);
 #   2. a fresh clone of this checkout's HEAD, prepared in the userland at native speed
-#      (RUNNER_GUEST_PREPARE, default: make setup, and the test packages compiled), so that the
-#      guest fetches nothing: what make setup installs is in the overlay the guest's disk is made
-#      from, and so is the prepared clone; the Go module and build caches reach the guest through
-#      virtio-9p, and results/ comes back through the job's shared folder;
+#      (RUNNER_GUEST_PREPARE, default: make setup, the test packages and the commands the job
+#      runs compiled), so that the guest fetches nothing: what make setup installs is in the
+#      overlay the guest's disk is made from, and so is the prepared clone; the Go module and
+#      build caches reach the guest through virtio-9p, and results/ comes back through the job's
+#      shared folder;
 #   3. the guest's disk: the root, the overlay and the clone, with the job's service
 #      (guest-job.sh);
 #   4. QEMU with KVM where /dev/kvm boots a kernel, else TCG (RUNNER_ACCEL=kvm|tcg forces one),
@@ -23,7 +25,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 need_root "$@"
 
-prepare=${RUNNER_GUEST_PREPARE:-make setup && go test -count=1 -run '^\$' ./harness/sys/cgroup/... ./experiments/coldstart}
+prepare=${RUNNER_GUEST_PREPARE:-make setup && go test -count=1 -run '^\$' ./harness/sys/cgroup/... ./experiments/coldstart && go build -o .cache/bin/workflow ./tools/runner/workflow && go build -o /dev/null ./cmd/matrix ./cmd/history}
 limit=${RUNNER_GUEST_TIMEOUT:-35m}
 as=${RUNNER_GUEST_AS:-runner}
 case $as in runner | root) ;; *) die "RUNNER_GUEST_AS = $as; want runner or root" ;; esac
@@ -130,9 +132,12 @@ tcg) cpu=max; log "the guest runs under TCG (emulated, about ten times slower th
 esac
 
 # tools/delegate.sh's own test, of the path the hosted runner takes; then the cold-start claims
-# that make cgroups and rest on the CPU model: T8, and T1-T6 on the Go function, in one go test,
-# so that its TestMain builds the emulator and the functions once.
-claims='Test(ThrottleSlices|FirstCallDominatedByTLS|FirstInvocationIsSlow|WarmupRemovesHandshake|WarmupFailureDoesNotFailInit|HandshakeScalesWithCPU|PhasesAreTheSDKsOwnConnection)'
+# that make cgroups and rest on the CPU model, T8 and T1-T6 on the Go function, as claims.yml's
+# shard job runs them: its jobs shards and shard (go:local), every step from the workflow file
+# (tools/runner/workflow, in this clone: -here), the quota step through tools/delegate.sh, with
+# MATRIX_TESTS naming those claims. make matrix records a claim that failed as a verdict and goes
+# on, so the job checks its log for the cold-start package having passed.
+claims=TestThrottleSlices,TestFirstCallDominatedByTLS,TestFirstInvocationIsSlow,TestWarmupRemovesHandshake,TestWarmupFailureDoesNotFailInit,TestHandshakeScalesWithCPU,TestPhasesAreTheSDKsOwnConnection
 if [ "$accel" = tcg ]; then
 	[ -n "$cold_starts" ] || cold_starts=5
 	[ -n "$function_timeout" ] || function_timeout=300
@@ -140,7 +145,10 @@ fi
 default_cmd="rc=0
 bash tools/delegate_test.sh || rc=1
 go tool gotestsum --format testname -- -count=1 -timeout 10m ./harness/sys/cgroup/... || rc=1
-go tool gotestsum --format standard-verbose -- -count=1 -timeout 25m -run '^$claims\$/^go\$' ./experiments/coldstart || rc=1
+wf=\$(mktemp -d)
+.cache/bin/workflow -dir \"\$wf\" -here -event schedule -job shards -job shard -matrix shard=go:local -set MATRIX_TESTS=$claims .github/workflows/claims.yml || rc=1
+cat \"\$wf\"/jobs/*/log
+grep -q 'experiments/coldstart passed in' \"\$wf\"/jobs/*go_local*/log || { echo 'the shard job: the cold-start package did not pass'; rc=1; }
 exit \$rc"
 cmd=${1:-${RUN:-$default_cmd}}
 

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -111,6 +112,22 @@ func checkout(ctx context.Context, r *runner, js *jobState, s *Step, with, env m
 	}
 	branch := strings.TrimPrefix(r.opt.ref, "refs/heads/")
 	key := "http." + r.server.url + "/.extraheader"
+	if r.opt.here {
+		// The workspace is the checkout the run is of (-here): it holds the commit already;
+		// origin becomes the server's, as checkout makes it. A persisted token would stay in
+		// that checkout's .git/config, so the stand-in refuses it here.
+		if with["persist-credentials"] != "false" {
+			return "", errors.New("-here with actions/checkout's persist-credentials: it would leave the job's token in this checkout's .git/config")
+		}
+		set := "set-url"
+		if _, err := r.command(ctx, js, s, env, js.workspace, "git", "remote", "get-url", "origin"); err != nil {
+			set = "add"
+		}
+		if _, err := r.command(ctx, js, s, env, js.workspace, "git", "remote", set, "origin", r.server.url+"/"+r.opt.repository); err != nil {
+			return r.fail(js, s, "%v", err)
+		}
+		return success, nil
+	}
 	steps := [][]string{
 		{"git", "init", "-q", "-b", branch, "."},
 		{"git", "remote", "add", "origin", r.server.url + "/" + r.opt.repository},

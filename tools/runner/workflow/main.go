@@ -4,7 +4,7 @@
 // stand-in's userland.
 //
 //	go run ./tools/runner/workflow -dir DIR [-event schedule] [-input k=v] [-var k=v] [-set K=V]
-//	    [-matrix key=v1,v2] [-job id] [-timeout 'job/step=5m'] [-attempt N] .github/workflows/claims.yml
+//	    [-matrix key=v1,v2] [-job id] [-timeout 'job/step=5m'] [-attempt N] [-here] .github/workflows/claims.yml
 //
 // It reads the workflow file itself (through actionlint's parser) and runs every job its event
 // starts, each after the jobs it needs, each instance of a matrix on a machine of its own: a
@@ -59,6 +59,7 @@ type options struct {
 	jobs                                      []string
 	timeouts                                  map[string]time.Duration
 	workflowStates                            map[string]string
+	here                                      bool // every job's workspace is repoDir itself
 	bin                                       string
 	out                                       io.Writer
 }
@@ -199,6 +200,7 @@ func parseFlags(args []string, stdout io.Writer) (options, string, error) {
 	fs.StringVar(&o.event, "event", "workflow_dispatch", "the event that starts the run: push, schedule, workflow_dispatch")
 	fs.StringVar(&o.ref, "ref", "refs/heads/main", "the run's ref (a branch)")
 	fs.IntVar(&o.attempt, "attempt", 1, "the run's attempt, github.run_attempt")
+	fs.BoolVar(&o.here, "here", false, "run every job in the checkout -repo names, a throwaway one (the runner stand-in's guest), rather than a fresh one each: its HEAD must be the run's commit")
 	fs.Var(keyValues(o.inputs), "input", "a workflow_dispatch input, name=value (repeatable)")
 	fs.Var(keyValues(o.vars), "var", "a repository variable, name=value (repeatable)")
 	fs.Var((*list)(&o.settings), "set", "the stand-in's own setting for every step's environment, NAME=value (repeatable), recorded in run.json")

@@ -422,6 +422,9 @@ func (r *runner) runInstance(ctx context.Context, def *actionlint.Job, j *Job, b
 	dir := filepath.Join(r.opt.dir, "jobs", fmt.Sprintf("%02d-%s", len(r.run.Jobs), sanitize(j.Name)))
 	js := &jobState{dir: dir, workspace: filepath.Join(dir, "work", filepath.Base(r.opt.repository)), temp: filepath.Join(dir, "temp"),
 		env: map[string]string{}, steps: map[string]any{}}
+	if r.opt.here {
+		js.workspace = r.opt.repoDir
+	}
 	for _, d := range []string{js.workspace, js.temp} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return err

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -176,4 +177,36 @@ jobs:
 	assert.Equal(t, success, steps[3].Outcome, "the same with overwrite: true")
 	assert.Equal(t, failure, steps[4].Outcome, "an action pinned by a tag")
 	assert.Contains(t, steps[4].Note, "not pinned")
+}
+
+// TestHereRunsTheJobsInTheCheckoutItself: with -here (the guest's), a job's workspace is the
+// checkout the run is of, whose origin becomes the server's as checkout makes it; a checkout that
+// would persist the job's token there is refused.
+func TestHereRunsTheJobsInTheCheckoutItself(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "here.yml")
+	write := func(persist string) {
+		require.NoError(t, os.WriteFile(file, []byte(`on: push
+jobs:
+  here:
+    runs-on: ubuntu-24.04
+    steps:
+      - uses: actions/checkout@0123456789abcdef0123456789abcdef01234567
+        with: {persist-credentials: `+persist+`}
+      - run: test "$PWD" = "$GITHUB_WORKSPACE" && git remote get-url origin > origin.txt
+`), 0o644))
+	}
+	write("false")
+	repoDir := repoAt(t)
+	var out bytes.Buffer
+	code, err := run([]string{"-dir", t.TempDir(), "-repo", repoDir, "-here", "-event", "push", file}, &out)
+	require.NoError(t, err, out.String())
+	assert.Equal(t, 0, code, "exit status (%s)", out.String())
+	origin, err := os.ReadFile(filepath.Join(repoDir, "origin.txt"))
+	require.NoError(t, err, "the step's file in the checkout itself")
+	assert.Contains(t, string(origin), "http://127.0.0.1:", "origin: the stand-in git server's")
+
+	write("true")
+	code, err = run([]string{"-dir", t.TempDir(), "-repo", repoDir, "-here", "-event", "push", file}, io.Discard)
+	assert.Equal(t, 2, code, "exit status with persist-credentials under -here")
+	assert.ErrorContains(t, err, "persist-credentials")
 }
