@@ -241,7 +241,9 @@ func parseFlags(args []string, stdout io.Writer) (options, string, error) {
 	}
 	o.jobs = jobs
 	for _, t := range timeouts {
-		k, v, ok := strings.Cut(t, "=")
+		// The step's name may hold '=' (make matrix SHARD=...): the duration follows the last.
+		i := strings.LastIndex(t, "=")
+		k, v, ok := t[:max(i, 0)], t[i+1:], i > 0
 		d, err := time.ParseDuration(v)
 		if !ok || !strings.Contains(k, "/") || err != nil || d <= 0 {
 			return o, "", fmt.Errorf("-timeout %q: want 'job/step=duration', as 'shard/make matrix=30s'", t)

@@ -7,7 +7,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/serverless-claims/claims/harness/standin/ghstub"
 	"github.com/stretchr/testify/assert"
@@ -209,4 +211,23 @@ jobs:
 	code, err = run([]string{"-dir", t.TempDir(), "-repo", repoDir, "-here", "-event", "push", file}, io.Discard)
 	assert.Equal(t, 2, code, "exit status with persist-credentials under -here")
 	assert.ErrorContains(t, err, "persist-credentials")
+}
+
+// TestFlagsThatMakeNoSenseAreRefused: each names itself; a step's name may hold '='.
+func TestFlagsThatMakeNoSenseAreRefused(t *testing.T) {
+	o, _, err := parseFlags([]string{"-dir", t.TempDir(), "-timeout", "shard (function:python)/make matrix SHARD=function:python=40s", "x.yml"}, io.Discard)
+	require.NoError(t, err)
+	assert.Equal(t, 40*time.Second, o.timeouts["shard (function:python)/make matrix SHARD=function:python"], "-timeout of a step named with '='")
+	for args, want := range map[string]string{
+		"-dir d -event release x.yml":   "-event release",
+		"-dir d -ref main x.yml":        "-ref main",
+		"-dir d -timeout shard=5 x.yml": "-timeout",
+		"-dir d -matrix shard x.yml":    "-matrix",
+		"-dir d -attempt 0 x.yml":       "-attempt 0",
+		"-event push x.yml":             "-dir",
+		"-dir d":                        "name one workflow file",
+	} {
+		_, _, err := parseFlags(strings.Fields(args), io.Discard)
+		assert.ErrorContains(t, err, want, "%s", args)
+	}
 }
