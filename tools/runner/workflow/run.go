@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -437,6 +438,13 @@ func (r *runner) runInstance(ctx context.Context, def *actionlint.Job, j *Job, b
 	}
 	defer js.log.Close()
 	j.Log, _ = filepath.Rel(r.opt.dir, js.log.Name())
+	event, err := json.Marshal(r.events)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "event.json"), event, 0o644); err != nil {
+		return err
+	}
 	js.token = "ghs_" + randomHex(18)
 	js.masks = append(js.masks, js.token)
 	if err := r.server.grant(js.token, r.permissions(def)); err != nil {
@@ -711,7 +719,7 @@ func (r *runner) stepEnv(js *jobState, env map[string]string, files map[string]s
 		"GITHUB_RUN_ID": r.runID, "GITHUB_RUN_NUMBER": "1", "GITHUB_RUN_ATTEMPT": strconv.Itoa(r.opt.attempt),
 		"GITHUB_JOB": str(gh["job"]), "GITHUB_ACTION": stepID, "GITHUB_ACTOR": str(gh["actor"]),
 		"GITHUB_REPOSITORY": r.opt.repository, "GITHUB_REPOSITORY_OWNER": str(gh["repository_owner"]),
-		"GITHUB_EVENT_NAME": r.opt.event, "GITHUB_EVENT_PATH": filepath.Join(js.temp, "..", "event.json"),
+		"GITHUB_EVENT_NAME": r.opt.event, "GITHUB_EVENT_PATH": filepath.Join(js.dir, "event.json"),
 		"GITHUB_WORKSPACE": js.workspace, "GITHUB_SHA": r.commit, "GITHUB_REF": r.opt.ref,
 		"GITHUB_REF_NAME": str(gh["ref_name"]), "GITHUB_REF_TYPE": "branch",
 		"GITHUB_SERVER_URL": r.server.url, "GITHUB_API_URL": r.server.url + "/api", "GITHUB_GRAPHQL_URL": r.server.url + "/api/graphql",
@@ -777,6 +785,9 @@ func (r *runner) execute1(ctx context.Context, js *jobState, s *Step, cmd *exec.
 		return "", err
 	}
 	cmd.Stdout, cmd.Stderr = pw, pw
+	// A group of its own, which the runner ends with the step (no Pdeathsig: it follows the
+	// thread that started the child, which Go may end; the stand-in's namespace ends what a
+	// killed runner leaves).
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		pw.Close()
