@@ -34,8 +34,9 @@ const (
 	boundary  = "boundary"
 )
 
-// The runner's signals to a step it ends, as actions/runner's ProcessInvoker sends them: SIGINT,
-// then SIGTERM 7.5 s later, then SIGKILL 2.5 s after that.
+// The runner's signals to a step it ends, as actions/runner's ProcessInvoker sends them
+// (src/Runner.Sdk/ProcessInvoker.cs, _sigintTimeout and _sigtermTimeout): SIGINT, then SIGTERM
+// 7.5 s later, then the process tree killed 2.5 s after that.
 const (
 	sigintGrace  = 7500 * time.Millisecond
 	sigtermGrace = 2500 * time.Millisecond
@@ -811,7 +812,7 @@ func (r *runner) execute1(ctx context.Context, js *jobState, s *Step, cmd *exec.
 	case werr = <-done:
 	case <-ctx.Done():
 		ended = true
-		r.record(js, "%s: %v: ending its process group (SIGINT, SIGTERM, SIGKILL)", s.Name, context.Cause(ctx))
+		r.record(js, "%s: %v: ending it (SIGINT, SIGTERM, then its process group killed)", s.Name, context.Cause(ctx))
 		werr = endGroup(cmd.Process.Pid, done)
 	case <-r.canceled.Done():
 		ended = true
@@ -837,16 +838,22 @@ func (r *runner) execute1(ctx context.Context, js *jobState, s *Step, cmd *exec.
 	return success, nil
 }
 
-// endGroup ends process group pid as actions/runner ends a step: SIGINT, SIGTERM after
-// sigintGrace, SIGKILL after sigtermGrace more; it gives the step's exit.
+// endGroup ends a step as actions/runner's ProcessInvoker ends one (CancelAndKillProcessTree):
+// SIGINT to the step's own process, SIGTERM sigintGrace later, and sigtermGrace after that the
+// whole tree killed, here its process group. The step's children get no signal before the kill,
+// as on the hosted runner. It gives the step's exit.
 func endGroup(pid int, done chan error) error {
 	for _, sig := range []struct {
+		pid   int
 		s     syscall.Signal
 		grace time.Duration
-	}{{syscall.SIGINT, sigintGrace}, {syscall.SIGTERM, sigtermGrace}, {syscall.SIGKILL, time.Minute}} {
-		syscall.Kill(-pid, sig.s)
+	}{{pid, syscall.SIGINT, sigintGrace}, {pid, syscall.SIGTERM, sigtermGrace}, {-pid, syscall.SIGKILL, time.Minute}} {
+		syscall.Kill(sig.pid, sig.s)
 		select {
 		case err := <-done:
+			if sig.s != syscall.SIGKILL {
+				syscall.Kill(-pid, syscall.SIGKILL) // what the step left
+			}
 			return err
 		case <-time.After(sig.grace):
 		}
