@@ -45,8 +45,10 @@ import (
 	"github.com/serverless-claims/claims/harness/sys/wholefile"
 )
 
-// ghStateEnv names the fake gh's state file in every step's environment.
-const ghStateEnv = ghstub.StateEnv
+// fakeGH is the name this program answers to as the fake gh: bin/gh, a script first on every
+// step's PATH, starts it so with the state file in ghstub.StateEnv for gh's process alone, as a
+// step's own programs (cmd/history's test binary among them) read that variable too.
+const fakeGH = "claims-fake-gh"
 
 // options are the command's flags.
 type options struct {
@@ -94,8 +96,8 @@ func (l *list) String() string     { return strings.Join(*l, ",") }
 func (l *list) Set(s string) error { *l = append(*l, s); return nil }
 
 func main() {
-	// Where it is started as gh (its link in the run's bin folder), it is the fake gh.
-	if filepath.Base(os.Args[0]) == "gh" {
+	// Where it is started as the fake gh (through bin/gh), it is that.
+	if filepath.Base(os.Args[0]) == fakeGH {
 		os.Exit(ghstub.Main(os.Getenv(ghstub.StateEnv), os.Args[1:], os.Stdout, os.Stderr))
 	}
 	code, err := run(os.Args[1:], os.Stdout)
@@ -148,7 +150,11 @@ func run(args []string, stdout io.Writer) (int, error) {
 	if err := os.MkdirAll(o.bin, 0o755); err != nil {
 		return 2, err
 	}
-	if err := os.Symlink(self, filepath.Join(o.bin, "gh")); err != nil {
+	if err := os.Symlink(self, filepath.Join(o.bin, fakeGH)); err != nil {
+		return 2, err
+	}
+	script := fmt.Sprintf("#!/bin/sh\n%s=%s exec %s \"$@\"\n", ghstub.StateEnv, shellQuote(o.ghState), shellQuote(filepath.Join(o.bin, fakeGH)))
+	if err := os.WriteFile(filepath.Join(o.bin, "gh"), []byte(script), 0o755); err != nil {
 		return 2, err
 	}
 	branch := strings.TrimPrefix(o.ref, "refs/heads/")
@@ -271,6 +277,9 @@ func parseFlags(args []string, stdout io.Writer) (options, string, error) {
 	file, err := filepath.Abs(fs.Arg(0))
 	return o, file, err
 }
+
+// shellQuote quotes s for sh.
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // triggers says whether wf runs on event.
 func triggers(wf *actionlint.Workflow, event string) bool {

@@ -733,9 +733,8 @@ func (r *runner) stepEnv(js *jobState, env map[string]string, files map[string]s
 		k, v, _ := strings.Cut(kv, "=")
 		vars[k] = v
 	}
-	// The stand-in's plumbing: the fake gh first on PATH, reading its state file.
+	// The stand-in's plumbing: the fake gh first on PATH (bin/gh, which names its state file).
 	vars["PATH"] = strings.Join(append(append([]string{r.opt.bin}, js.path...), vars["PATH"]), string(os.PathListSeparator))
-	vars[ghStateEnv] = r.opt.ghState
 	maps.Copy(vars, env)
 	out := make([]string, 0, len(vars))
 	for _, k := range slices.Sorted(maps.Keys(vars)) {

@@ -17,9 +17,9 @@ import (
 )
 
 // TestMain is the fake gh where the test binary is started as one (the runner links itself as
-// gh, and in a test, itself is this binary), else the tests.
+// the fake, and in a test, itself is this binary), else the tests.
 func TestMain(m *testing.M) {
-	if filepath.Base(os.Args[0]) == "gh" {
+	if filepath.Base(os.Args[0]) == fakeGH {
 		os.Exit(ghstub.Main(os.Getenv(ghstub.StateEnv), os.Args[1:], os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())
