@@ -108,14 +108,6 @@ func names(r Run) []string {
 	return out
 }
 
-// stepOf is job's step named name.
-func stepOf(t *testing.T, j *Job, name string) *Step {
-	t.Helper()
-	i := slices.IndexFunc(j.Steps, func(s *Step) bool { return s.Name == name })
-	require.GreaterOrEqual(t, i, 0, "%s: no step %q", j.Name, name)
-	return j.Steps[i]
-}
-
 // workspaceOf is the workspace of a job of the run in dir.
 func workspaceOf(dir string, j *Job) string {
 	return filepath.Join(dir, filepath.Dir(j.Log), "work", "claims")

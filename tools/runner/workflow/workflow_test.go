@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -96,6 +97,14 @@ func runWorkflow(t *testing.T, file string, args ...string) (int, string, Run, s
 	return code, out.String(), r, dir
 }
 
+// stepOf is job's step named name.
+func stepOf(t *testing.T, j *Job, name string) *Step {
+	t.Helper()
+	i := slices.IndexFunc(j.Steps, func(s *Step) bool { return s.Name == name })
+	require.GreaterOrEqual(t, i, 0, "%s: no step %q", j.Name, name)
+	return j.Steps[i]
+}
+
 // jobsByName are a run's jobs by name.
 func jobsByName(r Run) map[string]*Job {
 	out := map[string]*Job{}
@@ -105,15 +114,18 @@ func jobsByName(r Run) map[string]*Job {
 	return out
 }
 
-// TestAWorkflowRunsAsGitHubRunsIt runs testdata/steps.yml: an input's default, a matrix from a job's output, a step
+// TestAWorkflowRunsAsGitHubRunsIt runs testdata/steps.yml: an input's default, GITHUB_ENV, a matrix from a job's output, a step
 // cut off at its timeout that fails its instance, whose results are still uploaded under an
 // if: ${{ !cancelled() }}, and downloaded by name pattern and merged; a push with the token
 // checkout persisted, and one refused to a job whose token may not write; gh with the job's
-// token; the job stopping at its AWS boundary.
+// token; the job stopping at its AWS boundary; a push refused without the token and taken through
+// tools/git-token.sh.
 func TestAWorkflowRunsAsGitHubRunsIt(t *testing.T) {
-	code, out, r, dir := runWorkflow(t, "testdata/steps.yml")
+	gitToken, err := filepath.Abs("../../git-token.sh")
+	require.NoError(t, err)
+	code, out, r, dir := runWorkflow(t, "testdata/steps.yml", "-set", "GIT_TOKEN_SH="+gitToken)
 	jobs := jobsByName(r)
-	want := map[string]string{"list": success, "each (a)": success, "each (b)": failure, "gather": boundary, "reader": failure}
+	want := map[string]string{"list": success, "each (a)": success, "each (b)": failure, "gather": boundary, "reader": failure, "token": success}
 	for name, result := range want {
 		require.Contains(t, jobs, name, "jobs run (%s)", out)
 		assert.Equal(t, result, jobs[name].Result, "job %s's result (%s)", name, out)
@@ -136,6 +148,9 @@ func TestAWorkflowRunsAsGitHubRunsIt(t *testing.T) {
 	assert.NoError(t, err, "the branch gather pushed, with the token checkout persisted (%s)", ref)
 	_, err = exec.Command("git", "-C", filepath.Join(dir, "remote", "serverless-claims", "claims"), "rev-parse", "--verify", "-q", "refs/heads/refused").Output()
 	assert.Error(t, err, "the branch a contents: read job pushed landed")
+	assert.Equal(t, failure, stepOf(t, jobs["token"], "Push without the token").Outcome, "a push with persist-credentials: false and no token")
+	_, err = exec.Command("git", "-C", filepath.Join(dir, "remote", "serverless-claims", "claims"), "rev-parse", "--verify", "-q", "refs/heads/by-token").Output()
+	assert.NoError(t, err, "the branch pushed through tools/git-token.sh")
 
 	st, err := ghstub.Read(filepath.Join(dir, "gh.json"))
 	require.NoError(t, err)
