@@ -36,10 +36,12 @@ const (
 
 // The runner's signals to a step it ends, as actions/runner's ProcessInvoker sends them
 // (src/Runner.Sdk/ProcessInvoker.cs, _sigintTimeout and _sigtermTimeout): SIGINT, then SIGTERM
-// 7.5 s later, then the process tree killed 2.5 s after that.
+// 7.5 s later, then the process tree killed 2.5 s after that; and how long a step's output may
+// stay open after its process exited (ProcessExitedHandler's 5 s).
 const (
 	sigintGrace  = 7500 * time.Millisecond
 	sigtermGrace = 2500 * time.Millisecond
+	outputGrace  = 5 * time.Second
 )
 
 // defaultJobMinutes is a job's timeout-minutes where it sets none (GitHub's: 360).
@@ -414,6 +416,8 @@ type jobState struct {
 	log                  *os.File
 	steps                map[string]any
 	status               status
+	trackingID           string         // RUNNER_TRACKING_ID: every process of the job has it
+	scanners             sync.WaitGroup // the readers of the steps' output, done at EOF
 }
 
 // runInstance runs one job on a machine of its own: a fresh folder with its workspace and its
@@ -446,6 +450,15 @@ func (r *runner) runInstance(ctx context.Context, def *actionlint.Job, j *Job, b
 	if err := os.WriteFile(filepath.Join(dir, "event.json"), event, 0o644); err != nil {
 		return err
 	}
+	js.trackingID = "github_" + randomHex(16)
+	// At the job's end, as the hosted runner cleans up "orphan processes": every process still
+	// running with the job's RUNNER_TRACKING_ID; then the readers of their output end.
+	defer func() {
+		if n := killTracked(js.trackingID); n > 0 {
+			fmt.Fprintf(js.log, "##[runner] the job's end: %d processes it left ended\n", n)
+		}
+		js.scanners.Wait()
+	}()
 	js.token = "ghs_" + randomHex(18)
 	js.masks = append(js.masks, js.token)
 	if err := r.server.grant(js.token, r.permissions(def)); err != nil {
@@ -726,6 +739,7 @@ func (r *runner) stepEnv(js *jobState, env map[string]string, files map[string]s
 		"GITHUB_SERVER_URL": r.server.url, "GITHUB_API_URL": r.server.url + "/api", "GITHUB_GRAPHQL_URL": r.server.url + "/api/graphql",
 		"RUNNER_OS": "Linux", "RUNNER_ARCH": "X64", "RUNNER_NAME": "claims-runner-stand-in", "RUNNER_ENVIRONMENT": "github-hosted",
 		"RUNNER_TEMP": js.temp, "RUNNER_TOOL_CACHE": filepath.Join(js.dir, "toolcache"), "ImageOS": "ubuntu24",
+		"RUNNER_TRACKING_ID": js.trackingID,
 	}
 	maps.Copy(vars, defaults)
 	maps.Copy(vars, files)
@@ -777,17 +791,20 @@ func (r *runner) script(ctx context.Context, js *jobState, s *Step, env map[stri
 	return outcome, nil
 }
 
-// execute1 runs cmd in a process group of its own, its output to the job's log through the
-// workflow commands' parser, and ends the group as actions/runner does when ctx ends.
+// execute1 runs cmd, its output to the job's log through the workflow commands' parser, as
+// actions/runner's ProcessInvoker runs a step: when ctx ends, it ends the step (endStep); once
+// the step's process has exited, the step is over when its output closes or 5 s later, whichever
+// comes first (ProcessExitedHandler), so that a descendant holding the output open does not hold
+// the job: it runs on, as on the hosted runner, until the job's end (killTracked).
 func (r *runner) execute1(ctx context.Context, js *jobState, s *Step, cmd *exec.Cmd) (string, error) {
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		return "", err
 	}
 	cmd.Stdout, cmd.Stderr = pw, pw
-	// A group of its own, which the runner ends with the step (no Pdeathsig: it follows the
-	// thread that started the child, which Go may end; the stand-in's namespace ends what a
-	// killed runner leaves).
+	// A process group of its own, so that a terminal's Ctrl-C reaches the runner alone, which
+	// ends the step as the hosted runner does. (No Pdeathsig: it follows the thread that started
+	// the child, which Go may end; the stand-in's namespace ends what a killed runner leaves.)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		pw.Close()
@@ -796,11 +813,13 @@ func (r *runner) execute1(ctx context.Context, js *jobState, s *Step, cmd *exec.
 		return failure, nil
 	}
 	pw.Close()
-	var wg sync.WaitGroup
-	wg.Add(1)
 	tail := &lastLines{n: 40}
+	eof := make(chan struct{})
+	js.scanners.Add(1)
 	go func() {
-		defer wg.Done()
+		defer js.scanners.Done()
+		defer pr.Close()
+		defer close(eof)
 		r.scan(js, pr, tail)
 	}()
 	done := make(chan error, 1)
@@ -811,17 +830,18 @@ func (r *runner) execute1(ctx context.Context, js *jobState, s *Step, cmd *exec.
 	case werr = <-done:
 	case <-ctx.Done():
 		ended = true
-		r.record(js, "%s: %v: ending it (SIGINT, SIGTERM, then its process group killed)", s.Name, context.Cause(ctx))
-		werr = endGroup(cmd.Process.Pid, done)
+		r.record(js, "%s: %v: ending it (SIGINT, SIGTERM, then its process tree killed)", s.Name, context.Cause(ctx))
+		werr = endStep(cmd.Process.Pid, done)
 	case <-r.canceled.Done():
 		ended = true
-		r.record(js, "%s: the run was cancelled: ending its process group", s.Name)
-		werr = endGroup(cmd.Process.Pid, done)
+		r.record(js, "%s: the run was cancelled: ending it", s.Name)
+		werr = endStep(cmd.Process.Pid, done)
 	}
-	// Whatever the step left behind in its group goes too, as the hosted runner's job ends.
-	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	wg.Wait()
-	pr.Close()
+	select {
+	case <-eof:
+	case <-time.After(outputGrace):
+		r.record(js, "%s: its output stayed open %s after it ended: what holds it runs on until the job's end", s.Name, outputGrace)
+	}
 	switch {
 	case r.canceled.Err() != nil && ended:
 		s.Note = "cancelled"
@@ -837,27 +857,30 @@ func (r *runner) execute1(ctx context.Context, js *jobState, s *Step, cmd *exec.
 	return success, nil
 }
 
-// endGroup ends a step as actions/runner's ProcessInvoker ends one (CancelAndKillProcessTree):
-// SIGINT to the step's own process, SIGTERM sigintGrace later, and sigtermGrace after that the
-// whole tree killed, here its process group. The step's children get no signal before the kill,
-// as on the hosted runner. It gives the step's exit.
-func endGroup(pid int, done chan error) error {
+// endStep ends a step as ProcessInvoker's CancelAndKillProcessTree does: SIGINT to the step's
+// own process, SIGTERM sigintGrace later, and where it still runs sigtermGrace after that, its
+// process tree killed. Its children get no signal before that kill, and none at all where the
+// step's process exits on SIGINT or SIGTERM: they run on until the job's end, as on the hosted
+// runner. It gives the step's exit.
+func endStep(pid int, done chan error) error {
 	for _, sig := range []struct {
-		pid   int
 		s     syscall.Signal
 		grace time.Duration
-	}{{pid, syscall.SIGINT, sigintGrace}, {pid, syscall.SIGTERM, sigtermGrace}, {-pid, syscall.SIGKILL, time.Minute}} {
-		syscall.Kill(sig.pid, sig.s)
+	}{{syscall.SIGINT, sigintGrace}, {syscall.SIGTERM, sigtermGrace}} {
+		syscall.Kill(pid, sig.s)
 		select {
 		case err := <-done:
-			if sig.s != syscall.SIGKILL {
-				syscall.Kill(-pid, syscall.SIGKILL) // what the step left
-			}
 			return err
 		case <-time.After(sig.grace):
 		}
 	}
-	return errors.New("the step did not end after SIGKILL")
+	killTree(pid)
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(time.Minute):
+		return errors.New("the step did not end after its process tree was killed")
+	}
 }
 
 // scan copies a step's output to the job's log, masked, acting on the workflow commands the
@@ -896,11 +919,14 @@ func mask(line string, secrets []string) string {
 
 // lastLines keeps a step's last n lines, to show where it failed.
 type lastLines struct {
+	mu    sync.Mutex
 	n     int
 	lines []string
 }
 
 func (l *lastLines) add(s string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	l.lines = append(l.lines, s)
 	if len(l.lines) > l.n {
 		l.lines = l.lines[1:]
@@ -908,6 +934,8 @@ func (l *lastLines) add(s string) {
 }
 
 func (l *lastLines) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	var b strings.Builder
 	for _, s := range l.lines {
 		b.WriteString("workflow:   | " + s + "\n")

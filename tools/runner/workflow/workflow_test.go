@@ -3,11 +3,13 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -245,4 +247,31 @@ func TestFlagsThatMakeNoSenseAreRefused(t *testing.T) {
 		_, _, err := parseFlags(strings.Fields(args), io.Discard)
 		assert.ErrorContains(t, err, want, "%s", args)
 	}
+}
+
+// TestAStepsOrphansRunOnUntilTheJobsEnd: a step whose background process holds its output open
+// is over 5 s after its shell exits, as on the hosted runner; the process runs on through the
+// job's next step and is ended at the job's end, found by the job's RUNNER_TRACKING_ID.
+func TestAStepsOrphansRunOnUntilTheJobsEnd(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "orphan.yml")
+	require.NoError(t, os.WriteFile(file, []byte(`on: push
+jobs:
+  orphan:
+    runs-on: ubuntu-24.04
+    steps:
+      - run: sleep 300 & echo $! > "$RUNNER_TEMP/orphan.pid"
+      - run: kill -0 "$(cat "$RUNNER_TEMP/orphan.pid")"
+`), 0o644))
+	start := time.Now()
+	code, out, r, dir := runWorkflow(t, file, "-event", "push")
+	assert.Equal(t, 0, code, "exit status (%s)", out)
+	assert.Less(t, time.Since(start), time.Minute, "the run's time, with a 300 s orphan")
+	assert.Equal(t, success, r.Jobs[0].Steps[1].Outcome, "the orphan alive in the next step")
+	data, err := os.ReadFile(filepath.Join(dir, filepath.Dir(r.Jobs[0].Log), "temp", "orphan.pid"))
+	require.NoError(t, err)
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	require.NoError(t, err)
+	stat, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	// Ended: gone, or a zombie its parent, the test binary's init, has yet to reap.
+	assert.True(t, stat == nil || strings.Contains(string(stat), ") Z "), "the orphan %d after the job's end: %s", pid, stat)
 }
