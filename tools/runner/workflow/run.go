@@ -94,10 +94,9 @@ type runner struct {
 	store    *artifactStore
 	run      *Run
 	byID     map[string][]*Job // the instances of each job
-	order    []string          // the jobs' ids, in the order they ran
 	runID    string
-	events   map[string]any // github.event
-	canceled context.Context
+	events   map[string]any  // github.event
+	canceled context.Context // done when the run is cancelled (SIGINT, SIGTERM)
 }
 
 // jobIDs are wf's job ids in an order that runs each after what it needs, and otherwise in the
@@ -147,7 +146,6 @@ func (r *runner) execute(ctx context.Context) (*Run, error) {
 			return r.run, fmt.Errorf("job %s: %w", id, err)
 		}
 		r.byID[id] = jobs
-		r.order = append(r.order, id)
 	}
 	return r.run, nil
 }

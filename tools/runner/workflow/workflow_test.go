@@ -271,7 +271,13 @@ jobs:
 	require.NoError(t, err)
 	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
 	require.NoError(t, err)
-	stat, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	// Ended: gone, or a zombie its parent, the test binary's init, has yet to reap.
-	assert.True(t, stat == nil || strings.Contains(string(stat), ") Z "), "the orphan %d after the job's end: %s", pid, stat)
+	// Ended: gone, or a zombie its new parent has yet to reap. A SIGKILL takes effect when the
+	// kernel next schedules the process, so the test waits for it, a few seconds at most.
+	var stat []byte
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if stat, _ = os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); stat == nil || strings.Contains(string(stat), ") Z ") {
+			break
+		}
+	}
+	assert.True(t, stat == nil || strings.Contains(string(stat), ") Z "), "the orphan %d 10 s after the job's end: %s", pid, stat)
 }
