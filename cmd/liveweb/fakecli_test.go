@@ -30,6 +30,10 @@ type fakeState struct {
 	// CreateFailures are the stderr of create-web-function's next calls, each failing once in
 	// turn; then it succeeds.
 	CreateFailures []string `json:"createFailures,omitempty"`
+	// ListFailure, where set, is the stderr of every list-web-functions, which then exits
+	// ListExit: the CLI's answer in a region or account where the service is not served.
+	ListFailure string `json:"listFailure,omitempty"`
+	ListExit    int    `json:"listExit,omitempty"`
 }
 
 // fakeWebFunc is a Web Function the fake lists.
@@ -124,6 +128,9 @@ func fakeCLI(statePath, logPath string, args []string, stdout, stderr io.Writer)
 		}
 		fmt.Fprintf(stdout, `{"functionName": %q, "state": "Pending"}`+"\n", flag("--function-name"))
 		return 0
+	case has("lambda-web", "list-web-functions") && st.ListFailure != "":
+		fmt.Fprintln(stderr, "\n"+st.ListFailure)
+		return st.ListExit
 	case has("lambda-web", "list-web-functions"):
 		out := struct {
 			Functions []fakeWebFunc `json:"functions"`

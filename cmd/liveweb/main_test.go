@@ -108,7 +108,7 @@ func runBinary(t *testing.T, dir string, env []string, args ...string) (stdout, 
 }
 
 // preflightCalls are the only calls the preflight makes of the CLI.
-var preflightCalls = []string{"--version", "lambda-web create-web-function --generate-cli-skeleton"}
+var preflightCalls = []string{"--version", "lambda-web create-web-function --generate-cli-skeleton", "lambda-web list-web-functions --max-items 1"}
 
 // assertNothingMade: no endpoints file, and the CLI asked nothing but the preflight's calls.
 func assertNothingMade(t *testing.T, root, log string) {
@@ -183,6 +183,37 @@ func TestPreflightNamesAMissingLambdaWeb(t *testing.T) {
 			assert.Contains(t, strings.ToLower(stderr), "invalid choice", "stderr = %q; want the CLI's own word on the command", stderr)
 			first, _, _ := strings.Cut(version, " ")
 			assert.Contains(t, stderr, first, "stderr = %q; want it to name the CLI's version", stderr)
+			assertNothingMade(t, root, log)
+		})
+	}
+}
+
+// TestPreflightAsksTheServiceBeforeAnythingIsMade: where the Web Functions' control plane does
+// not answer a read-only ListWebFunctions (no endpoint in the region, as botocore says it; a
+// caller or account refused), the deploy stops before it makes anything, naming the region and
+// what to do.
+func TestPreflightAsksTheServiceBeforeAnythingIsMade(t *testing.T) {
+	for _, c := range []struct {
+		name, stderr string
+		exit         int
+		want         []string
+	}{
+		{"no endpoint in the region", `Could not connect to the endpoint URL: "https://lambda-web.ap-east-2.amazonaws.com/2025-03-07/web-functions"`, 255,
+			[]string{"do not answer in ap-east-2", "AWS_REGION"}},
+		{"refused", "An error occurred (AccessDeniedException) when calling the ListWebFunctions operation: User is not authorized to perform: lambda:ListWebFunctions", exitService,
+			[]string{"may not list Web Functions in ap-east-2", "lambda:ListWebFunctions"}},
+		{"another error", "An error occurred (UnrecognizedClientException) when calling the ListWebFunctions operation: The security token included in the request is invalid.", exitService,
+			[]string{"did not answer a read-only ListWebFunctions", "UnrecognizedClientException"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			root := fakeRepo(t)
+			dir, log := fakeAWS(t, fakeState{ListFailure: c.stderr, ListExit: c.exit})
+			_, stderr, code := runBinary(t, root, userEnv(t, dir, "AWS_REGION=ap-east-2", "AWS_ACCESS_KEY_ID=AKIDTEST", "AWS_SECRET_ACCESS_KEY=s"), "deploy")
+			assert.Equal(t, 1, code, "exit status = %d; want 1 (stderr %q)", code, stderr)
+			for _, w := range append(c.want, "nothing was made") {
+				assert.Contains(t, stderr, w, "stderr")
+			}
+			assert.Contains(t, calls(t, log), "lambda-web list-web-functions --max-items 1", "the preflight's calls")
 			assertNothingMade(t, root, log)
 		})
 	}

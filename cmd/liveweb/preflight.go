@@ -32,7 +32,8 @@ type ready struct {
 }
 
 // preflight checks, making nothing, that the AWS CLI is on PATH and has the lambda-web commands,
-// and that the SDK's default chain yields a region and credentials. Every missing thing is named
+// that the SDK's default chain yields a region and credentials, and then that the Web Functions'
+// control plane answers a read-only call there (checkService). Every missing thing is named
 // in the error, not only the first. opts apply to the SDK's configuration (the region of an
 // existing deployment, for destroy).
 func preflight(ctx context.Context, c live.Config, opts ...func(*config.LoadOptions) error) (ready, error) {
@@ -62,8 +63,41 @@ func preflight(ctx context.Context, c live.Config, opts ...func(*config.LoadOpti
 	}
 	r.aws = cfg
 	r.cli.region = cfg.Region
+	if err := checkService(ctx, r); err != nil {
+		return ready{}, fmt.Errorf("preflight: nothing was made:\n  %w", joinIndented([]error{err}))
+	}
 	return r, nil
 }
+
+// checkService asks the Web Functions' control plane one read-only question, ListWebFunctions
+// for one item, before anything is made: a region where the service is not served, an account
+// it is not served to, or a caller without lambda:ListWebFunctions stops the deploy here, named,
+// rather than at create-web-function after the role and the versioned bucket were made. Every
+// error stops it: only an answer shows the service is there.
+func checkService(ctx context.Context, r ready) error {
+	ctx, cancel := context.WithTimeout(ctx, cliCheckTimeout)
+	defer cancel()
+	err := r.cli.run(ctx, nil, serviceProbe...)
+	if err == nil {
+		return nil
+	}
+	var ce *cliError
+	msg := ""
+	if errors.As(err, &ce) {
+		msg = strings.ToLower(ce.stderr)
+	}
+	switch {
+	case strings.Contains(msg, "could not connect to the endpoint url"):
+		// botocore's EndpointConnectionError: no endpoint of the service answers in the region.
+		return fmt.Errorf("Lambda Web Functions do not answer in %s: the CLI found no endpoint of lambda-web there (%v); deploy in a region where they are served (AWS_REGION)", r.cli.region, err)
+	case strings.Contains(msg, "accessdenied") || strings.Contains(msg, "not authorized"):
+		return fmt.Errorf("the caller may not list Web Functions in %s (%v): either its policy lacks lambda:ListWebFunctions (deploy/aws/live-policy.json has it), or the service is not served to this account", r.cli.region, err)
+	}
+	return fmt.Errorf("the Web Functions' control plane in %s did not answer a read-only ListWebFunctions (%v): the service may not be served to this account or region", r.cli.region, err)
+}
+
+// serviceProbe is checkService's call: ListWebFunctions, one item, which reads and makes nothing.
+var serviceProbe = []string{"lambda-web", "list-web-functions", "--max-items", "1"}
 
 // checkCLI reads the CLI's version and asks it for create-web-function's input skeleton, which
 // only a CLI with the lambda-web commands (AWS CLI v2 from the release that added them) prints:
