@@ -31,6 +31,9 @@ import (
 // few tests (-run), or of a build with no cases (-tags lambda in experiments/coldstart, whose
 // cases break the local model), is not.
 func Main(m *testing.M, what string, s *settings.Settings, checks ...func(settings.Settings) error) int {
+	// The checks read the testing flags (-run selects what prebuild builds and what the live
+	// estimate counts), which m.Run would parse only after them.
+	flag.Parse()
 	var err error
 	if *s, err = settings.FromEnv(); err == nil {
 		for _, check := range checks {
