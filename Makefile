@@ -266,10 +266,14 @@ history-push: gotools
 LIVE_SETUP ?= setup
 
 # The cold-start claims on AWS Lambda, with your credentials (docs/aws.md). It
-# prints what it will make and its estimated cost first, and stops above CLAIMS_LIVE_MAX_USD
-# (with CLAIMS_LIVE_LEDGER, above what the run's earlier processes left of it).
+# prints what it will make, its estimated cost and its estimated time first, and stops above
+# CLAIMS_LIVE_MAX_USD (with CLAIMS_LIVE_LEDGER, above what the run's earlier processes left of
+# it). Where its cold starts do not fit LIVE_TIMEOUT it says which tests it shortens, and by how
+# much; CLAIMS_ONLY=T1,T5 and CLAIMS_LANGUAGES=rust run some claims or languages alone.
+LIVE_TIMEOUT ?= 60m
 live: $(LIVE_SETUP)
-	$(GOTESTSUM) --format standard-verbose -- -p 1 -count=1 -tags lambda -timeout 60m ./experiments/coldstart
+	$(GOTESTSUM) --format standard-verbose -- -p 1 -count=1 -tags lambda -timeout $(LIVE_TIMEOUT) \
+	  $(if $(CLAIMS_ONLY)$(CLAIMS_LANGUAGES),,-run '^($(LIVE_CLAIMS))$$') ./experiments/coldstart
 
 # The Web Functions claims (W6-W9, W12) against the endpoints `make live-web-deploy` wrote, or
 # those CLAIMS_WEB_NODE_URL, CLAIMS_WEB_GO_URL and CLAIMS_WEB_GO_C1_URL name.

@@ -11,11 +11,13 @@ package coldstart
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -310,22 +312,66 @@ func TestLiveRunInterruptedLeavesNothing(t *testing.T) {
 	}
 }
 
-// TestLiveRunStopsBeforeItsDeadline: a live run whose go test -timeout leaves no time for its
-// cold starts and the cleanup after them starts none, says so, and deletes what it made before
-// the deadline, whose panic would run no cleanup at all.
-func TestLiveRunStopsBeforeItsDeadline(t *testing.T) {
+// TestLivePlanFitsItsTimeout: a live run whose go test -timeout is too short for the cold
+// starts its settings ask for shortens them up front and says so, before anything is made, then
+// decides its claim on what it ran or is inconclusive saying why, starts no cold start its
+// deadline would cut off, and deletes what it made before the deadline, whose panic would run
+// no cleanup at all. With no room beside the clean-up's margin at all it starts none.
+func TestLivePlanFitsItsTimeout(t *testing.T) {
 	s := launchStandIns(t)
-	// Far more cold starts than the deadline allows; the stand-ins bill nothing.
-	cmd, out := childTest(t, s, t6OnGo, map[string]string{"CLAIMS_TRIALS": "1000", live.EnvMaxUSD: "1000"},
-		"-test.timeout="+(stopMargin+2*time.Second).String())
-	waitExit(t, cmd, stopMargin+time.Minute, out)
-	assert.NotContains(t, out.String(), "panic: test timed out", "the live run reached its deadline; want it to stop starting cold starts before")
-	assert.Contains(t, out.String(), "cold starts not started: the test's deadline", "the run must say it stopped for its deadline")
-	assert.Contains(t, out.String(), "inconclusive", "a run cut short is inconclusive")
-	s.assertNothingLeft(t)
-	if t.Failed() {
-		t.Logf("the live run's output:\n%s", out)
+	for _, tc := range []struct {
+		name     string
+		room     time.Duration // the -timeout beyond the live platform's clean-up margin
+		want     []string
+		shortcut bool // whether some cold starts ran
+	}{
+		// The plan's prior (timedTests and the live platform's assumed forcing) puts a cold
+		// start at about 2 s, so a minute holds a few dozen of the 1,000 asked for.
+		{"a minute of room", time.Minute, []string{"shortened to about", "the plan is cut to fit the package's time"}, true},
+		{"no room", 2 * time.Second, []string{"none of 1000 cold starts started"}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd, out := childTest(t, s, t6OnGo, map[string]string{"CLAIMS_TRIALS": "1000", live.EnvMaxUSD: "1000"},
+				"-test.timeout="+(stopMargin+tc.room).String())
+			waitExit(t, cmd, stopMargin+tc.room+time.Minute, out)
+			// Its output is logged below where the test fails.
+			for _, w := range tc.want {
+				assert.True(t, strings.Contains(out.String(), w), "the run's output says %q = false; want it to say how it fitted its plan to the timeout", w)
+			}
+			assert.False(t, strings.Contains(out.String(), "panic: test timed out"), "the live run reached its deadline; want it to stop starting cold starts before")
+			assert.False(t, strings.Contains(out.String(), "not started: the test's deadline"), "a cold start cut off by the deadline; want the plan to leave it out up front")
+			res := childResult(t, out.String())
+			assert.Contains(t, []string{"pass", "fail", "inconclusive"}, res.Verdict.Outcome, "verdict (%s)", res.Verdict.Reason)
+			if assert.NotNil(t, res.Parameters.Cut, "parameters.cut of a shortened run") {
+				assert.Equal(t, 1000, res.Parameters.Cut.Planned, "parameters.cut.planned")
+			}
+			if tc.shortcut {
+				assert.NotEmpty(t, res.Trials, "trials of a shortened run")
+			} else {
+				assert.Equal(t, "inconclusive", res.Verdict.Outcome, "verdict of a run with no room (%s)", res.Verdict.Reason)
+				assert.Contains(t, res.Verdict.Reason, "not started", "the reason must say the cold starts were not started")
+			}
+			s.assertNothingLeft(t)
+			if t.Failed() {
+				t.Logf("the live run's output:\n%s", out)
+			}
+		})
 	}
+}
+
+// childResult reads the result a child run wrote, by the path its claims-result line names.
+func childResult(t *testing.T, out string) noRoomResult {
+	t.Helper()
+	_, line, ok := strings.Cut(out, "claims-result ")
+	require.True(t, ok, "the child wrote no result; its output:\n%s", out)
+	line, _, _ = strings.Cut(line, "\n")
+	var ref struct{ Path string }
+	require.NoError(t, json.Unmarshal([]byte(line), &ref), "the claims-result line %q", line)
+	data, err := os.ReadFile(ref.Path)
+	require.NoError(t, err, "the child's result")
+	var res noRoomResult
+	require.NoError(t, json.Unmarshal(data, &res), "the child's result")
+	return res
 }
 
 // keptColdStarts is how many cold starts of each arm TestColdStartsThatWereNotColdAreInconclusive

@@ -490,19 +490,26 @@ func admitLiveRun(s settings.Settings) error {
 	var all []live.PlannedFunction
 	for _, l := range lambdazip.Languages {
 		// A claim test runs its plan once per language of the GetItem function (platforms),
-		// with that language's cold starts; T8's busy loop is Go's alone.
+		// with that language's cold starts; T8's busy loop is Go's alone, a test of its own.
 		for test, plan := range livePlans(withColdStartsFor(s, l)) {
-			if test != "TestThrottleSlices" || l == lambdazip.Go {
+			if test == "TestThrottleSlices" && l == lambdazip.Go && selected(test) || test != "TestThrottleSlices" && selected(test, string(l)) {
 				all = append(all, plan...)
 			}
 		}
 	}
 	e := live.EstimateCost(region, c.Arch, all, dynamoReads(all))
-	fmt.Printf("live mode: every live claim test of this package, in each of %d languages, would make %d functions (a run of fewer tests makes fewer):\n", len(platforms), len(all))
+	fmt.Printf("live mode: the live claim tests this run selects would make %d functions:\n", len(all))
 	for _, l := range e.Lines {
 		fmt.Printf("  %s\n", l)
 	}
 	fmt.Printf("estimate: $%.4f at most (%s); cap $%.2f (%s)\n", e.USD, e.PriceTable, c.MaxUSD, live.EnvMaxUSD)
+	timeout, err := time.ParseDuration(flagValue("test.timeout"))
+	if err != nil {
+		return fmt.Errorf("live mode: go test's -timeout %q: %w", flagValue("test.timeout"), err)
+	}
+	for _, l := range plannedTime(timeout) {
+		fmt.Println(l)
+	}
 	if e.USD > c.MaxUSD {
 		return fmt.Errorf("the estimate $%.4f is above the cap $%.2f: nothing was made; raise %s to run it", e.USD, c.MaxUSD, live.EnvMaxUSD)
 	}

@@ -22,7 +22,8 @@ import (
 var cfg settings.Settings
 
 // TestMain installs dynalite, the DynamoDB stand-in, and requires a Node.js to run it on, after
-// the checks that cost nothing: the settings' and, with -tags lambda, the live run's estimate
+// the checks that cost nothing: the selection by claim and language (claimtest.SelectFromEnv),
+// the settings' and, with -tags lambda, the live run's estimate
 // against its cap (admitLiveRun), before anything is made. It then builds the functions the
 // selected claim tests run (prebuild), so that the tests' time is their cold starts', and notes
 // when it began and when the tests begin: go test's deadline counts from the second, its kill
@@ -31,7 +32,7 @@ var cfg settings.Settings
 // naming Linux (needLinux).
 func TestMain(m *testing.M) {
 	budget.mainStart = time.Now()
-	checks := []func(settings.Settings) error{quotaReachesKernelMinimum, admitLiveRun, checkFunctionTimeout}
+	checks := []func(settings.Settings) error{claimtest.SelectFromEnv("coldstart", selectable...), quotaReachesKernelMinimum, admitLiveRun, checkFunctionTimeout}
 	if runtime.GOOS == "linux" {
 		checks = append(checks,
 			provision.Check(provision.NeedDynalite, provision.NeedNode, provision.NeedNode24, provision.NeedRust, provision.NeedPython),

@@ -3,6 +3,8 @@
 package coldstart
 
 import (
+	"github.com/serverless-claims/claims/catalog"
+	"github.com/serverless-claims/claims/harness/claim/claimtest"
 	"github.com/serverless-claims/claims/harness/lambda/lambdalocal"
 	"github.com/serverless-claims/claims/harness/lambda/lambdazip"
 	"github.com/serverless-claims/claims/harness/sys/build"
@@ -43,6 +45,20 @@ func buildFunctions(languages map[lambdazip.Language]bool, throttle bool, report
 		report(b.Package, err)
 	}
 }
+
+// onThisPlatform is what the local platform adds to the time plan's costs, measured on it:
+// nothing; it needs localStopMargin after its last cold start.
+var onThisPlatform = platformTime{
+	margin: localStopMargin,
+	longer: "run with a longer -timeout (go test -timeout 40m ./experiments/coldstart), or fewer tests (-run, or " +
+		claimtest.OnlyEnv + " and " + claimtest.LanguagesEnv + ")",
+}
+
+// runsHere says whether the timed test top runs on this platform: each of them does.
+func runsHere(string) bool { return true }
+
+// selectable are the kinds of claim test claimtest.SelectFromEnv selects from here.
+var selectable = []catalog.Kind{catalog.Local, catalog.Both}
 
 // admitLiveRun is the live mode's check before any test (live_test.go); locally nothing is made
 // that costs anything.

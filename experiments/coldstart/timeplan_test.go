@@ -2,23 +2,26 @@ package coldstart
 
 // The time plan. go test gives a package's test binary one -timeout for all its tests (10 minutes
 // unless set), and kills the binary one minute after it, counted from the binary's start, so
-// that TestMain's installs and builds spend the tests' time too. The claim tests on the local
-// platform share what is left by their planned cold starts: each, as it starts, plans as many
-// of its cold starts as its share holds (at each language's cost per cold start, measured in
-// this run where it has run, else the prior below), keeps to that share as it runs, and says
-// in its result (parameters.cut) and its output where it planned fewer than its settings asked
-// for. A share that cannot hold the fewest cold starts that decide a claim starts none: the
-// result is inconclusive, saying so, and the test skips naming what to do. The live path
-// (-tags lambda) plans nothing: it keeps its own margin (stopMargin) and its cap on cost.
+// that TestMain's installs and builds spend the tests' time too. The claim tests share what is
+// left by their planned cold starts: each, as it starts, plans as many of its cold starts as its
+// share holds (at each language's cost per cold start, measured in this run where it has run,
+// else the prior below, plus what the platform adds: onThisPlatform), keeps to that share as it
+// runs, and says in its result (parameters.cut) and its output where it planned fewer than its
+// settings asked for. A share that cannot hold the fewest cold starts that decide a claim starts
+// none: the result is inconclusive, saying so, and the test skips naming what to do. On the
+// live platform (-tags lambda) the run's estimate of its time is printed beside its cost before
+// anything is made (plannedTime), with what the plan will shorten.
 
 import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -27,6 +30,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/serverless-claims/claims/catalog"
 	"github.com/serverless-claims/claims/harness/claim/results"
 	"github.com/serverless-claims/claims/harness/lambda/lambdazip"
 	"github.com/serverless-claims/claims/harness/sys/cgroup"
@@ -83,6 +87,31 @@ var timedTests = map[string]timedTest{
 	"TestThrottleSlices":         {fixed: 15 * time.Second},
 	// A test binary of its own: its build of the Go function, dynalite and the result.
 	"TestAPlanWithNoRoomForItsClaimIsInconclusive": {fixed: 20 * time.Second},
+}
+
+// platformTime is what the platform the claim tests run on adds to timedTests' costs, which
+// were measured on this machine's local platform: the local platform adds nothing; the live one
+// (modes_live_test.go) forcing each cold start through the API and making and deleting what
+// each test runs.
+type platformTime struct {
+	// margin is how long before the package's deadline no cold start starts.
+	margin time.Duration
+	// forceCold is added to each cold start's cost.
+	forceCold time.Duration
+	// perTest is each test's (and each language's) own, which cannot be cut.
+	perTest time.Duration
+	// why says where forceCold and perTest come from; "" where both are zero.
+	why string
+	// longer says how to run the whole plan where it was cut.
+	longer string
+}
+
+// added says what the platform adds to the measured costs, "" where it adds nothing.
+func (pt platformTime) added() string {
+	if pt.why == "" {
+		return ""
+	}
+	return fmt.Sprintf("%v for forcing each cold start and %v for each test's making and deleting what it runs (%s)", pt.forceCold, pt.perTest, pt.why)
 }
 
 // perLanguage is a cost per cold start in ms of Go, Rust, Node.js and Python.
@@ -144,7 +173,13 @@ func (b *timeBudget) speed() (ratio float64, measured bool) {
 // cost is one cold start of test top in language l at this run's speed.
 func (b *timeBudget) cost(top string, l lambdazip.Language) time.Duration {
 	ratio, _ := b.speed()
-	return time.Duration(ratio * float64(timedTests[top].perColdStart[l]))
+	return time.Duration(ratio * float64(priorCost(top, l)))
+}
+
+// priorCost is one cold start of test top in language l as measured (timedTests), with what
+// the platform adds to it.
+func priorCost(top string, l lambdazip.Language) time.Duration {
+	return timedTests[top].perColdStart[l] + onThisPlatform.forceCold
 }
 
 // took adds cold starts that cost expected when measured and spent now.
@@ -166,9 +201,13 @@ func (b *timeBudget) begin(name string) {
 // and the part of it that is fixed (cannot be cut).
 func (b *timeBudget) still(except string) (all, fixed time.Duration, tests int) {
 	for top, tt := range timedTests {
+		if !runsHere(top) {
+			continue
+		}
 		if tt.coldStarts == nil {
 			if top != except && !b.hasBegun(top) && selected(top) {
-				all, fixed, tests = all+tt.fixed, fixed+tt.fixed, tests+1
+				own := tt.fixed + onThisPlatform.perTest
+				all, fixed, tests = all+own, fixed+own, tests+1
 			}
 			continue
 		}
@@ -177,7 +216,8 @@ func (b *timeBudget) still(except string) (all, fixed time.Duration, tests int) 
 			if name == except || b.hasBegun(name) || !selected(top, string(l)) {
 				continue
 			}
-			all += time.Duration(tt.coldStarts(l)) * b.cost(top, l)
+			all += time.Duration(tt.coldStarts(l))*b.cost(top, l) + onThisPlatform.perTest
+			fixed += onThisPlatform.perTest
 			tests++
 		}
 	}
@@ -220,17 +260,12 @@ type coldStartPlan struct {
 }
 
 // planColdStarts plans planned rounds of arms cold starts each on p, of which the claim needs at
-// least minimum to be decided. On the local platform, a timed test's rounds are cut to its share
-// of the time left; elsewhere they are not, and only the deadline (with the platform's margin)
-// stops them.
+// least minimum to be decided. A timed test's rounds are cut to its share of the time left;
+// another test's are not, and only the deadline (with the platform's margin) stops them.
 func planColdStarts(t *testing.T, p lambdaPlatform, what string, planned, arms, minimum int) *coldStartPlan {
 	t.Helper()
-	pl := &coldStartPlan{t: t, lang: p.Language(), what: what, planned: planned, n: planned, minimum: min(minimum, planned), arms: arms, margin: stopMargin}
+	pl := &coldStartPlan{t: t, lang: p.Language(), what: what, planned: planned, n: planned, minimum: min(minimum, planned), arms: arms, margin: onThisPlatform.margin}
 	pl.deadline, pl.limited = budget.deadline(t)
-	if _, ok := p.(*local); !ok {
-		return pl
-	}
-	pl.margin = localStopMargin
 	top, _, _ := strings.Cut(t.Name(), "/")
 	tt, ok := timedTests[top]
 	if !ok || !pl.limited {
@@ -251,7 +286,7 @@ func planColdStarts(t *testing.T, p lambdaPlatform, what string, planned, arms, 
 		return pl
 	}
 	budget.begin(t.Name())
-	pl.measured = time.Duration(arms) * tt.perColdStart[pl.lang]
+	pl.measured = time.Duration(arms) * priorCost(top, pl.lang)
 	rest, fixed, tests := budget.still(t.Name())
 	_, measured := budget.speed()
 	round := time.Duration(arms) * budget.cost(top, pl.lang)
@@ -263,6 +298,9 @@ func planColdStarts(t *testing.T, p lambdaPlatform, what string, planned, arms, 
 	source := "as measured before (timedTests)"
 	if measured {
 		source = "as measured before, at this run's speed"
+	}
+	if added := onThisPlatform.added(); added != "" {
+		source += ", with " + added
 	}
 	why := fmt.Sprintf("go test's deadline left %v, %v of it after the clean-up's %v, for this test's %d %s (%v each, %s) and the %d tests still to run (%v, %v of it fixed)",
 		(avail + pl.margin).Round(time.Second), avail.Round(time.Second), pl.margin, planned, what, round.Round(time.Millisecond), source, tests, rest.Round(time.Second), fixed.Round(time.Second))
@@ -277,6 +315,84 @@ func planColdStarts(t *testing.T, p lambdaPlatform, what string, planned, arms, 
 	pl.cut = fmt.Sprintf("%d of %d %s planned: %s", n, planned, what, why)
 	t.Logf("the plan is cut to fit the package's time: %s", pl.cut)
 	return pl
+}
+
+// plannedTime is the run's estimate of its own time before anything starts, as lines to print:
+// the selected timed tests' cold starts at their prior cost (priorCost: this run has measured
+// nothing yet) and each test's own time, against timeout (go test's -timeout; 0 for none) less
+// the platform's margin, and, where they do not fit, how many of its cold starts each test will
+// plan: fitRounds gives each the same part, as this does, so that the tests' own plans come out
+// near these figures unless the run's speed differs from the prior's.
+func plannedTime(timeout time.Duration) []string {
+	var (
+		lines      []string
+		all, fixed time.Duration
+		coldStarts int
+	)
+	type share struct {
+		name   string
+		n      int
+		rounds time.Duration
+	}
+	var shares []share
+	for _, top := range slices.Sorted(maps.Keys(timedTests)) {
+		tt := timedTests[top]
+		if !runsHere(top) {
+			continue
+		}
+		if tt.coldStarts == nil {
+			if selected(top) {
+				own := tt.fixed + onThisPlatform.perTest
+				all, fixed = all+own, fixed+own
+				lines = append(lines, fmt.Sprintf("  %s: %v, not cut", named(top), own.Round(time.Second)))
+			}
+			continue
+		}
+		for _, l := range lambdazip.Languages {
+			if !selected(top, string(l)) {
+				continue
+			}
+			n := tt.coldStarts(l)
+			rounds := time.Duration(n) * priorCost(top, l)
+			all, fixed, coldStarts = all+rounds+onThisPlatform.perTest, fixed+onThisPlatform.perTest, coldStarts+n
+			shares = append(shares, share{named(top) + "/" + string(l), n, rounds})
+		}
+	}
+	head := fmt.Sprintf("time: about %v for the selected tests' %d cold starts, each at its cost measured on the local platform", all.Round(time.Second), coldStarts)
+	if added := onThisPlatform.added(); added != "" {
+		head += " with " + added
+	}
+	avail := timeout - onThisPlatform.margin
+	part := 1.0
+	var fit string
+	switch {
+	case timeout == 0:
+		fit = "no -timeout: nothing is shortened"
+	case all <= avail:
+		fit = fmt.Sprintf("go test's -timeout %v leaves %v after the clean-up's %v: every test planned whole", timeout, avail, onThisPlatform.margin)
+	default:
+		part = max(0, float64(avail-fixed)) / float64(all-fixed)
+		fit = fmt.Sprintf("go test's -timeout %v leaves %v after the clean-up's %v: each test will plan about %.0f%% of its cold starts, "+
+			"and one whose part cannot hold the fewest that decide its claim starts none and is inconclusive; for the whole plan, %s",
+			timeout, avail, onThisPlatform.margin, 100*part, onThisPlatform.longer)
+	}
+	lines = append([]string{fit}, lines...)
+	for _, sh := range shares {
+		line := fmt.Sprintf("  %s: %d cold starts, %v", sh.name, sh.n, sh.rounds.Round(time.Second))
+		if part < 1 {
+			line += fmt.Sprintf(", shortened to about %d", int(part*float64(sh.n)))
+		}
+		lines = append(lines, line)
+	}
+	return append([]string{head}, lines...)
+}
+
+// named is a timed test's name with the claims it decides.
+func named(top string) string {
+	if ct, ok := catalog.LookupTest("coldstart", top); ok {
+		return fmt.Sprintf("%s (%s)", top, strings.Join(ct.Claims, ", "))
+	}
+	return top
 }
 
 // shareSlack is a cut plan's share of the time with room for what its rounds' cost leaves out:
@@ -440,7 +556,7 @@ func (pl *coldStartPlan) whyCut() string {
 	if pl.cut == "" {
 		return ""
 	}
-	return pl.cut + "; for the whole plan, run with a longer -timeout (go test -timeout 40m ./experiments/coldstart), or fewer tests (-run)"
+	return pl.cut + "; for the whole plan, " + onThisPlatform.longer
 }
 
 func TestPlansAreCutToTheTimeLeft(t *testing.T) {
@@ -462,6 +578,24 @@ func TestPlansAreCutToTheTimeLeft(t *testing.T) {
 		got := fitRounds(tc.planned, tc.minimum, tc.round, tc.avail, tc.rest, tc.fixd)
 		assert.Equal(t, tc.want, got, "%s: rounds of %d planned (fewest %d, %v each) in %v beside %v (%v fixed)",
 			tc.name, tc.planned, tc.minimum, tc.round, tc.avail, tc.rest, tc.fixd)
+	}
+}
+
+// TestNoRoundStartsInsideTheCleanUpMargin: whatever the plan, a round does not start once the
+// deadline is within the platform's margin (and the mean round so far) of now: the guard for a
+// run slower than its plan.
+func TestNoRoundStartsInsideTheCleanUpMargin(t *testing.T) {
+	margin := time.Minute
+	for _, tc := range []struct {
+		name  string
+		until time.Duration // from now to the deadline
+		want  bool
+	}{
+		{"well before the margin", margin + time.Hour, true},
+		{"inside the margin", margin - time.Second, false},
+	} {
+		pl := &coldStartPlan{t: t, planned: 10, n: 10, minimum: 5, limited: true, deadline: time.Now().Add(tc.until), margin: margin}
+		assert.Equal(t, tc.want, pl.mayStart(), "%s: may a round start with the deadline %v away and a margin of %v", tc.name, tc.until, margin)
 	}
 }
 
