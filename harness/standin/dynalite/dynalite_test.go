@@ -66,6 +66,28 @@ func keyAlgorithm(k tlsca.KeyKind) string {
 	return "ECDSA"
 }
 
+// TestHandshakeDelayHoldsEachNewConnectionsHandshake: with a HandshakeDelay, a new connection's
+// handshake ends no sooner than the delay after it began (the sleep's lower bound, not a
+// timing), and a request on the pooled connection after it makes no handshake to hold.
+func TestHandshakeDelayHoldsEachNewConnectionsHandshake(t *testing.T) {
+	const delay = 200 * time.Millisecond
+	s := Start(t, Options{HandshakeDelay: delay})
+	client := trusting(s)
+	var first time.Duration
+	for i := range 2 {
+		began := time.Now()
+		resp, err := listTables(t, s, client)
+		require.NoError(t, err, "request %d", i)
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if i == 0 {
+			first = time.Since(began)
+		}
+	}
+	assert.GreaterOrEqual(t, first, delay, "the first request, with its handshake, took %v; want at least the delay %v", first, delay)
+	assert.Equal(t, 1, s.Handshakes(), "handshakes = %d; want 1, the second request on the pooled connection", s.Handshakes())
+}
+
 func TestAClientWithoutTheCAIsRefused(t *testing.T) {
 	s := Start(t, Options{})
 	_, err := listTables(t, s, &http.Client{Timeout: 10 * time.Second})
