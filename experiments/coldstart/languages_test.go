@@ -1,9 +1,12 @@
 package coldstart
 
-// Where a cold-start claim does not hold on a language's function: the article measured a Rust
-// function, and its advice is given for every runtime. Each entry was measured on every run of
-// the claim on that language (the results say with what figures); the claim test then asserts
-// the refutation, as P7's does, and fails the day the claim holds there.
+// Where a cold-start claim does not hold on a language's function in the local model of Lambda:
+// the article measured a Rust function, and its advice is given for every runtime. Each entry
+// was measured on every run of the claim on that language (the results say with what figures);
+// the claim test then asserts the refutation locally and through the stand-ins, as P7's does,
+// and fails the day the claim holds there. It is the model's prediction: on a platform that
+// judges the model (claimtest.Judges: AWS) the test asserts the article's claim instead and
+// records the prediction beside its verdict.
 
 import (
 	"testing"

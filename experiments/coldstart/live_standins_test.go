@@ -39,6 +39,7 @@ import (
 	"github.com/serverless-claims/claims/harness/standin/sigv4check"
 	"github.com/serverless-claims/claims/harness/standin/tlsca"
 	"github.com/serverless-claims/claims/harness/sys/cgroup"
+	"github.com/serverless-claims/claims/harness/sys/settings"
 )
 
 // The stand-ins' region and static keys; the keys sign requests to the stand-ins only.
@@ -73,6 +74,10 @@ type standInModel struct {
 	// (iamstub.Options.PolicyPropagationDelay): DynamoDB denies every call while a role's is
 	// not, as it denies the functions' GetItems while their role's policy has not reached it.
 	policyDelay time.Duration
+	// handshakeDelay holds each new connection's TLS handshake with DynamoDB that long
+	// (dynalite.Options.HandshakeDelay): a platform whose first call is as slow as the article
+	// measured, which the local model does not make.
+	handshakeDelay time.Duration
 }
 
 // launchStandIns starts the three stand-ins for t, as Lambda and its neighbours behave unless m
@@ -86,7 +91,7 @@ func launchStandIns(t *testing.T, m ...standInModel) *standIns {
 	}
 	keys := sigv4check.Keys{standInKeyID: standInSecret}
 	var iam *iamstub.Server
-	dbOpts := dynalite.Options{Key: tlsca.DefaultKeyKind}
+	dbOpts := dynalite.Options{Key: tlsca.DefaultKeyKind, HandshakeDelay: model.handshakeDelay}
 	if model.policyDelay > 0 {
 		// Before the run's role exists (the table is made first) and once it is deleted,
 		// nothing is pending, and the run's own calls go through.
@@ -359,8 +364,45 @@ func TestLivePlanFitsItsTimeout(t *testing.T) {
 	}
 }
 
+// TestAPlatformIsJudgedOnTheArticlesClaim: on a platform a user names (CLAIMS_LAMBDA_ENDPOINT:
+// results.ModeLive, as AWS), a claim test asserts the article's claim, never the model's
+// refutation, and records the model's prediction beside its verdict. T2 on the Rust function,
+// which the model refutes (refutedOn), runs through the live path on the stand-ins twice: where
+// the platform behaves as the article measured (each new connection's handshake held 300 ms,
+// the first call slow), it passes and its result says the model predicted fail; on the stand-ins
+// as they are, which agree with the model, it fails naming the article's claim.
+func TestAPlatformIsJudgedOnTheArticlesClaim(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		delay time.Duration
+		want  []string // the verdicts it may reach: at CLAIMS_COLD_STARTS 5 the model's fail may be left open
+		says  string   // what its output says
+	}{
+		{"as the article measured", 300 * time.Millisecond, []string{"pass"}, "a finding about the model"},
+		{"as the model predicts", 0, []string{"fail", "inconclusive"}, "want pass, the article's claim"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := launchStandIns(t, standInModel{handshakeDelay: tc.delay})
+			cmd, out := childTest(t, s, "TestFirstInvocationIsSlow$/^rust", map[string]string{settings.ColdStartsEnv: "5"})
+			waitExit(t, cmd, 3*time.Minute, out)
+			res := childResult(t, out.String())
+			assert.Equal(t, results.ModeLive, res.Mode, "the child's mode")
+			assert.Contains(t, tc.want, res.Verdict.Outcome, "T2 on Rust where the platform behaves %s: verdict (%s)", tc.name, res.Verdict.Reason)
+			if assert.NotNil(t, res.ModelPrediction, "modelPrediction of a result on a platform that judges the model") {
+				assert.Equal(t, verdict.Fail, res.ModelPrediction.Outcome, "the model's prediction of T2 on Rust")
+			}
+			assert.Equal(t, tc.want[0] == "pass", cmd.ProcessState.ExitCode() == 0, "the child's exit status = %d; want 0 only where the article's claim held", cmd.ProcessState.ExitCode())
+			assert.True(t, strings.Contains(out.String(), tc.says), "the child's output says %q = false; want it", tc.says)
+			s.assertNothingLeft(t)
+			if t.Failed() {
+				t.Logf("the live run's output:\n%s", out)
+			}
+		})
+	}
+}
+
 // childResult reads the result a child run wrote, by the path its claims-result line names.
-func childResult(t *testing.T, out string) noRoomResult {
+func childResult(t *testing.T, out string) childRunResult {
 	t.Helper()
 	_, line, ok := strings.Cut(out, "claims-result ")
 	require.True(t, ok, "the child wrote no result; its output:\n%s", out)
@@ -369,7 +411,7 @@ func childResult(t *testing.T, out string) noRoomResult {
 	require.NoError(t, json.Unmarshal([]byte(line), &ref), "the claims-result line %q", line)
 	data, err := os.ReadFile(ref.Path)
 	require.NoError(t, err, "the child's result")
-	var res noRoomResult
+	var res childRunResult
 	require.NoError(t, json.Unmarshal(data, &res), "the child's result")
 	return res
 }

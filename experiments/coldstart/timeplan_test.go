@@ -665,10 +665,12 @@ func TestAPlanWithNoRoomForItsClaimIsInconclusive(t *testing.T) {
 	}
 }
 
-// noRoomResult is what TestAPlanWithNoRoomForItsClaimIsInconclusive reads of a result.
-type noRoomResult struct {
-	Verdict    struct{ Outcome, Reason string }
-	Parameters struct {
+// childRunResult is what the tests that run this binary as a child read of its result.
+type childRunResult struct {
+	Mode            string
+	ModelPrediction *results.Prediction
+	Verdict         struct{ Outcome, Reason string }
+	Parameters      struct {
 		Cut *family.Cut
 	}
 	Trials []json.RawMessage
@@ -677,7 +679,7 @@ type noRoomResult struct {
 // runWithNoRoom runs this test binary on the claim test run selects, with a -timeout as long as
 // the local clean-up's margin, so that no time is left for any cold start at any speed, and
 // returns the result it wrote (by its name result) and its output.
-func runWithNoRoom(t *testing.T, run, result string) (noRoomResult, string) {
+func runWithNoRoom(t *testing.T, run, result string) (childRunResult, string) {
 	t.Helper()
 	dir := t.TempDir()
 	cmd := exec.Command(os.Args[0], "-test.run", run, "-test.count=1", "-test.v", "-test.timeout="+localStopMargin.String())
@@ -686,7 +688,7 @@ func runWithNoRoom(t *testing.T, run, result string) (noRoomResult, string) {
 	require.NoError(t, err, "the run with no room for its plan; want it to pass, skipping; its output:\n%s", out)
 	data, err := os.ReadFile(filepath.Join(dir, "coldstart", results.FileName(result)))
 	require.NoError(t, err, "the result; the run's output:\n%s", out)
-	var res noRoomResult
+	var res childRunResult
 	require.NoError(t, json.Unmarshal(data, &res))
 	return res, string(out)
 }

@@ -12,6 +12,7 @@
 package claimtest
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -64,6 +65,29 @@ func (e Expectation) recorded() *results.Expected {
 		return nil
 	}
 	return &results.Expected{Outcome: e.outcome, Why: e.why, OrInconclusive: e.orInconclusive}
+}
+
+// prediction is e as the local model's prediction.
+func (e Expectation) prediction() *results.Prediction {
+	if e.outcome == "" {
+		return &results.Prediction{Outcome: verdict.Pass}
+	}
+	return &results.Prediction{Outcome: e.outcome, Why: e.why, OrInconclusive: e.orInconclusive}
+}
+
+// Judges says whether a platform of mode judges the local model rather than runs it: AWS, or an
+// endpoint a user named as speaking its API (results.ModeLive). There a claim test asserts the
+// article's claim, whatever the model predicts, and records the prediction beside its verdict;
+// everywhere else (the local platform, the stand-ins) it asserts what the model predicts.
+func Judges(mode string) bool { return mode == results.ModeLive }
+
+// on is the expectation a test of c asserts on a platform of mode: the article's claim (Holds)
+// where the platform judges the model, else c.Expect, the model's prediction.
+func (c Claim) on(mode string) Expectation {
+	if Judges(mode) {
+		return Holds
+	}
+	return c.Expect
 }
 
 // Target is what a claim body runs against, as far as the result needs to know.
@@ -160,36 +184,52 @@ func (c Claim) Decide(t testing.TB, m Measurement) results.Result {
 		Target:      m.Target,
 		Summary:     m.Summary,
 		Verdict:     verdict.DecideWith(m.Evidence, m.NotEvidence, m.Checks...),
-		Expected:    c.Expect.recorded(),
+		Expected:    c.on(m.Target.Mode()).recorded(),
 		Published:   published,
 		Environment: m.Environment,
 		Trials:      m.Trials,
+	}
+	if Judges(res.Mode) {
+		res.ModelPrediction = c.Expect.prediction()
 	}
 	Record(t, res)
 	return res
 }
 
-// Assert asserts c.Expect of res: for Holds each check, then the verdict; for Refuted the
-// verdict fail.
+// Assert asserts of res what c expects on res's platform (Claim.on): for Holds each check,
+// then the verdict; for Refuted the verdict fail. Where the platform judges the model, the
+// article's claim is asserted and the model's prediction is said beside the verdict.
 func (c Claim) Assert(t testing.TB, res results.Result) {
 	t.Helper()
-	switch c.Expect.outcome {
+	e := c.on(res.Mode)
+	switch e.outcome {
 	case "":
+		model := ""
+		if p := res.ModelPrediction; p != nil {
+			model = fmt.Sprintf("; the model predicted %s", p.Outcome)
+			if p.Why != "" {
+				model += ": " + p.Why
+			}
+			if p.Disagrees(res.Verdict.Outcome) {
+				t.Logf("%v: the platform's verdict is %s, the model predicted %s: a finding about the model (%s)", res.Claims, res.Verdict.Outcome, p.Outcome, res.Verdict.Reason)
+			}
+		}
 		for _, ch := range res.Verdict.Checks {
 			assert.True(t, ch.Pass, "%v: %s", res.Claims, ch)
 		}
-		assert.Equal(t, verdict.Pass, res.Verdict.Outcome, "verdict for %v: %s", res.Claims, res.Verdict.Reason)
+		assert.Equal(t, verdict.Pass, res.Verdict.Outcome, "verdict for %v = %s; want pass, the article's claim: %s (%s%s)",
+			res.Claims, res.Verdict.Outcome, res.Claim, res.Verdict.Reason, model)
 	case verdict.Fail:
-		if c.Expect.orInconclusive {
+		if e.orInconclusive {
 			if assert.NotEqual(t, verdict.Pass, res.Verdict.Outcome,
-				"verdict for %v = pass; want fail or inconclusive, the claim not borne out here because %s (%s)", res.Claims, c.Expect.why, res.Verdict.Reason) {
-				t.Logf("%v not borne out (%s), as measured before: %s; evidence: %s", res.Claims, res.Verdict.Outcome, c.Expect.why, res.Verdict.Reason)
+				"verdict for %v = pass; want fail or inconclusive, the claim not borne out here because %s (%s)", res.Claims, e.why, res.Verdict.Reason) {
+				t.Logf("%v not borne out (%s), as measured before: %s; evidence: %s", res.Claims, res.Verdict.Outcome, e.why, res.Verdict.Reason)
 			}
 			return
 		}
 		if assert.Equal(t, verdict.Fail, res.Verdict.Outcome,
-			"verdict for %v = %s; want fail, the claim refuted here because %s (%s)", res.Claims, res.Verdict.Outcome, c.Expect.why, res.Verdict.Reason) {
-			t.Logf("%v refuted, as measured before: %s; evidence: %s", res.Claims, c.Expect.why, res.Verdict.Reason)
+			"verdict for %v = %s; want fail, the claim refuted here because %s (%s)", res.Claims, res.Verdict.Outcome, e.why, res.Verdict.Reason) {
+			t.Logf("%v refuted, as measured before: %s; evidence: %s", res.Claims, e.why, res.Verdict.Reason)
 		}
 	}
 }
@@ -199,7 +239,7 @@ func (c Claim) Assert(t testing.TB, res results.Result) {
 func (c Claim) Check(t testing.TB, m Measurement) results.Result {
 	t.Helper()
 	res := c.Decide(t, m)
-	if m.Cut != "" && res.Verdict.Outcome == verdict.Inconclusive && !c.Expect.orInconclusive {
+	if m.Cut != "" && res.Verdict.Outcome == verdict.Inconclusive && !c.on(res.Mode).orInconclusive {
 		t.Skipf("%v inconclusive on a plan cut to fit go test's time, its result written (%s): %s", res.Claims, res.Verdict.Reason, m.Cut)
 	}
 	c.Assert(t, res)

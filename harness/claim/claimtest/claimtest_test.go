@@ -67,6 +67,45 @@ func TestNotBorneOutFailsOnlyWhenTheClaimHolds(t *testing.T) {
 	assert.Equal(t, &results.Expected{Outcome: verdict.Fail, Why: "a reason", OrInconclusive: true}, got, "recorded")
 }
 
+// TestAPlatformThatJudgesTheModelIsAskedForTheArticlesClaim: where the model refutes a claim,
+// the test asserts the refutation on the local platform and through the stand-ins, and the
+// article's claim on a platform that judges the model (AWS), whose result carries the model's
+// prediction.
+func TestAPlatformThatJudgesTheModelIsAskedForTheArticlesClaim(t *testing.T) {
+	c := Claim{IDs: []string{"T2"}, Expect: Refuted("the model's reason")}
+	on := func(mode string, pass bool) results.Result {
+		res := outcome(pass)
+		res.Mode, res.Claims = mode, c.IDs
+		if Judges(mode) {
+			res.ModelPrediction = c.Expect.prediction()
+		}
+		return res
+	}
+	for _, tc := range []struct {
+		mode       string
+		pass, fail bool // whether Assert fails a verdict of pass, of fail
+	}{
+		{results.ModeLocal, true, false},
+		{results.ModeLiveStandIn, true, false},
+		{results.ModeLive, false, true},
+	} {
+		for _, pass := range []bool{true, false} {
+			r := &recorder{TB: t}
+			c.Assert(r, on(tc.mode, pass))
+			want := tc.fail
+			if pass {
+				want = tc.pass
+			}
+			assert.Equal(t, want, r.failed, "on a %s platform, Assert failed a verdict that the claim holds=%t: %t; want %t", tc.mode, pass, r.failed, want)
+		}
+	}
+	p := c.Expect.prediction()
+	assert.Equal(t, &results.Prediction{Outcome: verdict.Fail, Why: "the model's reason"}, p, "the prediction recorded")
+	assert.True(t, p.Disagrees(verdict.Pass), "a pass disagrees with a predicted fail")
+	assert.False(t, Claim{IDs: []string{"T6"}}.Expect.prediction().Disagrees(verdict.Pass), "a pass agrees with a predicted pass")
+	assert.False(t, NotBorneOut("why").prediction().Disagrees(verdict.Inconclusive), "an inconclusive agrees with a prediction of fail or inconclusive")
+}
+
 func TestWantsBrokenWantsFailWhereTheClaimHolds(t *testing.T) {
 	c := Claim{IDs: []string{"W4"}}
 	fake := &recorder{TB: t}

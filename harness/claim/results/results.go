@@ -54,24 +54,29 @@ const MatrixDir = "matrix"
 // experiment's family (Family names which); a reader that does not know the family gets them as
 // json.RawMessage.
 type Result struct {
-	Schema      string          `json:"schema"`
-	Experiment  string          `json:"experiment"`       // the test's full name
-	Family      string          `json:"family"`           // which parameters, summary and trials: eventloop, threadpool.waves...
-	Claims      []string        `json:"claims"`           // catalog IDs: W2, W3...
-	Claim       string          `json:"claim"`            // the claim in a sentence, as this run tests it
-	Mode        string          `json:"mode"`             // ModeLocal, ModeLive, ModeLiveStandIn or ModeLocalRouter, as the target says
-	Broken      string          `json:"broken,omitempty"` // what a sensitivity run broke on purpose
-	StartedAt   time.Time       `json:"startedAt"`
-	FinishedAt  time.Time       `json:"finishedAt"`
-	Headline    string          `json:"headline"` // our key figures in one line
-	Parameters  any             `json:"parameters"`
-	Target      any             `json:"target"` // what was measured: the probe, lab or function, its runtime and settings
-	Summary     any             `json:"summary"`
-	Verdict     verdict.Verdict `json:"verdict"`
-	Expected    *Expected       `json:"expected,omitempty"` // what the test asserts when not that the claim holds
-	Published   []Published     `json:"published"`          // the catalog's figure for each claim
-	Environment Environment     `json:"environment"`
-	Trials      any             `json:"trials"` // every raw trial, with its evidence
+	Schema     string          `json:"schema"`
+	Experiment string          `json:"experiment"`       // the test's full name
+	Family     string          `json:"family"`           // which parameters, summary and trials: eventloop, threadpool.waves...
+	Claims     []string        `json:"claims"`           // catalog IDs: W2, W3...
+	Claim      string          `json:"claim"`            // the claim in a sentence, as this run tests it
+	Mode       string          `json:"mode"`             // ModeLocal, ModeLive, ModeLiveStandIn or ModeLocalRouter, as the target says
+	Broken     string          `json:"broken,omitempty"` // what a sensitivity run broke on purpose
+	StartedAt  time.Time       `json:"startedAt"`
+	FinishedAt time.Time       `json:"finishedAt"`
+	Headline   string          `json:"headline"` // our key figures in one line
+	Parameters any             `json:"parameters"`
+	Target     any             `json:"target"` // what was measured: the probe, lab or function, its runtime and settings
+	Summary    any             `json:"summary"`
+	Verdict    verdict.Verdict `json:"verdict"`
+	Expected   *Expected       `json:"expected,omitempty"` // what the test asserts when not that the claim holds
+	// ModelPrediction is, on a platform that judges the local model (ModeLive), what the model
+	// predicted of this claim here: what the same test asserts locally and through the
+	// stand-ins. The test asserts the article's claim there, never the model's refutation, so
+	// a verdict that differs from the prediction is a finding about the model.
+	ModelPrediction *Prediction `json:"modelPrediction,omitempty"`
+	Published       []Published `json:"published"` // the catalog's figure for each claim
+	Environment     Environment `json:"environment"`
+	Trials          any         `json:"trials"` // every raw trial, with its evidence
 }
 
 // Expected is what a claim test asserts of its verdict when that is not "the claim holds": a
@@ -83,6 +88,22 @@ type Expected struct {
 	// OrInconclusive says the test accepts an inconclusive verdict too: the claim's effect is
 	// at its bound here, so more evidence moves its interval onto the bound, not past it.
 	OrInconclusive bool `json:"orInconclusive,omitempty"`
+}
+
+// Prediction is the local model's prediction of a verdict: Outcome pass where it predicts the
+// claim holds, else the refutation its test asserts locally, with why.
+type Prediction struct {
+	Outcome        verdict.Outcome `json:"outcome"`
+	Why            string          `json:"why,omitempty"`            // why the model refutes the claim here; "" where it predicts pass
+	OrInconclusive bool            `json:"orInconclusive,omitempty"` // the model predicts fail or inconclusive
+}
+
+// Disagrees says whether a verdict of outcome differs from the prediction.
+func (p Prediction) Disagrees(outcome verdict.Outcome) bool {
+	if p.OrInconclusive && outcome == verdict.Inconclusive {
+		return false
+	}
+	return outcome != p.Outcome
 }
 
 // Published is a claim's published figure as the catalog quotes it, to read beside ours.
