@@ -237,6 +237,18 @@ func WriteComparison(w io.Writer, c Comparison) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "OLD %s: %d results; NEW %s: %d results; %d paired.\n",
 		c.Old.Dir, len(c.Old.Entries), c.New.Dir, len(c.New.Entries), len(c.Pairs))
+	// NEW's results of a platform that judges the model: the article, the model and the
+	// platform side by side, where the model and the platform disagree first.
+	if js := Judgements(c.New); len(js) > 0 {
+		fmt.Fprintf(&b, "\nThe model, judged in NEW (%d): the article's claim / the model's prediction / the platform's verdict\n", len(js))
+		for _, j := range js {
+			line := fmt.Sprintf("  %s %s: article: %s / model: %s / platform: %s", strings.Join(j.Claims, ","), j.Experiment, j.Article, j.Model, j.Platform)
+			if j.Disagrees {
+				line += " (the model disagrees)"
+			}
+			fmt.Fprintln(&b, line)
+		}
+	}
 	if !c.Differs() {
 		fmt.Fprintln(&b, "no differences")
 		_, err := io.WriteString(w, b.String())

@@ -63,16 +63,17 @@ func WriteHTML(w io.Writer, s Set, generated time.Time) error {
 		}
 	}
 	return page.Execute(w, struct {
-		Dir       string
-		Generated string
-		Summaries []Summary
-		Machines  []string
-		Sections  []Section
-		Uncovered []string
-		Matrix    *matrixPage
-		History   *History
+		Dir        string
+		Generated  string
+		Summaries  []Summary
+		Judgements []Judgement
+		Machines   []string
+		Sections   []Section
+		Uncovered  []string
+		Matrix     *matrixPage
+		History    *History
 	}{
-		Dir: s.Dir, Generated: generated.UTC().Format(time.RFC3339), Summaries: Summaries(s),
+		Dir: s.Dir, Generated: generated.UTC().Format(time.RFC3339), Summaries: Summaries(s), Judgements: Judgements(s),
 		Machines: machines(s), Sections: sections, Uncovered: uncoveredIDs(s), Matrix: newMatrixPage(s.Matrix),
 		History: s.History,
 	})

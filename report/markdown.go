@@ -13,6 +13,7 @@ func WriteMarkdown(w io.Writer, s Set) error {
 	fmt.Fprintln(&b, "# Claims report")
 	fmt.Fprintln(&b)
 	fmt.Fprintf(&b, "%d results from `%s`. A verdict the test asserts as a refutation reads \"fail (refutation asserted)\": the claim does not hold on these runtimes, and the test passes while that stays so.\n\n", len(s.Entries), s.Dir)
+	writeJudgementsMarkdown(&b, Judgements(s))
 	fmt.Fprintln(&b, "| claims | experiment | mode | runtimes | verdict | ours | published | reason | file |")
 	fmt.Fprintln(&b, "|---|---|---|---|---|---|---|---|---|")
 	for _, r := range Summaries(s) {
@@ -109,4 +110,27 @@ func machines(s Set) []string {
 // cell keeps a table cell on its row: a "|" is escaped and a line break becomes a space.
 func cell(s string) string {
 	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
+}
+
+// writeJudgementsMarkdown writes the results of a platform that judges the model, the article's
+// claim, the model's prediction and the platform's verdict side by side, where the two disagree
+// first: each such row is a finding about the model.
+func writeJudgementsMarkdown(b *strings.Builder, js []Judgement) {
+	if len(js) == 0 {
+		return
+	}
+	fmt.Fprintln(b, "## The model, judged")
+	fmt.Fprintln(b)
+	fmt.Fprintln(b, "On a platform that judges the local model (AWS) each test asserts the article's claim and records what the model predicted. Where the two disagree, the finding is about the model; those rows come first.")
+	fmt.Fprintln(b)
+	fmt.Fprintln(b, "| claims | experiment | the article | the model predicted | the platform's verdict | file |")
+	fmt.Fprintln(b, "|---|---|---|---|---|---|")
+	for _, j := range js {
+		v := string(j.Platform)
+		if j.Disagrees {
+			v = "**" + v + " (the model disagrees)**"
+		}
+		fmt.Fprintf(b, "| %s | `%s` | %s | %s | %s | `%s` |\n", cell(strings.Join(j.Claims, ", ")), j.Experiment, cell(j.Article), cell(j.Model), v, j.Source)
+	}
+	fmt.Fprintln(b)
 }
