@@ -68,10 +68,6 @@ const standInEnv = "CLAIMS_LIVE_STANDIN"
 // equal to 3008"), so that the controls run on every account.
 const unthrottledMB = 3008
 
-// newAccountMaxMemoryMB is the memory quota new accounts have been seen with (users report
-// Lambda's "Member must have value less than or equal to 3008"; Lambda's own maximum is 10,240 MB).
-const newAccountMaxMemoryMB = 3008
-
 // TestControlIsUnthrottledWithinANewAccountsQuota: the controls' memory size gives more than one
 // vCPU (Lambda's memory / 1769 MB, which the stand-in's CPU model follows), so that one busy
 // thread is never throttled, and is within a new account's reduced quota.
@@ -423,6 +419,8 @@ func livePlans(s settings.Settings) map[string][]live.PlannedFunction {
 	}
 	for _, mb := range scalingSizes {
 		plans["TestHandshakeScalesWithCPU"] = append(plans["TestHandshakeScalesWithCPU"], getitemFn(fmt.Sprintf("getitem cold %d MB", mb), mb, twice))
+	}
+	for _, mb := range throttleSizes {
 		plans["TestThrottleSlices"] = append(plans["TestThrottleSlices"],
 			live.PlannedFunction{Name: fmt.Sprintf("throttle %d MB", mb), MemoryMB: mb, Invocations: throttleInvocations, MaxSecondsEach: throttleMaxSeconds})
 	}

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -88,6 +89,16 @@ type (
 	sizeLoops          = family.SizeLoops
 )
 
+// throttleSizes are T8's memory sizes: T5's (scalingSizes), from 128 MB to one whole vCPU, and 3,008 MB, above
+// one vCPU and within a new account's memory quota, where a single-threaded loop is no longer
+// held by the quota but by the one vCPU it can use, less what the environment's other threads
+// take.
+var throttleSizes = append(slices.Clone(scalingSizes), newAccountMaxMemoryMB)
+
+// newAccountMaxMemoryMB is the memory quota new accounts have been seen with (users report
+// Lambda's "Member must have value less than or equal to 3008"; Lambda's own maximum is 10,240 MB).
+const newAccountMaxMemoryMB = 3008
+
 // throttleClaim is T8.
 var throttleClaim = claimtest.Claim{IDs: []string{"T8"}, Family: familyThrottle}
 
@@ -101,7 +112,7 @@ func testThrottleSlices(t *testing.T, p lambdaPlatform) {
 	throttleClaim.Check(t, measureThrottleSlices(t, p, throttleInvocations))
 }
 
-// measureThrottleSlices runs the throttle function at each memory size of scalingSizes, in an
+// measureThrottleSlices runs the throttle function at each memory size of throttleSizes, in an
 // execution environment of its own, invocations busy loops each, and decides T8 from what the
 // loops saw.
 func measureThrottleSlices(t *testing.T, p lambdaPlatform, invocations int) claimtest.Measurement {
@@ -114,10 +125,10 @@ func measureThrottleSlices(t *testing.T, p lambdaPlatform, invocations int) clai
 	var table strings.Builder
 	fmt.Fprintf(&table, "%-8s %9s %16s %10s %18s %7s %9s\n", "memory", "share", "band", "period", "band", "stalls", "run p50")
 	lo, hi := publishedPeriodMs*(1-periodBand), publishedPeriodMs*(1+periodBand)
-	pl := planColdStarts(t, p, "memory sizes", len(scalingSizes), 1, len(scalingSizes))
+	pl := planColdStarts(t, p, "memory sizes", len(throttleSizes), 1, len(throttleSizes))
 	evidence.N = pl.rounds()
 	startWithin(t, pl, func(i int) {
-		mb := scalingSizes[i]
+		mb := throttleSizes[i]
 		c := functionConfig{Build: throttleFunc, MemoryMB: mb}
 		configs = append(configs, c)
 		sz, loops := runLoops(t, p.Create(t, c), mb, invocations)
@@ -150,7 +161,7 @@ func measureThrottleSlices(t *testing.T, p lambdaPlatform, invocations int) clai
 	})
 	t.Logf("T8, a busy loop of %v by memory size:\n%s", throttleBusy, table.String())
 	if len(configs) == 0 { // no room for any size: the functions the plan would have made, not started
-		for _, mb := range scalingSizes {
+		for _, mb := range throttleSizes {
 			configs = append(configs, functionConfig{Build: throttleFunc, MemoryMB: mb})
 			trials = append(trials, sizeLoops{MemoryMB: mb, Loops: []loopAnswer{}, Failures: []string{"not started: " + pl.cut}})
 		}
@@ -165,7 +176,7 @@ func measureThrottleSlices(t *testing.T, p lambdaPlatform, invocations int) clai
 		Broken:      brokenIn(p, throttleFunc),
 		StartedAt:   started,
 		Headline:    pl.withCut(headline),
-		Parameters:  throttleParameters{BusyMs: throttleBusy.Milliseconds(), Cut: pl.record(), Invocations: invocations, MemorySizesMB: scalingSizes, PublishedPeriodMs: publishedPeriodMs},
+		Parameters:  throttleParameters{BusyMs: throttleBusy.Milliseconds(), Cut: pl.record(), Invocations: invocations, MemorySizesMB: throttleSizes, PublishedPeriodMs: publishedPeriodMs},
 		Summary:     throttleSummary{BySize: sizes, Table: table.String()},
 		Trials:      trials,
 		Environment: results.Fingerprint(),
@@ -173,6 +184,25 @@ func measureThrottleSlices(t *testing.T, p lambdaPlatform, invocations int) clai
 		Cut:         pl.whyCut(),
 		Checks:      checks,
 	}
+}
+
+// predictCPU is what the model of Lambda's CPU predicts of a single-threaded busy loop of wallMs
+// at memoryMB, where the function's other threads take otherVCPU of the same quota: the loop
+// gets min(1, M/1,769 - otherVCPU) of a vCPU, and where that is under one it runs that part of
+// each period and stalls the rest, once a period. It takes the M/1,769 rule and the published
+// period and nothing else from published figures, so that what runs on Lambda measure can score
+// it.
+func predictCPU(memoryMB int, otherVCPU, wallMs float64) family.CPUPrediction {
+	p := family.CPUPrediction{QuotaVCPU: float64(memoryMB) / oneCPUMB, OtherThreadsVCPU: otherVCPU, PeriodMs: publishedPeriodMs,
+		FromPublishedOnly: fmt.Sprintf("the M/%d MB rule and the %.0f ms period; nothing else", oneCPUMB, publishedPeriodMs)}
+	p.LoopShareOfVCPU = max(0, min(1, p.QuotaVCPU-otherVCPU))
+	if p.LoopShareOfVCPU < 1 {
+		p.RunMs = p.LoopShareOfVCPU * publishedPeriodMs
+		p.StallMs = publishedPeriodMs - p.RunMs
+		p.StallGapMs = publishedPeriodMs
+		p.Stalls = int(wallMs / publishedPeriodMs)
+	}
+	return p
 }
 
 // gridCheck checks that g, a loop's stall ends' grid, is within [lo, hi] ms; a loop whose stall
@@ -244,6 +274,7 @@ func runLoops(t *testing.T, f function, memoryMB, invocations int) (sizeFigures,
 	if wall > 0 {
 		sz.Share, sz.LoopShare, sz.ThreadShare = process/wall, run/wall, thread/wall
 	}
+	sz.Prediction = predictCPU(memoryMB, max(0, sz.Share-sz.ThreadShare), wall/float64(max(1, len(loops.Loops))))
 	sz.RunMs, sz.StallMs = stats.Summarize(runs), stats.Summarize(stalls)
 	loops.Throttling = throttlingOf(t, f)
 	return sz, loops

@@ -407,6 +407,26 @@ type SizeFigures struct {
 	// RunMs and StallMs are the lengths of the runs between stalls and of the stalls.
 	RunMs   stats.Summary `json:"runMs"`
 	StallMs stats.Summary `json:"stallMs"`
+	// Prediction is what the model of Lambda's CPU predicts of this size's loops.
+	Prediction CPUPrediction `json:"prediction"`
+}
+
+// CPUPrediction is what the model of Lambda's CPU predicts of a single-threaded busy loop at one
+// memory size, in the units published runs on Lambda use, from two facts alone: the M/1,769 rule
+// and the 20 ms period. The quota covers the whole environment, so the function's other threads
+// (the Go runtime's, the emulator's) spend it too: their part is this run's measure, the one
+// figure the prediction takes from the run, and the loop gets what they leave of the quota, at
+// most one vCPU.
+type CPUPrediction struct {
+	QuotaVCPU         float64 `json:"quotaVcpu"`         // M/1,769 of one vCPU, per period
+	OtherThreadsVCPU  float64 `json:"otherThreadsVcpu"`  // what the function's other threads took in this run, measured
+	LoopShareOfVCPU   float64 `json:"loopShareOfVcpu"`   // min(1, quota - other threads): the loop's share over the run
+	RunMs             float64 `json:"runMs"`             // a run of the loop between stalls: its share of a period; 0 where it never stalls
+	StallMs           float64 `json:"stallMs"`           // a stall: the rest of the period; 0 where it never stalls
+	StallGapMs        float64 `json:"stallGapMs"`        // from one stall's end to the next: one period; 0 where it never stalls
+	Stalls            int     `json:"stalls"`            // over the loop's wall time, one a period; 0 where it never stalls
+	PeriodMs          float64 `json:"periodMs"`          // the period the prediction is made for
+	FromPublishedOnly string  `json:"fromPublishedOnly"` // what the prediction took from published figures
 }
 
 // SizeLoops are one memory size's busy loops.
