@@ -10,6 +10,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/serverless-claims/claims/harness/lambda/lambdareport"
 )
 
 // initSleepMs is how long the test function's Init sleeps (testdata/fn's CLAIMS_INIT_SLEEP_MS):
@@ -70,4 +72,17 @@ func TestAColdReportCarriesTheInitAndMemoryTheEnvironmentUsed(t *testing.T) {
 		assert.GreaterOrEqual(t, *rw.MaxMemoryUsedMB, *rc.MaxMemoryUsedMB,
 			"warm Max Memory Used = %d MB; want at least the cold one's %d MB: a peak does not fall (%q)", *rw.MaxMemoryUsedMB, *rc.MaxMemoryUsedMB, warm.log)
 	}
+}
+
+// TestAMemoryThatCouldNotBeMeasuredIsLeftOut: where the environment's memory could not be read,
+// the REPORT carries no Max Memory Used, rather than the Memory Size or any other made-up figure;
+// the rest of the line, and its bill, stand.
+func TestAMemoryThatCouldNotBeMeasuredIsLeftOut(t *testing.T) {
+	line := lambdareport.Format(report("5b2e8f1c-0d4a-4c6b-9e7f-a1b2c3d4e5f6", 2.5, ptr(12.25), 128, nil, ""))
+	assert.NotContains(t, line, "Max Memory Used", "REPORT %q", line)
+	got, err := lambdareport.Parse(line)
+	require.NoError(t, err, "REPORT %q", line)
+	assert.Nil(t, got.MaxMemoryUsedMB, "Max Memory Used = %v; want none (%q)", got.MaxMemoryUsedMB, line)
+	require.NotNil(t, got.BilledDuration, "REPORT %q", line)
+	assert.Equal(t, 15.0, *got.BilledDuration, "Billed Duration = %v; want ceil(12.25 + 2.5) (%q)", *got.BilledDuration, line)
 }
