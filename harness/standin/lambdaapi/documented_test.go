@@ -41,10 +41,10 @@ func TestReportBillsInitOnAColdStart(t *testing.T) {
 		r    lambdareport.Report
 		want float64
 	}{
-		"cold":         {report("3f5a9c2e-7b1d-4e8a-9c0f-2d6b8e4a1f37", 12.34, &init, 128, 40, ""), 108},
-		"warm":         {report("9d41b7e0-25c3-4f6a-8e19-b0a7c3d5e284", 2.48, nil, 128, 40, ""), 3},
-		"cold timeout": {report("2e7c4a91-5f0b-4c38-9d6e-a1b2c3d4e5f6", 1000, &init, 128, 40, "timeout"), 1096},
-		"whole sum":    {report("4a0d9e63-8b17-4f52-a6c4-3e9f1d7b2a80", 4.88, ptr(95.12), 128, 40, ""), 100},
+		"cold":         {report("3f5a9c2e-7b1d-4e8a-9c0f-2d6b8e4a1f37", 12.34, &init, 128, mb(40), ""), 108},
+		"warm":         {report("9d41b7e0-25c3-4f6a-8e19-b0a7c3d5e284", 2.48, nil, 128, mb(40), ""), 3},
+		"cold timeout": {report("2e7c4a91-5f0b-4c38-9d6e-a1b2c3d4e5f6", 1000, &init, 128, mb(40), "timeout"), 1096},
+		"whole sum":    {report("4a0d9e63-8b17-4f52-a6c4-3e9f1d7b2a80", 4.88, ptr(95.12), 128, mb(40), ""), 100},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -58,6 +58,8 @@ func TestReportBillsInitOnAColdStart(t *testing.T) {
 }
 
 func ptr(f float64) *float64 { return &f }
+
+func mb(n int) *int { return &n }
 
 // TestAnUpdateThatKeepsTheEnvironmentIsServedWarm: on a platform whose configuration update does
 // not retire the environment, the invoke after the update is served by the same process, with
@@ -211,7 +213,7 @@ func TestAMemorySizeAboveTheQuotaIsRefusedAsLambdaRefusesIt(t *testing.T) {
 // a long log loses its START and keeps its REPORT whole.
 func TestTheLogTailIsItsLast4KB(t *testing.T) {
 	const id = "3f5a9c2e-7b1d-4e8a-9c0f-2d6b8e4a1f37"
-	rep := lambdareport.Format(report(id, 12.34, nil, 128, 40, "")) + "\n"
+	rep := lambdareport.Format(report(id, 12.34, nil, 128, mb(40), "")) + "\n"
 	short := logTail(id, "one line\n", rep)
 	assert.True(t, strings.HasPrefix(short, "START RequestId: "+id), "a short tail keeps its START: %q", short)
 

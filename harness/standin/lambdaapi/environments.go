@@ -89,7 +89,9 @@ func (s *Server) startEnv(f *function) error {
 		return err
 	}
 	maps.Copy(env, rtEnv)
-	o := lambdalocal.Options{Bootstrap: bootstrap, Env: env, MemoryMB: cfg.MemorySize, Quota: s.o.Quota, Period: s.period}
+	// MeasureInit: the REPORT's Init Duration is the harness's, from the runtime's start to its
+	// first request for an event (invoke.go's measured).
+	o := lambdalocal.Options{Bootstrap: bootstrap, Env: env, MemoryMB: cfg.MemorySize, Quota: s.o.Quota, Period: s.period, MeasureInit: true}
 	if s.o.Quota && s.o.InitShare > 0 {
 		share, err := lambdalocal.ShareForMemory(cfg.MemorySize)
 		if err != nil {

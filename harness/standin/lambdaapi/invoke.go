@@ -62,13 +62,12 @@ func (s *Server) invoke(w http.ResponseWriter, r *http.Request, name string, pay
 		s.endRunning()
 		return errf(http.StatusInternalServerError, "ServiceException", "invoking %s: %v", name, err)
 	}
+	// The REPORT's Init and memory are the harness's, not the emulator's (see report), read
+	// before a timeout or a failure ends the environment.
+	initMs, maxUsedMB := s.measured(f, name)
 
 	var durationMs float64
 	var status string
-	maxUsedMB := cfg.MemorySize
-	if inv.Report.MaxMemoryUsedMB != nil {
-		maxUsedMB = *inv.Report.MaxMemoryUsedMB
-	}
 	var body []byte
 	var functionError, logged string
 	switch {
@@ -84,7 +83,11 @@ func (s *Server) invoke(w http.ResponseWriter, r *http.Request, name string, pay
 		body, _ = json.Marshal(map[string]string{"errorType": "Runtime.ExitError", "errorMessage": inv.Failure})
 		functionError = "Unhandled"
 	default:
-		if inv.Report.Duration != nil {
+		// The handler's time as the harness saw it: the emulator's cold Duration holds the Init
+		// besides, which the REPORT now bills separately.
+		if d, ok := f.env.Handled(inv.RequestID); ok {
+			durationMs = float64(d) / float64(time.Millisecond)
+		} else if inv.Report.Duration != nil {
 			durationMs = *inv.Report.Duration
 		} else {
 			durationMs = inv.ClientMs
@@ -103,7 +106,7 @@ func (s *Server) invoke(w http.ResponseWriter, r *http.Request, name string, pay
 		return errf(http.StatusInternalServerError, "ServiceException", "The Lambda service encountered an internal error.")
 	}
 
-	line := lambdareport.Format(report(id, durationMs, inv.Report.InitDuration, cfg.MemorySize, maxUsedMB, status))
+	line := lambdareport.Format(report(id, durationMs, initMs, cfg.MemorySize, maxUsedMB, status))
 	switch {
 	case missing:
 		line = ""
@@ -149,12 +152,35 @@ func handlerError(body []byte) bool {
 	return msg && typ && len(m) <= 3
 }
 
+// measured is what the harness measured of f's environment for the invoke that just ran, in the
+// REPORT's units: the Init it modelled, from the runtime's start to its first request for an
+// event, where this invoke is the first since an Init ended (a cold start; nil otherwise, and
+// nil where Init did not end, as in a failed Init), and the memory the environment used at its
+// peak so far, in MB (nil where it could not be measured, which is logged: no figure is made up).
+// Call with envMu held, before the environment is ended.
+func (s *Server) measured(f *function, name string) (initMs *float64, maxUsedMB *int) {
+	if d, ok := f.env.TakeInit(); ok {
+		ms := float64(d) / float64(time.Millisecond)
+		initMs = &ms
+	}
+	m, err := f.env.PeakMemory()
+	if err != nil {
+		s.t.Logf("lambdaapi: %s's REPORT has no Max Memory Used: measuring its environment's memory: %v", name, err)
+		return initMs, nil
+	}
+	mb := m.MB()
+	return initMs, &mb
+}
+
 // report is one invoke's REPORT as Lambda prints it for a custom runtime (provided.*, the only
-// runtimes this stand-in runs): Lambda bills its Init with its first invoke, so a cold start
-// bills ceil(Init Duration + Duration) and a warm invoke ceil(Duration), in whole milliseconds
-// (lambdareport.Report.BilledAsLambda).
-func report(id string, durationMs float64, initMs *float64, memoryMB, maxUsedMB int, status string) lambdareport.Report {
-	r := lambdareport.Report{RequestID: id, Duration: &durationMs, InitDuration: initMs, MemorySizeMB: &memoryMB, MaxMemoryUsedMB: &maxUsedMB, Status: status}
+// runtimes this stand-in runs), from the harness's figures, never the emulator's (whose Init
+// Duration stops before the runtime starts and whose Max Memory Used is Memory Size): initMs is
+// the Init the harness modelled, nil on a warm invoke, and maxUsedMB the environment's peak
+// memory, nil where it could not be measured, when the line leaves Max Memory Used out. Lambda
+// bills its Init with its first invoke, so a cold start bills ceil(Init Duration + Duration) and
+// a warm invoke ceil(Duration), in whole milliseconds (lambdareport.Report.BilledAsLambda).
+func report(id string, durationMs float64, initMs *float64, memoryMB int, maxUsedMB *int, status string) lambdareport.Report {
+	r := lambdareport.Report{RequestID: id, Duration: &durationMs, InitDuration: initMs, MemorySizeMB: &memoryMB, MaxMemoryUsedMB: maxUsedMB, Status: status}
 	billed, _ := r.BilledAsLambda()
 	r.BilledDuration = &billed
 	return r

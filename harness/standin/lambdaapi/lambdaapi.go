@@ -13,7 +13,10 @@
 // environment, so that each function's next invoke after another's is a cold start too; with
 // Options.KeepEnvironmentsOnUpdate it is frozen instead (freeze.go) and thawed for its
 // function's next invoke, as each function keeps its own environment on Lambda. Its REPORT
-// bills as Lambda bills a custom runtime: Init with the first Duration on a cold start.
+// carries the harness's figures, not the emulator's: Init Duration from the runtime's start to
+// its first request for an event, Duration the handler's time on the event, Max Memory Used the
+// environment's peak memory (harness/lambda/lambdalocal's TakeInit, Handled and PeakMemory),
+// and it bills as Lambda bills a custom runtime: Init with the first Duration on a cold start.
 //
 // Options and faults model what Lambda, or a Lambda-compatible platform, does that the live
 // code must survive: an account's reduced memory quota (Options.MaxMemoryMB), a configuration

@@ -247,3 +247,26 @@ func TestPlace(t *testing.T) {
 		assert.ErrorContains(t, err, "CONFIG_CFS_BANDWIDTH")
 	})
 }
+
+func TestMemoryPeakReadsWhicheverFileTheGroupHas(t *testing.T) {
+	write := func(t *testing.T, dir, file, value string) {
+		t.Helper()
+		require.NoError(t, os.WriteFile(filepath.Join(dir, file), []byte(value), 0o644))
+	}
+	v2, v1, none, bad := t.TempDir(), t.TempDir(), t.TempDir(), t.TempDir()
+	write(t, v2, "memory.peak", "22020096\n")
+	write(t, v1, "memory.max_usage_in_bytes", "20971520\n")
+	write(t, bad, "memory.peak", "max\n")
+
+	n, file, err := memoryPeak(v2)
+	require.NoError(t, err)
+	assert.Equal(t, [2]any{int64(22020096), "memory.peak"}, [2]any{n, file}, "v2")
+	n, file, err = memoryPeak(v1)
+	require.NoError(t, err)
+	assert.Equal(t, [2]any{int64(20971520), "memory.max_usage_in_bytes"}, [2]any{n, file}, "v1")
+	n, file, err = memoryPeak(none)
+	require.NoError(t, err)
+	assert.Equal(t, [2]any{int64(0), ""}, [2]any{n, file}, "a group without the memory controller keeps no peak")
+	_, _, err = memoryPeak(bad)
+	assert.ErrorContains(t, err, "memory.peak", "a peak that is not a number names its file")
+}

@@ -265,3 +265,38 @@ func removeDir(dir, home string) error {
 		}
 	}
 }
+
+// memoryPeakFiles are where a group's peak memory use is kept, in bytes: cgroup v2's memory.peak
+// (Linux 5.19 on, where the group has the memory controller) and cgroup v1's
+// memory.max_usage_in_bytes (where the hierarchy has the memory controller). The kernel counts
+// every page charged to the group, its processes' anonymous memory and the page cache they
+// caused alike, and keeps the peak over the group's life.
+var memoryPeakFiles = []string{"memory.peak", "memory.max_usage_in_bytes"}
+
+// MemoryPeak is the most memory the group's processes have used together since the group was
+// made, in bytes, as the kernel counts it, and the file it was read from; file is "" and the
+// error nil where the group keeps no such figure: in a hierarchy without the memory controller
+// (this package makes its groups in the one with cpu, on cgroup v1 rarely the memory one's), or
+// on a kernel before memory.peak.
+func (g *Group) MemoryPeak() (bytes int64, file string, err error) {
+	return memoryPeak(g.path)
+}
+
+// memoryPeak reads the first of memoryPeakFiles that dir has.
+func memoryPeak(dir string) (int64, string, error) {
+	for _, f := range memoryPeakFiles {
+		b, err := os.ReadFile(filepath.Join(dir, f))
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return 0, "", fmt.Errorf("cgroup: %w", err)
+		}
+		n, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+		if err != nil || n < 0 {
+			return 0, "", fmt.Errorf("cgroup: %s = %q: want a number of bytes", filepath.Join(dir, f), strings.TrimSpace(string(b)))
+		}
+		return n, f, nil
+	}
+	return 0, "", nil
+}
