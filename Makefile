@@ -37,19 +37,19 @@ ROUTER_CLAIMS := TestWebPingAvoidsBusyEnvironment|TestWebPingWaitsWhenEveryEnvir
 # Experiments load the CPU: run one package at a time (-p 1) so they never measure each other.
 GOTEST_FLAGS := -p 1 -count=1
 
-# The cold-start claims that can run on Lambda (T1-T6, T8). `make test` decides them through the
+# The cold-start claims that can run on Lambda (T1-T6, T8, T9). `make test` decides them through the
 # live mode's code (-tags lambda) against this repository's stand-ins of Lambda's, IAM's and
 # DynamoDB's APIs (CLAIMS_LIVE_STANDIN=1): the same local model of Lambda's CPU as the local
 # platform, reached through Lambda's API, so the live path is proven on every run without
 # deciding them twice. `make experiments` decides them on the local platform. catalog's tests check
 # this list against catalog.Tests.
-LIVE_CLAIMS := TestPhasesAreTheSDKsOwnConnection|TestWarmupFailureDoesNotFailInit|TestFirstCallDominatedByTLS|TestFirstInvocationIsSlow|TestWarmupRemovesHandshake|TestHandshakeScalesWithCPU|TestThrottleSlices
+LIVE_CLAIMS := TestPhasesAreTheSDKsOwnConnection|TestWarmupFailureDoesNotFailInit|TestFirstCallDominatedByTLS|TestFirstInvocationIsSlow|TestWarmupRemovesHandshake|TestHandshakeScalesWithCPU|TestThrottleSlices|TestInitIsNotThrottled
 # T1-T6 decide their claims on the GetItem function in each language, a subtest per language
 # (catalog.FunctionLanguages). Through the stand-ins `make test` decides them all on Go's, and
 # T6 on each other language's, which runs each function end to end through the live path;
 # `make experiments` decides them all on every language. catalog's tests check both lists.
 OTHER_FUNCTION_LANGUAGES := rust|node|python
-GO_FUNCTION_ONLY_CLAIMS := TestWarmupFailureDoesNotFailInit|TestFirstCallDominatedByTLS|TestFirstInvocationIsSlow|TestWarmupRemovesHandshake|TestHandshakeScalesWithCPU
+GO_FUNCTION_ONLY_CLAIMS := TestWarmupFailureDoesNotFailInit|TestFirstCallDominatedByTLS|TestFirstInvocationIsSlow|TestWarmupRemovesHandshake|TestHandshakeScalesWithCPU|TestInitIsNotThrottled
 
 # The tests of the claim tests: TestCatchesBroken... in every package (claimtest.CatchBroken).
 BROKEN_CASES := TestCatchesBroken

@@ -1,5 +1,5 @@
 // Package catalog is the registry of the claims this repository turns into experiments: every
-// claim ID (W1-W12, T1-T8, P1-P11) with the claim in one sentence, where it was published, the
+// claim ID (W1-W12, T1-T9, P1-P11) with the claim in one sentence, where it was published, the
 // publisher's own figures, and whether it is settled on this machine, needs AWS Lambda, or both.
 //
 // It is the one place a claim is written down, and Tests the one list of the claim tests that
@@ -35,7 +35,7 @@ type Source struct {
 
 // Claim is one published claim, or a question its article left open, under its ID.
 type Claim struct {
-	ID        string `json:"id"`        // W1..W12, T1..T8, P1..P11
+	ID        string `json:"id"`        // W1..W12, T1..T9, P1..P11
 	Statement string `json:"statement"` // the claim in one sentence
 	Kind      Kind   `json:"kind"`
 	Beyond    bool   `json:"beyond,omitempty"` // the article did not measure it: a question it left open, or a control
@@ -52,7 +52,7 @@ type Claim struct {
 	Explained string `json:"explained,omitempty"`
 }
 
-// All returns every claim, in order W1..W12, T1..T8, P1..P11. The slice is the caller's own:
+// All returns every claim, in order W1..W12, T1..T9, P1..P11. The slice is the caller's own:
 // changing it does not change the catalog.
 func All() []Claim { return slices.Clone(entries) }
 
@@ -60,7 +60,7 @@ func All() []Claim { return slices.Clone(entries) }
 func Lookup(id string) (Claim, error) {
 	i := slices.IndexFunc(entries, func(c Claim) bool { return c.ID == id })
 	if i < 0 {
-		return Claim{}, fmt.Errorf("catalog: no claim %q (IDs are W1-W12, T1-T8, P1-P11)", id)
+		return Claim{}, fmt.Errorf("catalog: no claim %q (IDs are W1-W12, T1-T9, P1-P11)", id)
 	}
 	return entries[i], nil
 }

@@ -30,6 +30,14 @@ var (
 		URL:    "https://github.com/pwrdrvr/lambda-throttling",
 	}
 
+	// lambdaWebAdapter is T9's source: the one line found that says Lambda's Init runs with
+	// burst CPU, in the documentation of AWS's Lambda Web Adapter, not in Lambda's own.
+	lambdaWebAdapter = Source{
+		Title:  "AWS Lambda Web Adapter: Async Initialization (awslabs/aws-lambda-web-adapter, docs/guide/src/configuration/async-init.md)",
+		Author: "awslabs",
+		URL:    "https://github.com/awslabs/aws-lambda-web-adapter/blob/main/docs/guide/src/configuration/async-init.md",
+	}
+
 	// threadpool is the article behind the P claims: where Node.js runs its "async" work. Its
 	// text names neither author nor date.
 	threadpool = Source{
@@ -188,6 +196,14 @@ var entries = []Claim{
 		Beyond:    true,
 		Source:    lambdaThrottling,
 		Published: "128 MB: 361.6 ms of CPU in 5,000 ms (7.2%), stalls of about 20.3, 40.4, 60.0, 79.7 and 97 ms; 256 MB: stalls of about 20 or 40 ms; the period 20 ms",
+	},
+	{
+		ID:        "T9",
+		Statement: "Init runs with more CPU than the memory size gives, so a function's Init Duration does not grow as its memory shrinks.",
+		Kind:      Both,
+		Beyond:    true,
+		Source:    lambdaWebAdapter,
+		Published: "\"Lambda managed runtimes offer up to 10 seconds for function initialization with burst CPU\"",
 	},
 	{
 		ID:        "P1",

@@ -88,6 +88,7 @@ var tests = []Test{
 	{Package: "coldstart", Name: "TestWarmupRemovesHandshake", Claims: []string{"T3"}, Kind: Both, Runtimes: []string{Go}, Functions: FunctionLanguages},
 	{Package: "coldstart", Name: "TestHandshakeScalesWithCPU", Claims: []string{"T5"}, Kind: Both, Runtimes: []string{Go}, Functions: FunctionLanguages},
 	{Package: "coldstart", Name: "TestThrottleSlices", Claims: []string{"T8"}, Kind: Both, Runtimes: []string{Go}},
+	{Package: "coldstart", Name: "TestInitIsNotThrottled", Claims: []string{"T9"}, Kind: Both, Runtimes: []string{Go}, Functions: FunctionLanguages},
 	// T7 is a benchmark read with benchstat (`make bench`), not a verdict: the matrix leaves it out.
 	{Package: "coldstart", Name: "BenchmarkTLSHandshake", Claims: []string{"T7"}, Kind: Local},
 }

@@ -151,6 +151,7 @@ type (
 	firstInvocationFigures = family.FirstInvocationFigures
 	warmupFigures          = family.WarmupFigures
 	scalingFigures         = family.ScalingFigures
+	initBurstFigures       = family.InitBurstFigures
 )
 
 // summarizeArm is a's figures over kept, of which answered counts the cold starts that answered.

@@ -1,4 +1,4 @@
-// Package coldstart decides the cold-start claims T1-T8: what a cold Lambda function's first
+// Package coldstart decides the cold-start claims T1-T9: what a cold Lambda function's first
 // DynamoDB call spends its time on, why its TLS handshake is slow at 128 MB, and how Lambda
 // shares out its CPU. The package is tests only; this file holds its documentation.
 //

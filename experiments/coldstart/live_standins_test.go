@@ -78,6 +78,9 @@ type standInModel struct {
 	// (dynalite.Options.HandshakeDelay): a platform whose first call is as slow as the article
 	// measured, which the local model does not make.
 	handshakeDelay time.Duration
+	// noInitBurst runs Init at the memory size's share, as a platform without Init's burst of
+	// CPU would (lambdaapi.Options.InitShare 0): the platform that breaks T9.
+	noInitBurst bool
 }
 
 // launchStandIns starts the three stand-ins for t, as Lambda and its neighbours behave unless m
@@ -133,7 +136,7 @@ func launchStandIns(t *testing.T, m ...standInModel) *standIns {
 		Period:     cfg.CPUPeriod,
 	}
 	// Init's burst is a change of the quota: without one the stand-in takes none.
-	if o.Quota {
+	if o.Quota && !model.noInitBurst {
 		o.InitShare = initBurstShare
 	}
 	o.KeepEnvironmentsOnUpdate = model.keepEnvironments
@@ -470,6 +473,31 @@ func TestColdStartsThatWereNotColdAreInconclusive(t *testing.T) {
 			assert.Contains(t, named.Note, counted, "%s; want the cold starts without Init Duration named and counted, %d arms x %d", named, tc.arms, keptColdStarts-1)
 			assert.Contains(t, res.Headline, reasonNoInit, "headline = %q; want it to name the cold starts that were not cold", res.Headline)
 			assert.Contains(t, res.Verdict.Reason, "not evidence: "+counted, "reason = %q; want it to say why the cold starts were not evidence", res.Verdict.Reason)
+		})
+	}
+}
+
+// TestInitBurstDecidesT9: T9 through the live path on the stand-ins, read from their REPORTs'
+// Init Duration: with the model's Init burst it holds, and on a platform whose Init runs at the
+// memory size's share it fails. Go's function, whose Init is the shortest of the four, is the
+// hardest for the bound to tell apart.
+func TestInitBurstDecidesT9(t *testing.T) {
+	if _, err := cgroup.Available(); err != nil {
+		t.Skipf("T9's stand-in needs a CPU quota to give Init a burst or not: %v", err)
+	}
+	for _, tc := range []struct {
+		name  string
+		model standInModel
+		want  verdict.Outcome
+	}{
+		{"with Init's burst", standInModel{}, verdict.Pass},
+		{"without it", standInModel{noInitBurst: true}, verdict.Fail},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st := startStandIns(t, tc.model)
+			t.Setenv(results.DirEnv, t.TempDir())
+			res := initBurstClaim.Decide(t, measureInitBurst(t, openLive(t, st, "TestInitIsNotThrottled", lambdazip.Go), settings.MinColdStarts))
+			assert.Equal(t, tc.want, res.Verdict.Outcome, "T9 %s: verdict (%s)", tc.name, res.Verdict.Reason)
 		})
 	}
 }

@@ -417,6 +417,9 @@ func livePlans(s settings.Settings) map[string][]live.PlannedFunction {
 			getitemFn("getitem warm 128 MB", memoryMB, twice),
 		},
 	}
+	for _, mb := range initBurstSizes {
+		plans["TestInitIsNotThrottled"] = append(plans["TestInitIsNotThrottled"], getitemFn(fmt.Sprintf("getitem cold %d MB", mb), mb, twice))
+	}
 	for _, mb := range scalingSizes {
 		plans["TestHandshakeScalesWithCPU"] = append(plans["TestHandshakeScalesWithCPU"], getitemFn(fmt.Sprintf("getitem cold %d MB", mb), mb, twice))
 	}

@@ -81,6 +81,10 @@ var timedTests = map[string]timedTest{
 		perColdStart: perLanguage(300, 150, 800, 830)},
 	"TestHandshakeScalesWithCPU": {coldStarts: func(l lambdazip.Language) int { return len(scalingSizes) * coldStartsIn(l) },
 		perColdStart: perLanguage(160, 110, 470, 640)},
+	// Not measured at c18ed6b, which had no T9: T5's figures, whose cold starts are the same
+	// function's cold variant across memory sizes.
+	"TestInitIsNotThrottled": {coldStarts: func(l lambdazip.Language) int { return len(initBurstSizes) * coldStartsIn(l) },
+		perColdStart: perLanguage(160, 110, 470, 640)},
 	// The broken cases' fixed cold starts in every language (49 s), and T8's busy loops of 2 s
 	// at five sizes, each in a fresh environment (10.5 s), with a sixth added since (3,008 MB).
 	"TestCatchesBrokenFunctions": {fixed: 60 * time.Second},

@@ -175,6 +175,7 @@ type PhasesSummary struct {
 	FirstInvocation *FirstInvocationFigures `json:"firstInvocation,omitempty"`
 	Warmup          *WarmupFigures          `json:"warmup,omitempty"`
 	Scaling         *ScalingFigures         `json:"scaling,omitempty"`
+	InitBurst       *InitBurstFigures       `json:"initBurst,omitempty"`
 }
 
 // ArmSummary is an arm's figures over the cold starts that answered.
@@ -278,6 +279,14 @@ type ArticleComparison struct {
 type FirstInvocationFigures struct {
 	FirstOverInit stats.Estimate `json:"firstOverInit"`
 	FirstOverWarm stats.Estimate `json:"firstOverWarm"`
+}
+
+// InitBurstFigures are T9's: the REPORT's Init Duration at the smallest memory size over the
+// same at the largest, where the platform decides T9; where it does not (the local platform,
+// whose model gives Init its burst by assumption), what the model assumes instead.
+type InitBurstFigures struct {
+	InitRatio *stats.Estimate `json:"initRatio,omitempty"`
+	Assumed   string          `json:"assumed,omitempty"`
 }
 
 // WarmupFigures are T3's estimates.
