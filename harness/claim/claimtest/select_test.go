@@ -20,7 +20,7 @@ func TestSelectionNamesTheTestsOfAClaimAndALanguage(t *testing.T) {
 		{"a claim in a language", []string{"T1"}, []string{"rust"}, "^(TestFirstCallDominatedByTLS)$/^(rust)$"},
 		// T8 runs no GetItem function: a language leaves it out.
 		{"a language", nil, []string{"python"}, "^(TestPhasesAreTheSDKsOwnConnection|TestWarmupFailureDoesNotFailInit|TestFirstCallDominatedByTLS|" +
-			"TestFirstInvocationIsSlow|TestWarmupRemovesHandshake|TestHandshakeScalesWithCPU)$/^(python)$"},
+			"TestFirstInvocationIsSlow|TestWarmupRemovesHandshake|TestHandshakeScalesWithCPU|TestInitIsNotThrottled)$/^(python)$"},
 		{"a claim with no language", []string{"T8"}, nil, "^(TestThrottleSlices)$"},
 	} {
 		got, err := Selection("coldstart", tc.only, tc.langs, catalog.Both)
