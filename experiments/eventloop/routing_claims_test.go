@@ -188,7 +188,10 @@ func w8Evidence(tr pattern.Trial, p placement) bool {
 // pingRoutedBesideBusy says the trial's /ping was served, by both ids, in the environment of a
 // /cpu whose round trip it was sent in the first half of, on the client's one clock: that /cpu
 // was still in the endpoint when the /ping got there. The client's clock, not the probe's: a
-// Node /ping's handler starts only after the spin beside it, whatever the router did.
+// Node /ping's handler starts only after the spin beside it, whatever the router did. Where the
+// client shares its cores with the spins (the local router), a /ping held up on its way can get
+// there after the /cpu ended and still count: 0 to 2 of 20 trials on a router that never has
+// room, in 20 runs here, far from the half of the trials W8 needs as evidence to decide.
 func pingRoutedBesideBusy(tr pattern.Trial, p placement) bool {
 	if p.PingThrottled || p.PingEnv == 0 || !clocks(p) {
 		return false
