@@ -241,7 +241,7 @@ func (r *routingRun) summary() routingSummary {
 		Unplaced:       r.share(all, func(p placement) bool { return !p.Placed }),
 	}
 	if len(r.pattern.Steps) == 3 {
-		two := r.share(cpusPlaced, twoAtOnce)
+		two := r.w8Share()
 		s.TwoOnOneSide = &two
 		s.EveryEnvBusy = r.share(all, everyEnvBusy)
 	}

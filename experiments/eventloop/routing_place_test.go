@@ -51,7 +51,7 @@ func TestWebPlacementOfThrottledAndHeaderlessAnswers(t *testing.T) {
 			assert.Zero(t, p.PingEnv, "a throttled /ping's environment")
 			assert.Zero(t, p.PingCoLocated, "a throttled /ping counted beside a /cpu")
 			assert.False(t, p.PingBesideBusy || p.PingWaited, "a throttled /ping beside or waiting for a /cpu")
-			assert.True(t, everyEnvBusy(p), "both /cpu in two environments: every environment busy (W12 counts the /ping as not beside)")
+			assert.True(t, everyEnvBusy(p), "both /cpu in two environments: every environment busy (W12 selects the trial, and leaves its throttled /ping out of the share)")
 			assert.False(t, pingPlaced(p), "W6 takes a trial with a throttled /ping as evidence")
 		}},
 		{"the /ping's header missing, its envId known", []pattern.Request{

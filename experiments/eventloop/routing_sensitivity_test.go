@@ -5,6 +5,7 @@ package eventloop
 import (
 	"net/http"
 	"os"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -33,10 +34,11 @@ func TestCatchesBrokenRouters(t *testing.T) {
 var brokenRouters = func() []claimtest.BrokenCase {
 	nodeCPUInWorker := func(t *testing.T) *probe.Probe { return startBrokenNode(t, "node-cpu-in-worker.js") }
 	// Every broken router also leaves lambda-web-logstream off every third answer, as Lambda may,
-	// so that each claim is shown to fail on what remains. W8's also keeps every request off an
-	// environment running a /cpu (Lambda may, under high sustained CPU): every /ping is then
-	// throttled, and W8 still decides from its /cpu. The others run without that: it would keep
-	// W6's co-locating router off the busy environment, and leave W7 and W12 no co-located /ping.
+	// so that each claim is shown to fail on what remains. None keeps requests off an environment
+	// running a /cpu (Lambda may, under high sustained CPU): it would keep W6's co-locating router
+	// off the busy environment, leave W7 and W12 no co-located /ping, and leave W8 no trial where
+	// the router showed room beside a busy environment, which W8 then does not decide on
+	// (TestWebTwoCPUNotRefutedWhereTheRouterHadNoRoom). W8's broken router is a mature endpoint.
 	omit := standInOmitLogstreamEvery
 	noConcurrencyLimit := localRouter{policy: webrouter.LeastBusy, omitLogstreamEvery: omit, ignoreConcurrencyLimit: true,
 		broken: "the router ignores maxConcurrencyPerEnvironment"}
@@ -45,7 +47,7 @@ var brokenRouters = func() []claimtest.BrokenCase {
 			broken: "the router puts each request in the busiest environment with a free slot"}),
 		onRouter("W7/cpu-in-worker", coLocatedPingClaim, coLocatedPing(webendpoints.Node), localRouter{policy: webrouter.LeastBusy, omitLogstreamEvery: omit, node: nodeCPUInWorker,
 			broken: "node-cpu-in-worker.js: every /cpu spins in a worker thread"}),
-		onRouter("W8/least-busy", twoOnOneSideClaim, twoOnOneSide, localRouter{policy: webrouter.LeastBusy, omitLogstreamEvery: omit, cpuBusyLimit: 1,
+		onRouter("W8/least-busy", twoOnOneSideClaim, twoOnOneSide, localRouter{policy: webrouter.LeastBusy, omitLogstreamEvery: omit,
 			broken: "a strictly least-busy router never puts the second /cpu beside the first while the other environment is free"}),
 		onRouter("W9/swapped-logstreams", idsAgreeClaim, idsAgree, localRouter{policy: webrouter.LeastBusy, omitLogstreamEvery: omit, swapLogstreams: true,
 			broken: "the router names another environment's logstream on every other answer"}),
@@ -95,4 +97,110 @@ func TestWebThrottledTrialsAreNotEvidence(t *testing.T) {
 	assert.Equal(t, throttled, sum.PingThrottled.K, "summary's throttled /ping = %s; want %d (%s)", sum.PingThrottled, throttled, res.Headline)
 	assert.Equal(t, verdict.Inconclusive, res.Verdict.Outcome, "verdict = %s; want inconclusive, the throttled trials being no evidence (%s)", res.Verdict.Outcome, res.Verdict.Reason)
 	assert.Contains(t, res.Headline, "throttled", "the headline must say the /ping were throttled")
+}
+
+// TestWebTwoCPUNotRefutedWhereTheRouterHadNoRoom: a strictly least-busy router refutes W8 on a
+// mature endpoint (TestCatchesBrokenRouters/W8), but the same router on a young endpoint, whose
+// limit stays at 1 through the run, or keeping every request off an environment running a /cpu,
+// never shows room for a second /cpu beside a first: AWS documents both, so W8 is inconclusive,
+// its reason counting the /ping throttled with every environment busy, never a fail.
+func TestWebTwoCPUNotRefutedWhereTheRouterHadNoRoom(t *testing.T) {
+	if os.Getenv(standInEnv) != "1" {
+		t.Skipf("routes through the local router: needs %s=1", standInEnv)
+	}
+	for _, c := range []struct {
+		name string
+		lr   localRouter
+	}{
+		// The limit grows to the default 64 over matureAfter served requests, so it stays 1
+		// until 1/63 of them, far more than the run sends, have been served.
+		{"young-endpoint", localRouter{policy: webrouter.LeastBusy, youngLimit: 1, matureAfter: 1 << 20, omitLogstreamEvery: standInOmitLogstreamEvery}},
+		{"cpu-avoiding", localRouter{policy: webrouter.LeastBusy, cpuBusyLimit: 1, omitLogstreamEvery: standInOmitLogstreamEvery}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			c.lr.broken = "not broken: " + c.name + ", the router has no room beside a busy environment"
+			claim, m := twoOnOneSide(t, c.lr.endpoint(t, webendpoints.Node, 0), claimtest.BrokenSettings(cfg, twoOnOneSideClaim))
+			res := claim.Decide(t, m)
+			assert.Equal(t, verdict.Inconclusive, res.Verdict.Outcome, "W8 verdict = %s; want inconclusive, never a refutation (%s; %s)", res.Verdict.Outcome, res.Verdict.Reason, res.Headline)
+			assert.Contains(t, res.Verdict.Reason, "kept requests off busy environments", "the verdict's reason must say why the trials were no evidence")
+			assert.Contains(t, res.Verdict.Reason, "/ping throttled with every environment busy", "the reason must count the throttled /ping")
+			assert.Contains(t, res.Headline, "throttled", "the headline must count the throttled /ping")
+		})
+	}
+}
+
+// TestWebW8ReasonTellsAYoungEndpoint: where the /ping with both /cpu apart were throttled only
+// up to some trial and ran beside a busy /cpu after it, the endpoint grew its limit with traffic
+// during the run: the reason says it was too young; throttled throughout, or on and off, the
+// reason says only that the router kept requests off busy environments.
+func TestWebW8ReasonTellsAYoungEndpoint(t *testing.T) {
+	// On the client's clock: the /cpu sent at 0 and 20 ms, answered at 300 and 320; the /ping sent
+	// at 65 ms, in the first half of either's round trip.
+	trial := pattern.Trial{Requests: []pattern.Request{
+		{Kind: pattern.KindCPU, Status: http.StatusOK, SentMs: 0, DoneMs: 300},
+		{Kind: pattern.KindCPU, Status: http.StatusOK, SentMs: 20, DoneMs: 320},
+		{Kind: pattern.KindPing, Status: http.StatusOK, SentMs: 65, DoneMs: 301},
+	}}
+	apart := func(throttled bool) placement {
+		p := placement{CPUEnvs: []int{1, 2}, PingEnv: 2, PingCoLocated: 1, OtherExisted: true, Placed: true, Agree: true, SecondCPUWhileFirstBusy: true}
+		if throttled {
+			p.PingEnv, p.PingCoLocated, p.PingThrottled = 0, 0, true
+		}
+		return p
+	}
+	together := placement{CPUEnvs: []int{1, 1}, PingEnv: 2, OtherExisted: true, Placed: true, Agree: true, SecondCPUWhileFirstBusy: true}
+	cases := []struct {
+		name  string
+		trial []placement
+		want  string
+	}{
+		{"throttled, then room", []placement{apart(true), apart(true), apart(false), together, apart(false)}, "the endpoint was too young: with both environments busy, every /ping was throttled up to trial 2 and ran beside a busy /cpu from trial 3 on (2 of 4 throttled)"},
+		{"throttled throughout", []placement{apart(true), apart(true), apart(true)}, "the router kept requests off busy environments: 3 of 3 /ping throttled"},
+		{"on and off", []placement{apart(true), apart(false), apart(true)}, "the router kept requests off busy environments: 2 of 3 /ping throttled"},
+		{"never throttled", []placement{apart(false), together}, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := &routingRun{run: &run{}, placements: c.trial}
+			for range c.trial {
+				r.trials = append(r.trials, trial)
+			}
+			got := r.roomBesideBusy().reason()
+			if c.want == "" {
+				assert.Empty(t, got, "reason with no /ping throttled")
+				return
+			}
+			assert.Contains(t, got, c.want, "reason")
+		})
+	}
+	evidence := 0
+	for _, p := range cases[0].trial {
+		if w8Evidence(trial, p) {
+			evidence++
+		}
+	}
+	late := trial
+	late.Requests = slices.Clone(trial.Requests)
+	late.Requests[2].SentMs = 200 // after the first half of both /cpu's round trips
+	assert.False(t, w8Evidence(late, apart(false)), "a /ping sent after the first half of both /cpu's round trips counted as room beside a busy one")
+	assert.Equal(t, 3, evidence, "W8's evidential trials of %q = %d; want the two with room and the one with both /cpu together", cases[0].name, evidence)
+}
+
+// TestWebLoweredConcurrencyAllThrottledIsInconclusive: at maxConcurrencyPerEnvironment 1 on two
+// environments, both held by a /cpu, every /ping of the lowered run is throttled: none is
+// evidence either way, so W12 is inconclusive saying so, and holds neither by refusal nor fails.
+func TestWebLoweredConcurrencyAllThrottledIsInconclusive(t *testing.T) {
+	if os.Getenv(standInEnv) != "1" {
+		t.Skipf("throttles on purpose through the local router: needs %s=1", standInEnv)
+	}
+	lr := localRouter{policy: webrouter.LeastBusy, omitLogstreamEvery: standInOmitLogstreamEvery}
+	c, m := concurrencyLowered(t, lr, claimtest.BrokenSettings(cfg, concurrencyLoweredClaim))
+	m.Broken = "not broken: two environments of one slot each, both held by a /cpu, throttle every /ping"
+	res := c.Decide(t, m)
+	low := m.Summary.(concurrencySummary).LoweredPings
+	assert.Positive(t, low.Throttled.K, "throttled /ping at maxConcurrencyPerEnvironment 1 = %s; want some (%s)", low.Throttled, res.Headline)
+	assert.Less(t, low.ServedBesideBusy.N, w12MinServed, "served /ping at the lowered setting = %s; want fewer than %d, the setting throttling them (%s)", low.ServedBesideBusy, w12MinServed, res.Headline)
+	assert.Equal(t, verdict.Inconclusive, res.Verdict.Outcome, "W12 verdict = %s; want inconclusive, a throttled /ping being no evidence (%s)", res.Verdict.Outcome, res.Verdict.Reason)
+	assert.Contains(t, res.Verdict.Reason, "throttled", "the verdict's reason must say the /ping were throttled")
+	assert.Contains(t, res.Headline, "throttled /ping, no evidence either way", "the headline must count the throttled /ping")
 }

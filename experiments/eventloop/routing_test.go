@@ -121,8 +121,16 @@ type localRouter struct {
 	omitLogstreamEvery     int
 	ignoreConcurrencyLimit bool
 	swapLogstreams         bool
-	node                   func(t *testing.T) *probe.Probe // nil: the built-in Node probe
-	broken                 string                          // what this platform breaks on purpose
+	// youngLimit and matureAfter are webrouter.Config's YoungLimit and MatureAfter: a new
+	// endpoint's low limit, growing with the requests it serves (youngLimit is capped at the
+	// endpoint's setting).
+	youngLimit, matureAfter int
+	// environments is the endpoint's maxEnvironments (0: the article's), of which
+	// initialEnvironments (webrouter.Config's InitialEnvironments, 0: all) take requests from the
+	// start, the others as the running ones fill.
+	environments, initialEnvironments int
+	node                              func(t *testing.T) *probe.Probe // nil: the built-in Node probe
+	broken                            string                          // what this platform breaks on purpose
 }
 
 // environments is the article's maxEnvironments, the minimum Lambda allows.
@@ -130,21 +138,25 @@ const environments = webendpoints.MaxEnvironments
 
 func (l localRouter) endpoint(t *testing.T, runtime string, conc int) *web {
 	t.Helper()
+	n := cmp.Or(l.environments, environments)
+	young := min(l.youngLimit, cmp.Or(conc, webrouter.DefaultMaxConcurrency))
 	rc := webrouter.Config{
 		Policy: l.policy, MaxConcurrencyPerEnvironment: conc, CPUBusyLimit: l.busyLimit(conc), OmitLogstreamEvery: l.omitLogstreamEvery,
 		IgnoreConcurrencyLimit: l.ignoreConcurrencyLimit, SwapLogstreams: l.swapLogstreams,
+		YoungLimit: young, MatureAfter: l.matureAfter, InitialEnvironments: l.initialEnvironments,
 		Keys: sigv4check.Keys{standInKeyID: standInSecret}, Region: standInRegion,
 	}
 	about := webAbout{
-		Runtime: runtime, Endpoint: "local router", Auth: webendpoints.AuthIAM, MaxEnvironments: environments,
+		Runtime: runtime, Endpoint: "local router", Auth: webendpoints.AuthIAM, MaxEnvironments: n,
 		MaxConcurrencyPerEnvironment: cmp.Or(conc, webrouter.DefaultMaxConcurrency),
 		Router: &routerAbout{
 			Policy: string(l.policy), CPUBusyLimit: l.busyLimit(conc), OmitLogstreamEvery: l.omitLogstreamEvery,
 			IgnoreConcurrencyLimit: l.ignoreConcurrencyLimit, SwapLogstreams: l.swapLogstreams,
+			YoungLimit: young, MatureAfter: l.matureAfter, InitialEnvironments: l.initialEnvironments,
 		},
 	}
 	var first *probe.Probe
-	for range environments {
+	for range n {
 		p := l.start(t, runtime)
 		if first == nil {
 			first = p

@@ -173,6 +173,13 @@ type Router struct {
 	OmitLogstreamEvery     int    `json:"omitLogstreamEvery,omitempty"`
 	IgnoreConcurrencyLimit bool   `json:"ignoreConcurrencyLimit,omitempty"`
 	SwapLogstreams         bool   `json:"swapLogstreams,omitempty"`
+	// YoungLimit and MatureAfter: a young endpoint, whose limit grew from YoungLimit to the
+	// setting over MatureAfter served requests (webrouter.Config).
+	YoungLimit  int `json:"youngLimit,omitempty"`
+	MatureAfter int `json:"matureAfter,omitempty"`
+	// InitialEnvironments: how many environments took requests from the start, the others
+	// started as the running ones filled (webrouter.Config).
+	InitialEnvironments int `json:"initialEnvironments,omitempty"`
 }
 
 // Placement is where one trial's requests ran, environments numbered from 1 in the order their

@@ -8,7 +8,11 @@
 // at once with 429, as the Web Functions scaling documentation says of an endpoint whose
 // maxEnvironments environments are all fully used: it is never queued. The per-environment limit
 // is maxConcurrencyPerEnvironment, the ceiling of Lambda's dynamic limit; CPUBusyLimit lowers it
-// while an environment runs a /cpu, as Lambda may stop routing to one under high sustained CPU.
+// while an environment runs a /cpu, as Lambda may stop routing to one under high sustained CPU;
+// YoungLimit starts a new endpoint's limit low and grows it with the requests it serves, as a new
+// endpoint's does; InitialEnvironments leaves some environments unused until the running ones are
+// full, as Lambda scales out. An IamAuth endpoint refuses a request without X-Amz-Content-SHA256,
+// as Lambda does not support unsigned payloads.
 //
 // Routing is the stand-in's model, not Lambda's: LeastBusy is what the Web Functions article saw
 // in most trials, and the other policies exist so that each routing claim (W6-W9, W12) can be
@@ -60,8 +64,17 @@ const (
 // the router counts that environment as under high sustained CPU (CPUBusyLimit).
 const CPUPath = "/cpu"
 
-// SigningService is the SigV4 service name of a Web Function endpoint with IamAuth.
+// SigningService is the SigV4 service name of a Web Function endpoint with IamAuth: the service
+// prefix of its IAM action, lambda:InvokeWebFunctionEndpoint, and the Lambda Web API's signing
+// name. No AWS page states the data plane's own; docs/fidelity.md says why a wrong one is safe.
 const SigningService = "lambda"
+
+// HeaderContentSHA256 is the payload hash header an IamAuth request must carry: Lambda does not
+// support unsigned payloads (CloudFront's "Restrict access to an AWS Lambda function URL origin").
+const HeaderContentSHA256 = "X-Amz-Content-Sha256"
+
+// unsignedPayload is the value SigV4 allows in place of a payload hash, which Lambda refuses.
+const unsignedPayload = "UNSIGNED-PAYLOAD"
 
 // Policy is how the router picks an environment for a request among those with a free slot.
 type Policy string
@@ -103,6 +116,22 @@ type Config struct {
 	// makes it an ApplicationManaged (public) endpoint that checks nothing.
 	Keys   sigv4check.Keys
 	Region string
+	// YoungLimit, when not zero, makes the endpoint young: its per-environment limit starts at
+	// YoungLimit and grows in step with the requests the endpoint has served, to
+	// MaxConcurrencyPerEnvironment once it has served MatureAfter. AWS documents that a new
+	// endpoint starts with a low dynamic concurrency that grows with traffic (agent-toolkit-for-aws,
+	// scaling-and-concurrency.md, "New Endpoints Start With a Low Concurrency"); no source gives
+	// the starting limit, how it grows or after how many requests it reaches its ceiling: both
+	// numbers, and the straight-line growth, are the user's.
+	YoungLimit int
+	// MatureAfter is the number of served requests after which a young endpoint's limit is
+	// MaxConcurrencyPerEnvironment (with YoungLimit only; no source gives it).
+	MatureAfter int
+	// InitialEnvironments, when not zero, is how many of Environments take requests from the
+	// start: the next one starts taking them only when a request finds no free slot in any that
+	// does, as Lambda scales out new environments when the running ones reach their limit
+	// (web-functions-scaling). Once started, an environment stays. Zero: all of them from the start.
+	InitialEnvironments int
 	// CPUBusyLimit, when not zero, is an environment's limit while a /cpu runs in it (at most
 	// MaxConcurrencyPerEnvironment, counting the /cpu): Lambda's limit is dynamic, with
 	// maxConcurrencyPerEnvironment its ceiling, and Lambda may not route new requests to an
@@ -145,6 +174,18 @@ func (c Config) Validate() error {
 	if b, m := c.CPUBusyLimit, cmp.Or(c.MaxConcurrencyPerEnvironment, DefaultMaxConcurrency); b < 0 || b > m {
 		errs = append(errs, fmt.Errorf("webrouter: CPUBusyLimit = %d: want 0 (off) or 1 to MaxConcurrencyPerEnvironment (%d)", b, m))
 	}
+	if y, m := c.YoungLimit, cmp.Or(c.MaxConcurrencyPerEnvironment, DefaultMaxConcurrency); y < 0 || y > m {
+		errs = append(errs, fmt.Errorf("webrouter: YoungLimit = %d: want 0 (a mature endpoint) or 1 to MaxConcurrencyPerEnvironment (%d)", y, m))
+	}
+	if c.YoungLimit > 0 && c.MatureAfter < 1 {
+		errs = append(errs, fmt.Errorf("webrouter: MatureAfter = %d: a young endpoint (YoungLimit %d) needs the served requests after which its limit is the ceiling, at least 1", c.MatureAfter, c.YoungLimit))
+	}
+	if c.YoungLimit == 0 && c.MatureAfter != 0 {
+		errs = append(errs, fmt.Errorf("webrouter: MatureAfter = %d without YoungLimit: want 0, or a YoungLimit to grow from", c.MatureAfter))
+	}
+	if n := c.InitialEnvironments; n < 0 || n > len(c.Environments) {
+		errs = append(errs, fmt.Errorf("webrouter: InitialEnvironments = %d: want 0 (all) or 1 to len(Environments) (%d)", n, len(c.Environments)))
+	}
 	if n := c.OmitLogstreamEvery; n < 0 {
 		errs = append(errs, fmt.Errorf("webrouter: OmitLogstreamEvery = %d: want 0 (off) or N >= 1 (every Nth answer)", n))
 	}
@@ -165,6 +206,7 @@ type Router struct {
 	done     chan struct{}
 
 	mu        sync.Mutex
+	running   int // environments taking requests: InitialEnvironments, then more as they fill
 	inFlight  []int
 	cpus      []int          // /cpu requests in flight, per environment, for CPUBusyLimit
 	sticky    map[string]int // client address -> environment, for Sticky
@@ -201,6 +243,7 @@ func Start(cfg Config) (*Router, error) {
 	if r.limit == 0 {
 		r.limit = DefaultMaxConcurrency
 	}
+	r.running = cmp.Or(cfg.InitialEnvironments, len(cfg.Environments))
 	r.srv = &http.Server{
 		Handler:           http.HandlerFunc(r.serve),
 		ReadHeaderTimeout: 10 * time.Second,
@@ -250,6 +293,8 @@ type Stats struct {
 	Served                       []int  `json:"served"`           // answers per environment, in Environments' order
 	InFlight                     []int  `json:"inFlight"`         // requests in flight now, per environment
 	Throttled                    int    `json:"throttled"`        // requests answered 429, no environment having a free slot
+	Limit                        int    `json:"limit"`            // the per-environment limit now: YoungLimit grown, or the ceiling
+	Running                      int    `json:"running"`          // environments taking requests now (InitialEnvironments)
 	LogstreamOmitted             int    `json:"logstreamOmitted"` // served answers sent without lambda-web-logstream
 }
 
@@ -260,6 +305,7 @@ func (r *Router) Stats() Stats {
 	return Stats{
 		Policy: r.cfg.Policy, MaxConcurrencyPerEnvironment: r.limit, Served: slices.Clone(r.served),
 		InFlight: slices.Clone(r.inFlight), Throttled: r.throttled, LogstreamOmitted: r.omitted,
+		Limit: r.dynamicLimit(), Running: r.running,
 	}
 }
 
@@ -272,6 +318,10 @@ func (r *Router) serve(w http.ResponseWriter, req *http.Request) {
 		if f := r.cfg.Keys.Authorize(req, body, SigningService, r.cfg.Region); f != nil {
 			// A Web Function's endpoint answers every refusal alike: 403 and a message.
 			fail(w, http.StatusForbidden, f.Error())
+			return
+		}
+		if h := req.Header.Get(HeaderContentSHA256); h == "" || h == unsignedPayload {
+			fail(w, http.StatusForbidden, fmt.Sprintf("%s = %q: Lambda does not support unsigned payloads; a signed request must carry its payload's SHA-256", HeaderContentSHA256, h))
 			return
 		}
 	}
@@ -356,23 +406,45 @@ func (r *Router) release(env int, cpu bool) {
 	r.mu.Unlock()
 }
 
-// limitOf is env's limit now: maxConcurrencyPerEnvironment, or CPUBusyLimit while a /cpu runs in
-// it. r.mu is held.
+// dynamicLimit is every environment's limit now, before CPUBusyLimit: the ceiling, or on a young
+// endpoint YoungLimit grown in a straight line with the requests served, reaching the ceiling at
+// MatureAfter. r.mu is held.
+func (r *Router) dynamicLimit() int {
+	if r.cfg.YoungLimit == 0 {
+		return r.limit
+	}
+	served := 0
+	for _, n := range r.served {
+		served += n
+	}
+	if served >= r.cfg.MatureAfter {
+		return r.limit
+	}
+	return r.cfg.YoungLimit + (r.limit-r.cfg.YoungLimit)*served/r.cfg.MatureAfter
+}
+
+// limitOf is env's limit now: the dynamic limit, or CPUBusyLimit while a /cpu runs in it, never
+// above the dynamic limit. r.mu is held.
 func (r *Router) limitOf(env int) int {
 	if r.cfg.CPUBusyLimit > 0 && r.cpus[env] > 0 {
-		return min(r.limit, r.cfg.CPUBusyLimit)
+		return min(r.dynamicLimit(), r.cfg.CPUBusyLimit)
 	}
-	return r.limit
+	return r.dynamicLimit()
 }
 
 // pick chooses an environment with a free slot by the policy, or -1 when none has one. r.mu is
 // held.
 func (r *Router) pick(client string) int {
 	var free []int
-	for i, n := range r.inFlight {
+	for i, n := range r.inFlight[:r.running] {
 		if r.cfg.IgnoreConcurrencyLimit || n < r.limitOf(i) {
 			free = append(free, i)
 		}
+	}
+	if len(free) == 0 && r.running < len(r.inFlight) {
+		// Every running environment is full: scale out to the next one.
+		r.running++
+		free = []int{r.running - 1}
 	}
 	if len(free) == 0 {
 		return -1
@@ -388,7 +460,7 @@ func (r *Router) pick(client string) int {
 			}
 		}
 		if r.inFlight[best] == 0 {
-			r.turn = (r.turn + 1) % len(r.inFlight)
+			r.turn = (r.turn + 1) % r.running
 			best = r.turn
 		}
 		return best

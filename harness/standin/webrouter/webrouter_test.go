@@ -51,7 +51,17 @@ func environment(t *testing.T, envID string) webrouter.Environment {
 // start starts a router over two environments, a and b, with cfg's policy and limits.
 func start(t *testing.T, cfg webrouter.Config) *webrouter.Router {
 	t.Helper()
-	cfg.Environments = []webrouter.Environment{environment(t, "a"), environment(t, "b")}
+	return startOver(t, cfg, "a", "b")
+}
+
+// startOver starts a router over one environment per envID, in that order, with cfg's policy and
+// limits.
+func startOver(t *testing.T, cfg webrouter.Config, envIDs ...string) *webrouter.Router {
+	t.Helper()
+	cfg.Environments = nil
+	for _, id := range envIDs {
+		cfg.Environments = append(cfg.Environments, environment(t, id))
+	}
 	cfg.Keys, cfg.Region = sigv4check.Keys{keyID: secret}, region
 	r, err := webrouter.Start(cfg)
 	require.NoError(t, err)
@@ -294,6 +304,12 @@ func TestConfigRefusesNonsense(t *testing.T) {
 		"busy limit > max": {webrouter.Config{Environments: []webrouter.Environment{env}, Policy: webrouter.LeastBusy, MaxConcurrencyPerEnvironment: 4, CPUBusyLimit: 5}, "CPUBusyLimit"},
 		"busy limit < 0":   {webrouter.Config{Environments: []webrouter.Environment{env}, Policy: webrouter.LeastBusy, CPUBusyLimit: -1}, "CPUBusyLimit"},
 		"omit every -1":    {webrouter.Config{Environments: []webrouter.Environment{env}, Policy: webrouter.LeastBusy, OmitLogstreamEvery: -1}, "OmitLogstreamEvery"},
+		"young > max":      {webrouter.Config{Environments: []webrouter.Environment{env}, Policy: webrouter.LeastBusy, MaxConcurrencyPerEnvironment: 4, YoungLimit: 5, MatureAfter: 10}, "YoungLimit"},
+		"young < 0":        {webrouter.Config{Environments: []webrouter.Environment{env}, Policy: webrouter.LeastBusy, YoungLimit: -1}, "YoungLimit"},
+		"young, no mature": {webrouter.Config{Environments: []webrouter.Environment{env}, Policy: webrouter.LeastBusy, YoungLimit: 1}, "MatureAfter"},
+		"mature, no young": {webrouter.Config{Environments: []webrouter.Environment{env}, Policy: webrouter.LeastBusy, MatureAfter: 10}, "MatureAfter"},
+		"initial > envs":   {webrouter.Config{Environments: []webrouter.Environment{env}, Policy: webrouter.LeastBusy, InitialEnvironments: 2}, "InitialEnvironments"},
+		"initial < 0":      {webrouter.Config{Environments: []webrouter.Environment{env}, Policy: webrouter.LeastBusy, InitialEnvironments: -1}, "InitialEnvironments"},
 	}
 	for name, c := range cases {
 		_, err := webrouter.Start(c.cfg)
@@ -313,4 +329,85 @@ func TestStickyKeepsAConnectionsEnvironment(t *testing.T) {
 		seen[rep.EnvHint]++
 	}
 	assert.Len(t, seen, 1, "environments one connection reached = %v; want one", seen)
+}
+
+// TestYoungEndpointLimitGrowsWithServedRequests: a young endpoint's limit starts at YoungLimit, so
+// that with both environments busy a /ping is throttled; once the endpoint has served MatureAfter
+// requests its limit is the setting, and the same requests are all served.
+func TestYoungEndpointLimitGrowsWithServedRequests(t *testing.T) {
+	r := start(t, webrouter.Config{Policy: webrouter.LeastBusy, MaxConcurrencyPerEnvironment: 4, YoungLimit: 1, MatureAfter: 6})
+	w := client(t, r, secret)
+	assert.Equal(t, 1, r.Stats().Limit, "a new endpoint's limit; want YoungLimit")
+	young := concurrently(r, w, "/cpu?ms=300", "/cpu?ms=300", "/ping")
+	assert.Equal(t, []int{200, 200, 429}, []int{young[0].Status, young[1].Status, young[2].Status},
+		"statuses of /cpu, /cpu, /ping on the young endpoint (errors %v, %v, %v)", young[0].Err, young[1].Err, young[2].Err)
+	grown := r.Stats().Limit
+	assert.True(t, grown > 1 && grown < 4, "limit after 2 served of MatureAfter 6 = %d; want grown, below the ceiling 4", grown)
+	for range 4 {
+		require.NoError(t, w.Get(t.Context(), "/ping").Err)
+	}
+	assert.Equal(t, 4, r.Stats().Limit, "limit after MatureAfter served requests; want MaxConcurrencyPerEnvironment (%+v)", r.Stats())
+	mature := concurrently(r, w, "/cpu?ms=300", "/cpu?ms=300", "/ping")
+	assert.Equal(t, []int{200, 200, 200}, []int{mature[0].Status, mature[1].Status, mature[2].Status},
+		"statuses of /cpu, /cpu, /ping on the mature endpoint (errors %v, %v, %v)", mature[0].Err, mature[1].Err, mature[2].Err)
+	assert.Contains(t, []string{mature[0].EnvHint, mature[1].EnvHint}, mature[2].EnvHint, "the /ping ran beside a busy /cpu on the mature endpoint")
+}
+
+// TestScaleOutStartsTheNextEnvironmentOnlyWhenTheRunningOnesAreFull: with InitialEnvironments 2
+// of 3, requests one at a time reach only the first two; a request that finds both full starts
+// the third, which is then running.
+func TestScaleOutStartsTheNextEnvironmentOnlyWhenTheRunningOnesAreFull(t *testing.T) {
+	r := startOver(t, webrouter.Config{Policy: webrouter.LeastBusy, MaxConcurrencyPerEnvironment: 1, InitialEnvironments: 2}, "a", "b", "c")
+	w := client(t, r, secret)
+	for range 6 {
+		rep := w.Get(t.Context(), "/ping")
+		require.NoError(t, rep.Err)
+		assert.NotEqual(t, "c", rep.Answer.EnvID, "a /ping one at a time reached the environment not yet started")
+	}
+	assert.Equal(t, 2, r.Stats().Running, "environments running before any was full")
+	reps := concurrently(r, w, "/cpu?ms=300", "/cpu?ms=300", "/ping")
+	require.NoError(t, errors.Join(reps[0].Err, reps[1].Err, reps[2].Err))
+	assert.Equal(t, "c", reps[2].Answer.EnvID, "/ping with a and b full ran in %q; want c, started for it", reps[2].Answer.EnvID)
+	assert.Equal(t, 3, r.Stats().Running, "environments running after the scale-out")
+	assert.Zero(t, r.Stats().Throttled, "throttled requests; want none while an environment could start")
+}
+
+// TestIamAuthRefusesAnUnsignedPayload: a correctly signed request without X-Amz-Content-SHA256, or
+// with UNSIGNED-PAYLOAD in it, is refused with 403 and reaches no environment, as Lambda does not
+// support unsigned payloads; the same request with the payload's hash is served.
+func TestIamAuthRefusesAnUnsignedPayload(t *testing.T) {
+	r := start(t, webrouter.Config{Policy: webrouter.LeastBusy})
+	hc := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: r.RootCAs()}}}
+	t.Cleanup(hc.CloseIdleConnections)
+	const emptySHA = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+	creds, err := credentials.NewStaticCredentialsProvider(keyID, secret, "").Retrieve(t.Context())
+	require.NoError(t, err)
+	for _, c := range []struct {
+		name, header, hash string
+		want               int
+	}{
+		{"no header", "", emptySHA, http.StatusForbidden},
+		{"unsigned payload", "UNSIGNED-PAYLOAD", "UNSIGNED-PAYLOAD", http.StatusForbidden},
+		{"the payload's hash", emptySHA, emptySHA, http.StatusOK},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, r.URL()+"/ping", nil)
+			require.NoError(t, err)
+			if c.header != "" {
+				req.Header.Set(webrouter.HeaderContentSHA256, c.header)
+			}
+			require.NoError(t, v4.NewSigner().SignHTTP(t.Context(), creds, req, c.hash, webrouter.SigningService, region, time.Now()))
+			require.Equal(t, c.header, req.Header.Get(webrouter.HeaderContentSHA256), "the signer changed the header under test")
+			resp, err := hc.Do(req)
+			require.NoError(t, err)
+			defer resp.Body.Close()
+			var body map[string]any
+			require.NoError(t, json.NewDecoder(resp.Body).Decode(&body))
+			assert.Equal(t, c.want, resp.StatusCode, "status with %s = %q; want %d (%v)", webrouter.HeaderContentSHA256, c.header, c.want, body)
+			if c.want == http.StatusForbidden {
+				assert.Contains(t, body["message"], "unsigned payloads", "the refusal's message")
+			}
+		})
+	}
+	assert.Equal(t, 1, r.Stats().Served[0]+r.Stats().Served[1], "served = %v; want only the request with the payload's hash", r.Stats().Served)
 }

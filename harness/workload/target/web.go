@@ -91,6 +91,8 @@ func (w *Web) Get(ctx context.Context, path string) Reply {
 		if err != nil {
 			return Reply{Path: path, Err: fmt.Errorf("%w: retrieving credentials: %v", ErrCredentials, err)}
 		}
+		// Lambda does not support unsigned payloads: the payload's hash goes in the header and
+		// into the signature; "lambda" is the signing name (docs/fidelity.md gives the sources).
 		req.Header.Set("X-Amz-Content-Sha256", emptySHA256)
 		if err := w.signer.SignHTTP(ctx, creds, req, emptySHA256, "lambda", w.o.Region, time.Now()); err != nil {
 			return Reply{Path: path, Err: fmt.Errorf("signing GET %s: %w", path, err)}
