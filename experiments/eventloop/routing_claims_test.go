@@ -393,16 +393,18 @@ func everyEnvBusy(p placement) bool {
 	return len(p.CPUEnvs) == 2 && !slices.Contains(p.CPUEnvs, 0) && p.CPUEnvs[0] != p.CPUEnvs[1] && clocks(p)
 }
 
-// fewer checks that share a is below share b, their 95% Wilson intervals apart; intervals that
-// overlap with a below b leave it open. Its bound is a's upper end at most b's lower end, the
-// ends whose gap it decides on (shares, no unit); the check wants the gap open, so on the bound
-// it does not hold.
+// fewer checks that share a is below share b, their 95% Wilson intervals apart. It fails where a
+// is not below b's own interval: a share that b's sampling alone could give shows no reduction,
+// so a single late /ping in a handful of trials (a loaded machine's) cannot turn "no fewer" into
+// "left open". Intervals that overlap with a below b's interval leave it open. Its bound is a's
+// upper end at most b's lower end, the ends whose gap it decides on (shares, no unit); the check
+// wants the gap open, so on the bound it does not hold.
 func fewer(name string, a, b stats.Proportion) verdict.Check {
 	aLo, aHi := a.Wilson()
 	bLo, bHi := b.Wilson()
 	return verdict.Check{
 		Name: name, Got: fmt.Sprintf("%s vs %s", a, b), Want: "the first below the second, their 95% intervals apart",
-		Pass: aHi < bLo, Undecided: aHi >= bLo && share(a) < share(b),
+		Pass: aHi < bLo, Undecided: aHi >= bLo && share(a) < bLo,
 		Note:  fmt.Sprintf("intervals %.2f to %.2f and %.2f to %.2f", aLo, aHi, bLo, bHi),
 		Bound: &verdict.Bound{Figure: aHi, Limit: bLo, Side: verdict.BoundAtMost},
 	}
@@ -424,3 +426,24 @@ type (
 	pingOutcomes          = family.PingOutcomes
 	concurrencyParameters = family.ConcurrencyParameters
 )
+
+// TestFewerDecidesOnTheIntervals: W12's rule. A lowered share whose interval clears the
+// default's passes; one the default's own interval holds fails, a single late /ping in a few
+// trials included; one below the default's interval whose interval still reaches it is open.
+func TestFewerDecidesOnTheIntervals(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		a, b stats.Proportion
+		want verdict.Outcome
+	}{
+		{"none of four beside, against all", stats.Proportion{K: 0, N: 4}, stats.Proportion{K: 4, N: 4}, verdict.Pass},
+		{"one late /ping of four", stats.Proportion{K: 3, N: 4}, stats.Proportion{K: 4, N: 4}, verdict.Fail},
+		{"the same share", stats.Proportion{K: 4, N: 4}, stats.Proportion{K: 4, N: 4}, verdict.Fail},
+		{"more", stats.Proportion{K: 4, N: 4}, stats.Proportion{K: 2, N: 4}, verdict.Fail},
+		{"below, the intervals overlapping", stats.Proportion{K: 1, N: 4}, stats.Proportion{K: 4, N: 4}, verdict.Inconclusive},
+	} {
+		c := fewer("share", tc.a, tc.b)
+		got := verdict.Decide(stats.Proportion{K: 1, N: 1}, c).Outcome
+		assert.Equal(t, tc.want, got, "%s: fewer(%s, %s) = %s; want %s (%s)", tc.name, tc.a, tc.b, got, tc.want, c.Note)
+	}
+}
