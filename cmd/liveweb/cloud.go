@@ -115,7 +115,7 @@ func createArgs(s functionSpec) ([]string, error) {
 	rc.Description = "claims: " + s.Bundle
 	rc.ServiceConfig = serviceConfig{ExecutionRoleARN: s.RoleARN, MaxConcurrencyPerEnvironment: s.Concurrency}
 	ec := endpointConfig{EndpointName: endpointName, EndpointType: "HomeRegion", AuthType: webendpoints.AuthIAM, AutoDeploymentMode: "LatestRevision"}
-	ec.ScalingConfig.MaxEnvironments = webendpoints.MaxEnvironments
+	ec.ScalingConfig.MaxEnvironments = s.Environments
 	var args []string
 	for _, v := range []any{rc, ec, s.Tags} {
 		b, err := json.Marshal(v)

@@ -97,7 +97,7 @@ func deploy(ctx context.Context, c cloud, p plan, bundles map[string]string, wri
 		d.Endpoints = append(d.Endpoints, webendpoints.Endpoint{
 			Name: f.Endpoint, URL: "https://" + strings.TrimPrefix(domain, "https://"), Auth: webendpoints.AuthIAM,
 			Region: p.Region, Runtime: webendpoints.Runtime, Arch: webendpoints.Arch,
-			MaxEnvironments: webendpoints.MaxEnvironments, MaxConcurrencyPerEnvironment: f.Concurrency, Function: f.Name,
+			MaxEnvironments: f.Environments, MaxConcurrencyPerEnvironment: f.Concurrency, Function: f.Name,
 		})
 	}
 	// An Active endpoint may serve a revision whose code never started: each must answer /ping

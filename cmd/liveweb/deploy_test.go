@@ -122,7 +122,7 @@ func TestDeployMakesInOrderAndWritesTheEndpoints(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, "https://id-claims-0123abcd-go-c1.x.lambda-web.us-east-1.on.aws", c1.URL)
 	assert.Equal(t, 1, c1.MaxConcurrencyPerEnvironment)
-	assert.Equal(t, 2, c1.MaxEnvironments)
+	assert.Equal(t, webendpoints.LoweredMaxEnvironments, c1.MaxEnvironments, "W12's lowered endpoint's maxEnvironments: a third environment serves the /ping")
 	assert.Equal(t, webendpoints.AuthIAM, c1.Auth)
 }
 
@@ -246,7 +246,7 @@ func TestCreateArgsAreWhatTheAPIReferenceNames(t *testing.T) {
 	}, rc)
 	assert.Equal(t, map[string]any{
 		"endpointName": "claims", "endpointType": "HomeRegion", "authType": "IamAuth", "autoDeploymentMode": "LatestRevision",
-		"scalingConfig": map[string]any{"maxEnvironments": 2.0},
+		"scalingConfig": map[string]any{"maxEnvironments": float64(webendpoints.LoweredMaxEnvironments)},
 	}, ec)
 	assert.Equal(t, map[string]any{"claims:run": "0123abcd", "claims:created": "2026-12-01T00:00:00Z"}, tags)
 }

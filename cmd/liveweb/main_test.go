@@ -266,7 +266,7 @@ func TestDryRunPrintsThePlanAndTheEstimate(t *testing.T) {
 	for _, want := range []string{
 		"in eu-west-1 will make", "IAM role claims-", "S3 bucket claims-", "-web-code (versioned",
 		"Web Function claims-", "-node (node-probe.zip, nodejs24.x, arm64): endpoint claims, IamAuth, maxEnvironments 2, maxConcurrencyPerEnvironment 64",
-		"-go-c1 (go-probe.zip, nodejs24.x, arm64): endpoint claims, IamAuth, maxEnvironments 2, maxConcurrencyPerEnvironment 1",
+		"-go-c1 (go-probe.zip, nodejs24.x, arm64): endpoint claims, IamAuth, maxEnvironments 3, maxConcurrencyPerEnvironment 1",
 		"claims:run=", "W12: 20 trials", "rate not published", "estimate: $", "cap $0.25 (CLAIMS_LIVE_MAX_USD)",
 		"-n: nothing was made",
 	} {

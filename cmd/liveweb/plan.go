@@ -41,6 +41,9 @@ type webFunction struct {
 	Name        string // claims-<run>-<endpoint>
 	Bundle      string // lambdazip.NodeProbeBundle or GoProbeBundle
 	Concurrency int    // maxConcurrencyPerEnvironment
+	// Environments is maxEnvironments: webendpoints.MaxEnvironments, or for W12's lowered
+	// endpoint webendpoints.LoweredMaxEnvironments.
+	Environments int
 }
 
 // plan is what a deploy makes, and the run it is made for.
@@ -60,7 +63,11 @@ type plan struct {
 func newPlan(runID, region string, created time.Time, s settings.Settings, maxUSD float64) plan {
 	base := live.NamePrefix + runID
 	fn := func(endpoint, bundle string, conc int) webFunction {
-		return webFunction{Endpoint: endpoint, Name: base + "-" + endpoint, Bundle: bundle, Concurrency: conc}
+		envs := webendpoints.MaxEnvironments
+		if conc == 1 {
+			envs = webendpoints.LoweredMaxEnvironments
+		}
+		return webFunction{Endpoint: endpoint, Name: base + "-" + endpoint, Bundle: bundle, Concurrency: conc, Environments: envs}
 	}
 	return plan{
 		RunID: runID, Region: region, Created: created.UTC().Truncate(time.Second),
@@ -164,8 +171,11 @@ func estimate(p plan) live.Estimate {
 		run += time.Duration(n) * trial
 		e.Lines = append(e.Lines, fmt.Sprintf("%s: %d trials on %v, at most %d requests and %.1f s each", c.ID, s.Trials, c.Endpoints, requestsPerTrial, trial.Seconds()))
 	}
-	fns := float64(len(p.Functions))
-	envSeconds := fns*webendpoints.MaxEnvironments*(run+idleTail).Seconds() + fns*extraEnvironments*run.Seconds()
+	fns, envs := float64(len(p.Functions)), 0
+	for _, f := range p.Functions {
+		envs += f.Environments
+	}
+	envSeconds := float64(envs)*(run+idleTail).Seconds() + fns*extraEnvironments*run.Seconds()
 	eventMB := environmentVCPUs * eventMBPerVCPU
 	e.GBSeconds = envSeconds * float64(eventMB) / 1024
 	computeUSD := e.GBSeconds * gbs
@@ -176,8 +186,8 @@ func estimate(p plan) live.Estimate {
 	s3USD := storedGB*prices.S3StorageGBMonth*bucketLifetimeDay/30 + s3Puts*prices.S3PutRequest + s3Gets*prices.S3GetRequest
 	notPublished := "rate not published (looked for " + webRatesRead + ")"
 	e.Lines = append(e.Lines,
-		fmt.Sprintf("environments: %d vCPU / %d GB each, no memory setting; %d functions × (%d environments × (run %.0f s + %.0f s idle) + %d beyond maxEnvironments × run %.0f s) = %.0f environment-s",
-			environmentVCPUs, environmentGB, len(p.Functions), webendpoints.MaxEnvironments, run.Seconds(), idleTail.Seconds(), extraEnvironments, run.Seconds(), envSeconds),
+		fmt.Sprintf("environments: %d vCPU / %d GB each, no memory setting; %d environments over %d functions × (run %.0f s + %.0f s idle), and %d beyond maxEnvironments a function × run %.0f s = %.0f environment-s",
+			environmentVCPUs, environmentGB, envs, len(p.Functions), run.Seconds(), idleTail.Seconds(), extraEnvironments, run.Seconds(), envSeconds),
 		fmt.Sprintf("active CPU and memory: %s; bound used: every environment-s with both vCPUs active and its memory all used, at Lambda arm64 Event Functions duration of a %d MB (%d vCPU) size, %.1f GB-s at $%.10f (read %s), $%.6f",
 			notPublished, eventMB, environmentVCPUs, e.GBSeconds, gbs, prices.Read, computeUSD),
 		fmt.Sprintf("requests: %s; bound used: %d at Lambda Event Functions' $%.8f each (read %s), $%.6f", notPublished, e.Requests, req, prices.Read, requestUSD),
@@ -203,7 +213,7 @@ func admit(p plan, e live.Estimate, out io.Writer) error {
 		p.Bucket, key(lambdazip.NodeProbeBundle), key(lambdazip.GoProbeBundle))
 	for _, f := range p.Functions {
 		fmt.Fprintf(out, "  Web Function %s (%s, %s, %s): endpoint %s, %s, maxEnvironments %d, maxConcurrencyPerEnvironment %d\n",
-			f.Name, key(f.Bundle), webendpoints.Runtime, webendpoints.Arch, endpointName, webendpoints.AuthIAM, webendpoints.MaxEnvironments, f.Concurrency)
+			f.Name, key(f.Bundle), webendpoints.Runtime, webendpoints.Arch, endpointName, webendpoints.AuthIAM, f.Environments, f.Concurrency)
 	}
 	fmt.Fprintf(out, "for the planned run of W6-W9 and W12 (%s=%d, %s=%d, %s=%d):\n",
 		settings.TrialsEnv, p.Settings.Trials, settings.SpinEnv, p.Settings.SpinMs, settings.PauseEnv, p.Settings.Pause.Milliseconds())

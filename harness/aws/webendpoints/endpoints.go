@@ -35,12 +35,17 @@ var URLEnv = map[string]string{
 
 // The Web Function settings the article used, and the deploy script sets.
 const (
-	Runtime            = "nodejs24.x"
-	Arch               = "arm64"
-	MaxEnvironments    = 2
-	DefaultConcurrency = 64 // Lambda's default maxConcurrencyPerEnvironment
-	AuthIAM            = "IamAuth"
-	AuthPublic         = "ApplicationManaged"
+	Runtime         = "nodejs24.x"
+	Arch            = "arm64"
+	MaxEnvironments = 2
+	// LoweredMaxEnvironments is W12's lowered endpoint's: at maxConcurrencyPerEnvironment 1 the
+	// two /cpu fill two environments, and a /ping can be served only by a third (below
+	// maxEnvironments Lambda scales out rather than throttle), so W12 decides on served /ping
+	// rather than come out inconclusive on throttled ones.
+	LoweredMaxEnvironments = 3
+	DefaultConcurrency     = 64 // Lambda's default maxConcurrencyPerEnvironment
+	AuthIAM                = "IamAuth"
+	AuthPublic             = "ApplicationManaged"
 )
 
 // ErrNoEndpoints says that neither the file nor a variable names any endpoint.
