@@ -371,7 +371,7 @@ func TestLivePlanFitsItsTimeout(t *testing.T) {
 // results.ModeLive, as AWS), a claim test asserts the article's claim, never the model's
 // refutation, and records the model's prediction beside its verdict. T2 on the Rust function,
 // which the model refutes (refutedOn), runs through the live path on the stand-ins twice: where
-// the platform behaves as the article measured (each new connection's handshake held 300 ms,
+// the platform behaves as the article measured (each new connection's handshake held 150 ms,
 // the first call slow), it passes and its result says the model predicted fail; on the stand-ins
 // as they are, which agree with the model, it fails naming the article's claim.
 func TestAPlatformIsJudgedOnTheArticlesClaim(t *testing.T) {
@@ -381,7 +381,7 @@ func TestAPlatformIsJudgedOnTheArticlesClaim(t *testing.T) {
 		want  []string // the verdicts it may reach: at CLAIMS_COLD_STARTS 5 the model's fail may be left open
 		says  string   // what its output says
 	}{
-		{"as the article measured", 300 * time.Millisecond, []string{"pass"}, "a finding about the model"},
+		{"as the article measured", 150 * time.Millisecond, []string{"pass"}, "a finding about the model"},
 		{"as the model predicts", 0, []string{"fail", "inconclusive"}, "want pass, the article's claim"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
