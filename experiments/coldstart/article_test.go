@@ -200,7 +200,7 @@ func explainChecks(c *family.ArticleChecks, share float64) []string {
 		published = all.CPUMs / all.OfPublishedCPU
 	}
 	if len(c.CanHold) == 0 {
-		out = append(out, fmt.Sprintf("None of these parts can hold the article's %d ms at a %.1f%% share, which holds at most %.1f ms of CPU: all of them together, the hand-timed connection with the roots' first load, need %.2f ms of CPU (%.1f%% of it), which the quota stretches to about %.0f ms. The rest of the article's span was waiting that is not CPU at the model's quota: a page-in from storage colder than this machine's page cache, the network, or a CPU share other than the model's.",
+		out = append(out, fmt.Sprintf("None of these parts can hold the article's %d ms at a %.1f%% share, which holds at most %.1f ms of CPU: all of them together, the hand-timed connection with the roots' first load, need %.2f ms of CPU (%.1f%% of it), which the quota stretches to about %.0f ms. Whatever else the article's span held was not this work's CPU at the model's quota: it was waiting (a page-in from storage colder than this machine's page cache, the network) or a CPU share other than the model's.",
 			articleTLSMs, 100*share, published, all.CPUMs, 100*all.OfPublishedCPU, all.ExpectedMs))
 	} else {
 		out = append(out, fmt.Sprintf("Of these parts, %s can hold the article's %d ms at a %.1f%% share (at most %.1f ms of CPU): the CPU it needs, stretched by the quota, is within an order of magnitude of the article's figure.",
