@@ -270,9 +270,49 @@ type ArticleComparison struct {
 	ArticleArch string `json:"articleArch"`
 	// PeriodMs is the CPU model's period.
 	PeriodMs float64 `json:"periodMs"`
+	// Checks are the parts of a first connection timed as the article timed its, where the
+	// function has a variant that does (the Rust function's article variant); absent elsewhere.
+	Checks *ArticleChecks `json:"checks,omitempty"`
 	// Explanation says, sentence by sentence and with this run's figures, what the difference
 	// from the article's figure is made of.
 	Explanation []string `json:"explanation"`
+}
+
+// ArticleChecks are T1's checks of the article's figure at 128 MB on a function whose first
+// invocation times a connection of its own as the article's did (the Rust function's article
+// variant): each part a first connection in a process pays, means over the variant's cold
+// starts, and which of them can hold the article's figure at the quota.
+type ArticleChecks struct {
+	// ColdStarts is how many of the variant's cold starts the means are over.
+	ColdStarts int `json:"coldStarts"`
+	// Parts are the parts, in the order the explanation names them.
+	Parts []ArticlePart `json:"parts"`
+	// CanHold names the parts whose CPU can hold the article's figure at the quota (see
+	// ArticlePart.CanHold); empty where none can.
+	CanHold []string `json:"canHold"`
+}
+
+// ArticlePart is one part of a first connection, mean figures; a part that is a difference
+// (the first of two alike less the second) can be negative where the two do not differ.
+type ArticlePart struct {
+	// Name says what the part is.
+	Name string `json:"name"`
+	// Ms and CPUMs are its wall time and the CPU the process was charged over it.
+	Ms    float64 `json:"ms"`
+	CPUMs float64 `json:"cpuMs"`
+	// MinorFaults and MajorFaults are the page faults over it (major ones read from storage);
+	// zero where the part was not counted.
+	MinorFaults float64 `json:"minorFaults"`
+	MajorFaults float64 `json:"majorFaults"`
+	// ExpectedMs is what the quota makes of CPUMs: the CPU stretched by the inverse of the
+	// share. Ms beyond it was waiting that was not CPU.
+	ExpectedMs float64 `json:"expectedMs"`
+	// OfPublishedCPU is CPUMs over the most CPU the article's figure can hold
+	// (ArticleComparison's PublishedCPUMs).
+	OfPublishedCPU float64 `json:"ofPublishedCpu"`
+	// CanHold says the part's CPU is within an order of magnitude of that most: beyond what the
+	// architecture or a library's version moves it, it cannot make the article's figure.
+	CanHold bool `json:"canHold"`
 }
 
 // FirstInvocationFigures are T2's estimates.

@@ -1,16 +1,20 @@
 //! The function: what Init builds (the roots, the client, the warm variant's warm-up) and the
 //! handler, which makes one GetItem, timed, and answers as results/family/getitem's Answer.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+use rustls::ClientConfig;
 
 use serde_json::{json, Map, Value};
 
+use crate::article::{self, Parts};
 use crate::broken;
 use crate::clock::{ms, process_cpu};
 use crate::dynamo::Dynamo;
 use crate::http::{Client, Endpoint};
 use crate::outage;
-use crate::settings::{Settings, VARIANT_WARM};
+use crate::settings::{Settings, VARIANT_ARTICLE, VARIANT_WARM};
 use crate::sigv4::Signer;
 use crate::tls::{load_roots, Roots, RootsLoad};
 use crate::trace::Phases;
@@ -47,6 +51,13 @@ pub struct Function {
     roots: RootsLoad,
     /// The warm-up's phases and error; None for the cold variant.
     warmup: Option<Phases>,
+    /// The article variant's: the ClientConfigs of its two hand-timed connections, built in Init
+    /// as the article built its before its timer; taken by the first invocation.
+    article: Option<(Arc<ClientConfig>, Arc<ClientConfig>)>,
+    /// The article variant's parts, measured by the first invocation and reported by it.
+    parts: Option<Parts>,
+    ca_file: Option<String>,
+    endpoint: Endpoint,
     /// Init's measure, set just before the first invocation/next.
     pub init: Option<InitMeasure>,
     pid: u32,
@@ -76,7 +87,12 @@ pub fn initialize(s: Settings, rt: tokio::runtime::Runtime) -> Result<Function, 
         warmup = Some(rt.block_on(warm_up(&on, s.warmup_timeout)));
     }
     drop(entered);
+    let article = (s.variant == VARIANT_ARTICLE).then(|| (roots.client_config(), roots.client_config()));
     let f = Function {
+        article,
+        parts: None,
+        ca_file: s.ca_file.clone(),
+        endpoint: s.endpoint.clone(),
         variant: s.variant.clone(),
         table: s.table.clone(),
         key: s.key.clone(),
@@ -122,6 +138,9 @@ impl Function {
         let (entered, entered_cpu) = (Instant::now(), process_cpu());
         self.calls += 1;
         let mut p = Phases::default();
+        let configs = self.article.take();
+        let crypto = configs.as_ref().map(|_| article::crypto_uses());
+        let first = configs.as_ref().map(|(c, _)| self.rt.block_on(article::hand_timed(c.clone(), &self.endpoint, deadline)));
         let found = match self.rt.block_on(self.client.get_item(&self.table, &self.key, deadline, &mut p)) {
             Ok(found) => found,
             Err(e) => {
@@ -129,6 +148,10 @@ impl Function {
                 false
             }
         };
+        if let (Some((_, again)), Some(crypto), Some(first)) = (configs, crypto, first) {
+            let second = self.rt.block_on(article::hand_timed(again, &self.endpoint, deadline));
+            self.parts = Some(Parts { crypto, first, second, roots_again: article::roots_again(self.ca_file.as_deref()) });
+        }
         let p = broken::reported(p);
         let mut m = Map::new();
         p.put(&mut m);
@@ -141,6 +164,9 @@ impl Function {
         m.insert("initGoMs".into(), init.main_ms.into());
         if let Some(w) = &self.warmup {
             m.insert("warmup".into(), w.to_json());
+        }
+        if let Some(a) = self.parts.take() {
+            m.insert("article".into(), a.to_json());
         }
         m.insert("pid".into(), self.pid.into());
         m.insert("roots".into(), json!({ "when": "init", "count": self.roots.count, "ms": self.roots.ms, "cpuMs": self.roots.cpu_ms }));

@@ -12,7 +12,9 @@
 //!   - CLAIMS_VARIANT: cold (Init builds the client and nothing else) or warm (Init also makes
 //!     one ListTables, Limit 1, through the same client and pool, bounded by
 //!     CLAIMS_WARMUP_TIMEOUT_MS, default 1000; its error is reported in every answer and on
-//!     stderr, never fatal);
+//!     stderr, never fatal); or article (as cold, but the first invocation is timed as the
+//!     article's was, its own hand-timed connection before the SDK's call, with what a first
+//!     connection pays that a second does not, article.rs);
 //!   - CLAIMS_TABLE, and CLAIMS_KEY: the item's key as a JSON object, a string value being a
 //!     DynamoDB S and a number an N;
 //!   - CLAIMS_CA_FILE: a PEM file of the CAs to trust instead of the system's;
@@ -29,6 +31,7 @@
 //! 2 before the first invocation/next, so that Lambda (or the emulator) reports an Init failure
 //! naming it.
 
+mod article;
 mod broken;
 mod clock;
 mod connector;

@@ -12,6 +12,8 @@ use crate::sigv4::Credentials;
 pub const VARIANT_COLD: &str = "cold";
 /// See VARIANT_COLD.
 pub const VARIANT_WARM: &str = "warm";
+/// The cold variant whose first invocation is timed as the article's was (article.rs).
+pub const VARIANT_ARTICLE: &str = "article";
 
 /// The values CLAIMS_WARMUP_OUTAGE takes: where the warm-up goes instead of DynamoDB (outage.rs).
 pub const OUTAGE_REFUSED: &str = "refused";
@@ -24,7 +26,7 @@ pub const DEFAULT_WARMUP_TIMEOUT: Duration = Duration::from_secs(1);
 
 /// The function's configuration.
 pub struct Settings {
-    /// CLAIMS_VARIANT: cold or warm.
+    /// CLAIMS_VARIANT: cold, warm or article.
     pub variant: String,
     /// CLAIMS_TABLE: the table to read.
     pub table: String,
@@ -49,8 +51,8 @@ pub struct Settings {
 pub fn load(getenv: &dyn Fn(&str) -> Option<String>) -> Result<Settings, String> {
     let get = |k: &str| getenv(k).filter(|v| !v.is_empty());
     let variant = get("CLAIMS_VARIANT").unwrap_or_default();
-    if variant != VARIANT_COLD && variant != VARIANT_WARM {
-        return Err(format!("CLAIMS_VARIANT = {variant:?}; want {VARIANT_COLD:?} or {VARIANT_WARM:?}"));
+    if variant != VARIANT_COLD && variant != VARIANT_WARM && variant != VARIANT_ARTICLE {
+        return Err(format!("CLAIMS_VARIANT = {variant:?}; want {VARIANT_COLD:?}, {VARIANT_WARM:?} or {VARIANT_ARTICLE:?}"));
     }
     let table = get("CLAIMS_TABLE").ok_or("CLAIMS_TABLE is not set; want the table to read")?;
     let key = parse_key(&get("CLAIMS_KEY").unwrap_or_default())?;
@@ -140,7 +142,7 @@ mod tests {
     #[test]
     fn bad_settings_are_named() {
         for (k, v, want) in [
-            ("CLAIMS_VARIANT", "lukewarm", r#"CLAIMS_VARIANT = "lukewarm"; want "cold" or "warm""#),
+            ("CLAIMS_VARIANT", "lukewarm", r#"CLAIMS_VARIANT = "lukewarm"; want "cold", "warm" or "article""#),
             ("CLAIMS_VARIANT", "", r#"CLAIMS_VARIANT = """#),
             ("CLAIMS_TABLE", "", "CLAIMS_TABLE is not set"),
             ("CLAIMS_KEY", "", "CLAIMS_KEY is not set"),

@@ -75,7 +75,7 @@ type Answer struct {
 	Call
 	// Found says GetItem returned an item.
 	Found bool `json:"found"`
-	// Variant is CLAIMS_VARIANT: cold or warm.
+	// Variant is CLAIMS_VARIANT: cold, warm, or (the Rust function only) article.
 	Variant string `json:"variant"`
 	// Invocation counts the process's invocations, from 1: 1 is the cold start's.
 	Invocation int `json:"invocation"`
@@ -100,6 +100,61 @@ type Answer struct {
 	// roots are loaded inside the first handshake (Go's crypto/x509), whose TLS phase then
 	// holds their cost.
 	Roots *Roots `json:"roots,omitempty"`
+	// Article is the article variant's first invocation beyond its GetItem; absent elsewhere.
+	Article *ArticleParts `json:"article,omitempty"`
+}
+
+// ArticleParts is what the Rust function's article variant measures in its first invocation
+// besides the GetItem (whose phases, on the SDK's own connection, are the answer's): a
+// connection of its own timed by hand before the GetItem, as the article's function timed one,
+// with a ClientConfig and roots built in Init; a second such connection after the GetItem, with
+// a ClientConfig of its own (no session to resume); the crypto library's first and second use,
+// in a child forked just before the first connection; and the roots loaded again.
+type ArticleParts struct {
+	// HandTimed is the connection timed as the article's; SecondHandTimed the one after the
+	// GetItem, the same work with the code paged in and the crypto library in use.
+	HandTimed       HandTimed `json:"handTimed"`
+	SecondHandTimed HandTimed `json:"secondHandTimed"`
+	// CryptoFirstUse and CryptoSecondUse are one use each of what a TLS 1.3 client handshake
+	// asks of ring (an X25519 agreement, SHA-256, an ECDSA P-256 check, an AES-GCM record), the
+	// first in the process and the next; CryptoError says why they are absent.
+	CryptoFirstUse  *Span  `json:"cryptoFirstUse,omitempty"`
+	CryptoSecondUse *Span  `json:"cryptoSecondUse,omitempty"`
+	CryptoError     string `json:"cryptoError,omitempty"`
+	// RootsAgain is a second loading of the roots, Init's being the first (Answer's Roots);
+	// RootsError says why it is absent.
+	RootsAgain *RootsAgain `json:"rootsAgain,omitempty"`
+	RootsError string      `json:"rootsError,omitempty"`
+}
+
+// HandTimed is one connection the function made and timed itself: DNS (zero for an IP
+// literal), TCP and the TLS handshake.
+type HandTimed struct {
+	DNS     Span `json:"dns"`
+	Connect Span `json:"connect"`
+	TLS     Span `json:"tls"`
+	// Curve is the key exchange the handshake used, and DidResume says it resumed a session.
+	Curve     string `json:"curve,omitempty"`
+	DidResume bool   `json:"didResume"`
+	// Error is what failed, if anything did.
+	Error string `json:"error,omitempty"`
+}
+
+// Span is what the process was charged over one part: wall time, CPU, and the page faults that
+// say whether code or data was paged in (major faults read from storage).
+type Span struct {
+	Ms          float64 `json:"ms"`
+	CPUMs       float64 `json:"cpuMs"`
+	MinorFaults int64   `json:"minorFaults"`
+	MajorFaults int64   `json:"majorFaults"`
+}
+
+// RootsAgain is a second loading of the roots in the same process.
+type RootsAgain struct {
+	// Count is how many certificates were loaded.
+	Count int `json:"count"`
+	// Load is what the loading cost.
+	Load Span `json:"load"`
 }
 
 // Stack names a function's language runtime, AWS SDK and TLS library, with their versions, and
