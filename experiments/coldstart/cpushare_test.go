@@ -289,6 +289,18 @@ const (
 	minQuotaSlowdown  = 5
 )
 
+// t1ArticleArm says whether T1 on language l's function runs the article's arm (articleVariant):
+// the Rust function is the one the article measured, and the one that has the variant.
+func t1ArticleArm(l lambdazip.Language) bool { return l == lambdazip.Rust }
+
+// t1Arms is how many arms T1 runs on language l's function.
+func t1Arms(l lambdazip.Language) int {
+	if t1ArticleArm(l) {
+		return 3
+	}
+	return 2
+}
+
 // measureSetup runs n cold starts of the cold variant at 128 MB, in turn with n of the same
 // function unthrottled (the control), and decides T1 from the first call's phases.
 func measureSetup(t *testing.T, p lambdaPlatform, n int) claimtest.Measurement {
@@ -297,10 +309,8 @@ func measureSetup(t *testing.T, p lambdaPlatform, n int) claimtest.Measurement {
 	controlArm := getitemConfig(p, getitem, cold, memoryMB, true)
 	arms := []arm{{quotaArm.String(), quotaArm}, {controlArm.String(), controlArm}}
 	// The Rust function also times its first connection as the article's did: a third arm, at
-	// 128 MB, whose parts check the comparison with the article and decide nothing of T1. Local
-	// only until the live plan (livePlans), which checks that a test makes no function it did not
-	// plan, names it.
-	if p.Language() == lambdazip.Rust && p.Mode() == results.ModeLocal {
+	// 128 MB, whose parts check the comparison with the article and decide nothing of T1.
+	if t1ArticleArm(p.Language()) {
 		a := getitemConfig(p, getitem, articleVariant, memoryMB, false)
 		arms = append(arms, arm{a.String(), a})
 	}

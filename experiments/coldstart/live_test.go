@@ -151,7 +151,7 @@ func openLive(t *testing.T, standIns *standIns, planKey string, l lambdazip.Lang
 	}
 	require.NoError(t, err, "the SDK's configuration, pointed at the stand-ins")
 
-	plan, ok := livePlans(withColdStartsFor(cfg, l))[planKey]
+	plan, ok := livePlans(withColdStartsFor(cfg, l), l)[planKey]
 	require.True(t, ok, "%s has no entry in livePlans: its cost cannot be estimated before it runs", planKey)
 	if c.Ledger == "" {
 		// With a ledger (CLAIMS_LIVE_LEDGER) the session subtracts what the whole run billed,
@@ -398,7 +398,7 @@ func (p *livePlatform) MarshalJSON() ([]byte, error) {
 // livePlans is what each claim test makes and invokes on the live platform, from the same
 // settings and constants the claims run with: the estimate is shown, and checked against the
 // cap, before anything is made, and each test's close checks that it made no more.
-func livePlans(s settings.Settings) map[string][]live.PlannedFunction {
+func livePlans(s settings.Settings, l lambdazip.Language) map[string][]live.PlannedFunction {
 	getitemFn := func(name string, memory, invocations int) live.PlannedFunction {
 		return live.PlannedFunction{Name: name, MemoryMB: memory, Invocations: invocations, MaxSecondsEach: getitemMaxSeconds}
 	}
@@ -416,6 +416,9 @@ func livePlans(s settings.Settings) map[string][]live.PlannedFunction {
 			getitemFn("getitem cold 128 MB", memoryMB, twice),
 			getitemFn("getitem warm 128 MB", memoryMB, twice),
 		},
+	}
+	if t1ArticleArm(l) {
+		plans["TestFirstCallDominatedByTLS"] = append(plans["TestFirstCallDominatedByTLS"], getitemFn("getitem article 128 MB", memoryMB, t1ColdStarts*twice))
 	}
 	for _, mb := range initBurstSizes {
 		plans["TestInitIsNotThrottled"] = append(plans["TestInitIsNotThrottled"], getitemFn(fmt.Sprintf("getitem cold %d MB", mb), mb, twice))
@@ -441,7 +444,7 @@ func TestLivePlansAreTheLiveClaimTests(t *testing.T) {
 		}
 	}
 	slices.Sort(want)
-	got := slices.Sorted(maps.Keys(livePlans(cfg)))
+	got := slices.Sorted(maps.Keys(livePlans(cfg, lambdazip.Go)))
 	assert.Equal(t, want, got, "livePlans' tests = %v; want catalog.Tests of experiments/coldstart of kind both", got)
 }
 
@@ -492,7 +495,7 @@ func admitLiveRun(s settings.Settings) error {
 	for _, l := range lambdazip.Languages {
 		// A claim test runs its plan once per language of the GetItem function (platforms),
 		// with that language's cold starts; T8's busy loop is Go's alone, a test of its own.
-		for test, plan := range livePlans(withColdStartsFor(s, l)) {
+		for test, plan := range livePlans(withColdStartsFor(s, l), l) {
 			if test == "TestThrottleSlices" && l == lambdazip.Go && selected(test) || test != "TestThrottleSlices" && selected(test, string(l)) {
 				all = append(all, plan...)
 			}

@@ -73,7 +73,7 @@ var timedTests = map[string]timedTest{
 	// Every other cold start of T4 is stalled: it waits out the warm-up's bound and the stall;
 	// Python's SDK retries a refused connection for some 26 s before it answers.
 	"TestWarmupFailureDoesNotFailInit": {coldStarts: trials, perColdStart: perLanguage(710, 1740, 870, 13640)},
-	"TestFirstCallDominatedByTLS": {coldStarts: func(l lambdazip.Language) int { return 2 * t1ColdStarts * coldStartsIn(l) },
+	"TestFirstCallDominatedByTLS": {coldStarts: func(l lambdazip.Language) int { return t1Arms(l) * t1ColdStarts * coldStartsIn(l) },
 		perColdStart: perLanguage(210, 110, 600, 850)},
 	// Four warm invocations each.
 	"TestFirstInvocationIsSlow": {coldStarts: coldStartsIn, perColdStart: perLanguage(500, 300, 1470, 1200)},
