@@ -135,17 +135,26 @@ impl Client {
         let exchange = DIAL.scope(dial.clone(), self.exchange(ep, headers, body, &dial, p));
         let r = tokio::time::timeout_at(tokio::time::Instant::from_std(deadline), exchange).await;
         let d = dial.lock().unwrap().clone();
-        (p.dns_ms, p.dns_cpu_ms) = (d.dns_ms, d.dns_cpu_ms);
-        (p.connect_ms, p.connect_cpu_ms) = (d.connect_ms, d.connect_cpu_ms);
-        (p.tls_ms, p.tls_cpu_ms) = (d.tls_ms, d.tls_cpu_ms);
         p.write_error = WRITE_ERROR.lock().unwrap().clone();
-        match r {
+        let r = match r {
             Ok(r) => r,
             Err(_) => {
                 p.reused = d.made.is_empty() && p.reused;
                 Err(Failure::Final(format!("request to {}: timed out (the call's deadline)", ep.authority)))
             }
+        };
+        // hyper's pool, finding no idle connection when the request comes, races a connect
+        // against its checkout and sends the request on whichever is ready first: the connection
+        // of the request before it, which a task of hyper's puts back a moment after that
+        // request's end, can win over the one made for this request. The call's phases are those
+        // of the connection it went out on, so a connection made for it and not used is not in
+        // them.
+        if !p.reused {
+            (p.dns_ms, p.dns_cpu_ms) = (d.dns_ms, d.dns_cpu_ms);
+            (p.connect_ms, p.connect_cpu_ms) = (d.connect_ms, d.connect_cpu_ms);
+            (p.tls_ms, p.tls_cpu_ms) = (d.tls_ms, d.tls_cpu_ms);
         }
+        r
     }
 
     async fn exchange(&self, ep: &Endpoint, headers: &[(String, String)], body: &[u8], dial: &Mutex<Dial>, p: &mut Phases) -> Result<Response, Failure> {
