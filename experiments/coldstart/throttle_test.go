@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -131,6 +132,12 @@ func measureThrottleSlices(t *testing.T, p lambdaPlatform, invocations int) clai
 		mb := throttleSizes[i]
 		c := functionConfig{Build: throttleFunc, MemoryMB: mb}
 		configs = append(configs, c)
+		if why := sizeNotHere(p, mb); why != "" {
+			// No evidence of this size, said in its trial: the rest decide.
+			trials = append(trials, sizeLoops{MemoryMB: mb, Loops: []loopAnswer{}, Failures: []string{why}})
+			t.Log(why)
+			return
+		}
 		sz, loops := runLoops(t, p.Create(t, c), mb, invocations)
 		sizes, trials = append(sizes, sz), append(trials, loops)
 		if len(loops.Loops) == invocations {
@@ -184,6 +191,17 @@ func measureThrottleSlices(t *testing.T, p lambdaPlatform, invocations int) clai
 		Cut:         pl.whyCut(),
 		Checks:      checks,
 	}
+}
+
+// sizeNotHere says why memoryMB cannot run on p, "" where it can: a platform on this machine
+// gives a size its share of the machine's CPUs as a cgroup quota, which the kernel cannot give
+// beyond the CPUs there are (3,008 MB's 1.7 vCPUs on a 1-CPU machine); Lambda can.
+func sizeNotHere(p lambdaPlatform, memoryMB int) string {
+	share := float64(memoryMB) / oneCPUMB
+	if p.Mode() == results.ModeLive || share <= float64(runtime.NumCPU()) {
+		return ""
+	}
+	return fmt.Sprintf("not run: %d MB's share is %.2f CPUs, and this machine has %d: no evidence of this size here", memoryMB, share, runtime.NumCPU())
 }
 
 // predictCPU is what the model of Lambda's CPU predicts of a single-threaded busy loop of wallMs
