@@ -15,7 +15,10 @@ var secretRules = []struct {
 	kind string
 	re   *regexp.Regexp
 }{
-	{"AWS access key id", regexp.MustCompile(`(A3T[A-Z0-9]|AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA)[A-Z0-9]{16}`)},
+	// An access key id is a token of its own, 20 characters: inside a longer run of capitals and
+	// digits (an SDK error's 52-character RequestID) the same letters are chance, which a run's
+	// dozens of request ids hit now and then.
+	{"AWS access key id", regexp.MustCompile(`(?:^|[^A-Z0-9])(?P<m>(A3T[A-Z0-9]|AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA)[A-Z0-9]{16})(?:[^A-Z0-9]|$)`)},
 	// A secret access key is 40 characters of base64; only under a key named like one, since
 	// 40 hex characters (a commit id) are also base64.
 	{"secret access key", regexp.MustCompile(`(?i)[a-z0-9_.-]*secret[a-z0-9_.-]*` + keyValue + `[A-Za-z0-9/+]{40}([^A-Za-z0-9/+=]|$)`)},
@@ -44,8 +47,11 @@ func ScanSecrets(data []byte) []string {
 	}
 	var hits []hit
 	for _, r := range secretRules {
-		for _, loc := range r.re.FindAllIndex(data, -1) {
-			hits = append(hits, hit{loc[0], fmt.Sprintf("%s at byte %d (%s…)", r.kind, loc[0], prefix(data[loc[0]:loc[1]]))})
+		// A rule whose match is bounded by what is around it names the part that is the secret.
+		g := max(0, r.re.SubexpIndex("m"))
+		for _, loc := range r.re.FindAllSubmatchIndex(data, -1) {
+			from, to := loc[2*g], loc[2*g+1]
+			hits = append(hits, hit{from, fmt.Sprintf("%s at byte %d (%s…)", r.kind, from, prefix(data[from:to]))})
 		}
 	}
 	slices.SortStableFunc(hits, func(a, b hit) int { return a.at - b.at })

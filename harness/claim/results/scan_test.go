@@ -37,6 +37,7 @@ func TestScanSecretsFindsEachKind(t *testing.T) {
 	}{
 		{"access key id", "note", "key AKIAIOSFODNN7EXAMPLE in a message", "AWS access key id"},
 		{"temporary access key id", "note", "ASIAIOSFODNN7EXAMPLE", "AWS access key id"},
+		{"access key id in an environment line", "env", "AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE", "AWS access key id"},
 		{"secret access key", "mySecret", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "secret access key"},
 		{"secret in an environment line", "env", "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "secret access key"},
 		{"session token by its key", "token", strings.Repeat("AbCd0123+/", 12), "session token"},
@@ -76,6 +77,8 @@ func TestScanSecretsLeavesTheCleanAlone(t *testing.T) {
 		"digest":     strings.Repeat("0123456789abcdef", 4),      // a SHA-256 under no token's key
 		"sessionId":  "1fbf1f020c2c2206",
 		"accountIds": "1234567890123", // 13 digits
+		// An SDK error's RequestID: 52 capitals and digits, holding an access key id's letters by chance.
+		"error": "operation error DynamoDB: GetItem, https response error StatusCode: 400, RequestID: QX7A3T4B2CDEFGHJKLMNPQRSTUVWXYZ234567ABCDEFGHJKLMNPQ, api error AccessDeniedException",
 	} {
 		found := ScanSecrets(plant(t, key, value))
 		assert.Empty(t, found, "findings for %s: %v = %q; want none", key, value, found)
