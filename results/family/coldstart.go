@@ -287,9 +287,25 @@ type ArticleChecks struct {
 	ColdStarts int `json:"coldStarts"`
 	// Parts are the parts, in the order the explanation names them.
 	Parts []ArticlePart `json:"parts"`
-	// CanHold names the parts whose CPU can hold the article's figure at the quota (see
-	// ArticlePart.CanHold); empty where none can.
+	// CanHold names the parts that can hold the article's figure (see ArticlePart.CanHold);
+	// empty where none can.
 	CanHold []string `json:"canHold"`
+	// PageIn is how much of the binary the page-in probes found cached, means over the cold
+	// starts whose probes both answered; absent where none did.
+	PageIn *PageInDrop `json:"pageIn,omitempty"`
+}
+
+// PageInDrop is the binary's size and how much of it was in the page cache before and after the
+// page-in probes dropped it, in pages (means): what was dropped is what a cold probe can page in.
+type PageInDrop struct {
+	// ColdStarts is how many cold starts the means are over.
+	ColdStarts int `json:"coldStarts"`
+	// Pages is the binary's size; ResidentBefore, ResidentAfterDrop and ResidentAfterCold its
+	// pages in the page cache before the drop, after it, and after the cold probe.
+	Pages             float64 `json:"pages"`
+	ResidentBefore    float64 `json:"residentBefore"`
+	ResidentAfterDrop float64 `json:"residentAfterDrop"`
+	ResidentAfterCold float64 `json:"residentAfterCold"`
 }
 
 // ArticlePart is one part of a first connection, mean figures; a part that is a difference
@@ -311,8 +327,12 @@ type ArticlePart struct {
 	// (ArticleComparison's PublishedCPUMs).
 	OfPublishedCPU float64 `json:"ofPublishedCpu"`
 	// CanHold says the part's CPU is within an order of magnitude of that most: beyond what the
-	// architecture or a library's version moves it, it cannot make the article's figure.
+	// architecture or a library's version moves it, it cannot make the article's figure. For a
+	// part that is waiting, not work (Waiting: the code's page-in), it says the same of its wall
+	// time against the article's, which the quota does not stretch.
 	CanHold bool `json:"canHold"`
+	// Waiting says the part is waiting rather than work, so CanHold weighs its wall time.
+	Waiting bool `json:"waiting,omitempty"`
 }
 
 // FirstInvocationFigures are T2's estimates.

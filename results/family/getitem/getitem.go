@@ -109,8 +109,13 @@ type Answer struct {
 // connection of its own timed by hand before the GetItem, as the article's function timed one,
 // with a ClientConfig and roots built in Init; a second such connection after the GetItem, with
 // a ClientConfig of its own (no session to resume); the crypto library's first and second use,
-// in a child forked just before the first connection; and the roots loaded again.
+// in a child forked just before the first connection; the roots loaded again; and, before all
+// of them, the code's first page-in from a cold page cache.
 type ArticleParts struct {
+	// PageIn is the code's first page-in, from two fresh processes of the function's binary;
+	// PageInError says why it is absent.
+	PageIn      *PageIn `json:"pageIn,omitempty"`
+	PageInError string  `json:"pageInError,omitempty"`
 	// HandTimed is the connection timed as the article's; SecondHandTimed the one after the
 	// GetItem, the same work with the code paged in and the crypto library in use.
 	HandTimed       HandTimed `json:"handTimed"`
@@ -125,6 +130,40 @@ type ArticleParts struct {
 	// RootsError says why it is absent.
 	RootsAgain *RootsAgain `json:"rootsAgain,omitempty"`
 	RootsError string      `json:"rootsError,omitempty"`
+}
+
+// PageIn is what a first connection pays for its code's first page-in from storage: two fresh
+// processes of the function's binary, started in its environment (so at its CPU quota) before
+// its own first connection, each loading the roots and making one connection timed by hand;
+// before the first, the binary's pages that no process maps were dropped from the page cache.
+type PageIn struct {
+	// Pages is the binary's size in pages; ResidentBefore, ResidentAfterDrop and
+	// ResidentAfterCold are how many of them were in the page cache before the drop, after it,
+	// and after the cold probe (what it read back in, read-around included).
+	Pages             int `json:"pages"`
+	ResidentBefore    int `json:"residentBefore"`
+	ResidentAfterDrop int `json:"residentAfterDrop"`
+	ResidentAfterCold int `json:"residentAfterCold"`
+	// Cold is the probe run after the drop, Warm the one right after it, its code in the page
+	// cache; ColdError and WarmError say why one is absent.
+	Cold      *Probe `json:"cold,omitempty"`
+	Warm      *Probe `json:"warm,omitempty"`
+	ColdError string `json:"coldError,omitempty"`
+	WarmError string `json:"warmError,omitempty"`
+}
+
+// Probe is one fresh process's connection, timed as the article variant's first.
+type Probe struct {
+	// ProcessMs is the process's wall time from its start to its exit.
+	ProcessMs float64 `json:"processMs"`
+	// Roots is the roots' loading and the ClientConfig's building, before the connection.
+	Roots Span `json:"roots"`
+	// HandTimed is its connection.
+	HandTimed HandTimed `json:"handTimed"`
+	// Total is the process's whole run as it ended: its wall time from the kernel's start of it,
+	// its CPU and its page faults. The read-around of its first faults can read the handshake's
+	// code in before the handshake, so a page-in is whole only here.
+	Total Span `json:"total"`
 }
 
 // HandTimed is one connection the function made and timed itself: DNS (zero for an IP
