@@ -74,7 +74,7 @@ impl Meter {
 
 /// The process's minor and major page faults so far (getrusage, all its threads); zeros where
 /// they cannot be read, which Linux never does.
-fn faults() -> (i64, i64) {
+pub fn faults() -> (i64, i64) {
     // SAFETY: rusage is plain data, and getrusage writes one into ru, which lives for the call.
     let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
     if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) } != 0 {
@@ -265,6 +265,8 @@ fn one_crypto_use() -> Span {
 /// What the article variant's first invocation measured besides the SDK's call, for the
 /// answer's "article".
 pub struct Parts {
+    /// The code's first page-in from a cold page cache (pagein.rs), or why it was not measured.
+    pub page_in: Result<crate::pagein::PageIn, String>,
     /// ring's first use in this process, and its second (crypto_uses), or why the child could
     /// not tell.
     pub crypto: Result<(Span, Span), String>,
@@ -286,6 +288,10 @@ impl Parts {
                 v["cryptoSecondUse"] = second.to_json();
             }
             Err(e) => v["cryptoError"] = e.as_str().into(),
+        }
+        match &self.page_in {
+            Ok(p) => v["pageIn"] = p.to_json(),
+            Err(e) => v["pageInError"] = e.as_str().into(),
         }
         match &self.roots_again {
             Ok((count, s)) => v["rootsAgain"] = json!({ "count": count, "load": s.to_json() }),

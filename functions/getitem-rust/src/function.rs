@@ -14,6 +14,7 @@ use crate::clock::{ms, process_cpu};
 use crate::dynamo::Dynamo;
 use crate::http::{Client, Endpoint};
 use crate::outage;
+use crate::pagein;
 use crate::settings::{Settings, VARIANT_ARTICLE, VARIANT_WARM};
 use crate::sigv4::Signer;
 use crate::tls::{load_roots, Roots, RootsLoad};
@@ -139,6 +140,11 @@ impl Function {
         self.calls += 1;
         let mut p = Phases::default();
         let configs = self.article.take();
+        let page_in = configs.as_ref().map(|_| {
+            let measured = pagein::measure(deadline);
+            std::thread::sleep(pagein::QUOTA_REFILL);
+            measured
+        });
         let crypto = configs.as_ref().map(|_| article::crypto_uses());
         let first = configs.as_ref().map(|(c, _)| self.rt.block_on(article::hand_timed(c.clone(), &self.endpoint, deadline)));
         let found = match self.rt.block_on(self.client.get_item(&self.table, &self.key, deadline, &mut p)) {
@@ -148,9 +154,9 @@ impl Function {
                 false
             }
         };
-        if let (Some((_, again)), Some(crypto), Some(first)) = (configs, crypto, first) {
+        if let (Some((_, again)), Some(page_in), Some(crypto), Some(first)) = (configs, page_in, crypto, first) {
             let second = self.rt.block_on(article::hand_timed(again, &self.endpoint, deadline));
-            self.parts = Some(Parts { crypto, first, second, roots_again: article::roots_again(self.ca_file.as_deref()) });
+            self.parts = Some(Parts { page_in, crypto, first, second, roots_again: article::roots_again(self.ca_file.as_deref()) });
         }
         let p = broken::reported(p);
         let mut m = Map::new();

@@ -14,7 +14,8 @@
 //!     CLAIMS_WARMUP_TIMEOUT_MS, default 1000; its error is reported in every answer and on
 //!     stderr, never fatal); or article (as cold, but the first invocation is timed as the
 //!     article's was, its own hand-timed connection before the SDK's call, with what a first
-//!     connection pays that a second does not, article.rs);
+//!     connection pays that a second does not, article.rs, and what it pays for its code's
+//!     first page-in, pagein.rs);
 //!   - CLAIMS_TABLE, and CLAIMS_KEY: the item's key as a JSON object, a string value being a
 //!     DynamoDB S and a number an N;
 //!   - CLAIMS_CA_FILE: a PEM file of the CAs to trust instead of the system's;
@@ -39,6 +40,7 @@ mod dynamo;
 mod function;
 mod http;
 mod outage;
+mod pagein;
 mod runtime;
 mod settings;
 mod sigv4;
@@ -50,6 +52,16 @@ use std::time::Instant;
 
 fn main() {
     let main_start = Instant::now();
+    if std::env::var_os(pagein::PROBE_SETTING).is_some() {
+        // Not the function: one of the article variant's page-in probes (pagein.rs).
+        match pagein::probe() {
+            Ok(answer) => {
+                println!("{answer}");
+                exit(0)
+            }
+            Err(e) => fail(2, &format!("page-in probe: {e}")),
+        }
+    }
     // The runtime first, as #[tokio::main] starts it before main's body: the multi-threaded
     // runtime, #[tokio::main]'s default and what aws-sdk-rust's examples run on, one worker per
     // CPU. Its workers run hyper's connection tasks and put a connection back into the pool
