@@ -109,6 +109,10 @@ const (
 	partRootsInit      = "loading the roots at Init (before the article's timer)"
 	partRootsAgain     = "loading the roots again"
 	partAll            = "the hand-timed connection and the roots' first load together"
+	partColdProbeTLS   = "a fresh process's handshake, the binary's pages dropped from the page cache first"
+	partWarmProbeTLS   = "a fresh process's handshake right after, the binary in the page cache"
+	partPageIn         = "the code's first page-in from storage, in the handshake (the first of those less the second)"
+	partPageInProcess  = "the code's first page-in from storage, over the fresh process's whole run (the cold one's less the warm one's)"
 )
 
 // articleChecks are the means of the article variant's parts over its cold starts whose answer
@@ -120,7 +124,7 @@ func articleChecks(runs []coldStart, share, published float64) *family.ArticleCh
 	}
 	less := func(a, b part) part { return part{a.ms - b.ms, a.cpu - b.cpu, a.minor - b.minor, a.major - b.major} }
 	plus := func(a, b part) part { return part{a.ms + b.ms, a.cpu + b.cpu, a.minor + b.minor, a.major + b.major} }
-	names := []string{partHandTimedTCP, partHandTimedTLS, partSDKTLS, partSecondTLS, partFirstExtra, partCryptoFirstUse, partRootsInit, partRootsAgain, partAll}
+	names := []string{partHandTimedTCP, partHandTimedTLS, partSDKTLS, partSecondTLS, partFirstExtra, partCryptoFirstUse, partRootsInit, partRootsAgain, partAll, partColdProbeTLS, partWarmProbeTLS, partPageIn, partPageInProcess}
 	sums := map[string]part{}
 	counts := map[string]int{}
 	add := func(name string, x part) { sums[name], counts[name] = plus(sums[name], x), counts[name]+1 }
@@ -151,6 +155,28 @@ func articleChecks(runs []coldStart, share, published float64) *family.ArticleCh
 			add(partRootsAgain, span(ap.RootsAgain.Load))
 		}
 		add(partAll, all)
+		if cold, warm, ok := probes(ap.PageIn); ok {
+			add(partColdProbeTLS, span(cold.HandTimed.TLS))
+			add(partWarmProbeTLS, span(warm.HandTimed.TLS))
+			add(partPageIn, less(span(cold.HandTimed.TLS), span(warm.HandTimed.TLS)))
+			// The process's wall time as its parent timed it, to the microsecond; its own total
+			// counts from the kernel's start of it, in clock ticks.
+			whole := func(p answers.Probe) part { x := span(p.Total); x.ms = p.ProcessMs; return x }
+			add(partPageInProcess, less(whole(cold), whole(warm)))
+			if c.PageIn == nil {
+				c.PageIn = &family.PageInDrop{}
+			}
+			d := c.PageIn
+			d.ColdStarts++
+			d.Pages += float64(ap.PageIn.Pages)
+			d.ResidentBefore += float64(ap.PageIn.ResidentBefore)
+			d.ResidentAfterDrop += float64(ap.PageIn.ResidentAfterDrop)
+			d.ResidentAfterCold += float64(ap.PageIn.ResidentAfterCold)
+		}
+	}
+	if d := c.PageIn; d != nil {
+		k := float64(d.ColdStarts)
+		d.Pages, d.ResidentBefore, d.ResidentAfterDrop, d.ResidentAfterCold = d.Pages/k, d.ResidentBefore/k, d.ResidentAfterDrop/k, d.ResidentAfterCold/k
 	}
 	for _, name := range names {
 		n := counts[name]
@@ -163,12 +189,25 @@ func articleChecks(runs []coldStart, share, published float64) *family.ArticleCh
 		p.ExpectedMs = p.CPUMs / share
 		p.OfPublishedCPU = ratio(p.CPUMs, published)
 		p.CanHold = p.CPUMs > 0 && published <= cpuFarBelow*p.CPUMs
+		if name == partPageIn || name == partPageInProcess {
+			// Waiting for storage, which the quota does not stretch: its wall time is what it adds.
+			p.Waiting = true
+			p.CanHold = p.Ms > 0 && articleTLSMs <= cpuFarBelow*p.Ms
+		}
 		if p.CanHold {
 			c.CanHold = append(c.CanHold, name)
 		}
 		c.Parts = append(c.Parts, p)
 	}
 	return c
+}
+
+// probes are p's two probes where both answered and connected.
+func probes(p *answers.PageIn) (cold, warm answers.Probe, ok bool) {
+	if p == nil || p.Cold == nil || p.Warm == nil || p.Cold.HandTimed.Error != "" || p.Warm.HandTimed.Error != "" {
+		return cold, warm, false
+	}
+	return *p.Cold, *p.Warm, true
 }
 
 // partOf is c's part named name, the zero part where c has none.
@@ -200,15 +239,39 @@ func explainChecks(c *family.ArticleChecks, share float64) []string {
 		published = all.CPUMs / all.OfPublishedCPU
 	}
 	if len(c.CanHold) == 0 {
-		out = append(out, fmt.Sprintf("None of these parts can hold the article's %d ms at a %.1f%% share, which holds at most %.1f ms of CPU: all of them together, the hand-timed connection with the roots' first load, need %.2f ms of CPU (%.1f%% of it), which the quota stretches to about %.0f ms. Whatever else the article's span held was not this work's CPU at the model's quota: it was waiting (a page-in from storage colder than this machine's page cache, the network) or a CPU share other than the model's.",
+		out = append(out, fmt.Sprintf("None of these parts can hold the article's %d ms at a %.1f%% share, which holds at most %.1f ms of CPU: all of them together, the hand-timed connection with the roots' first load, need %.2f ms of CPU (%.1f%% of it), which the quota stretches to about %.0f ms. Whatever else the article's span held was not this work's CPU at the model's quota: it was waiting that this machine does not reproduce (a page-in from a store slower than this machine's, the network) or a CPU share other than the model's.",
 			articleTLSMs, 100*share, published, all.CPUMs, 100*all.OfPublishedCPU, all.ExpectedMs))
 	} else {
-		out = append(out, fmt.Sprintf("Of these parts, %s can hold the article's %d ms at a %.1f%% share (at most %.1f ms of CPU): the CPU it needs, stretched by the quota, is within an order of magnitude of the article's figure.",
+		out = append(out, fmt.Sprintf("Of these parts, %s can hold the article's %d ms at a %.1f%% share (at most %.1f ms of CPU): the CPU it needs, stretched by the quota (or, for a part that is waiting, its wall time), is within an order of magnitude of the article's figure.",
 			strings.Join(c.CanHold, "; "), articleTLSMs, 100*share, published))
 	}
-	out = append(out, fmt.Sprintf("Here the function's code and the roots' file were in the page cache (%.1f major page faults in the first handshake), so a page-in from a cold store is not measured: to decide the rest, a live run must record, for the hand-timed connection and the SDK's first call, each part's wall time beside its CPU (the CPU over the share is what the quota explains; the wall time beyond it is waiting), the major page faults over each, and the periods the platform throttled.",
-		tls.MajorFaults))
-	return out
+	out = append(out, explainPageIn(c, tls))
+	return append(out, "To decide the rest, a live run must record, for the hand-timed connection, the probes' and the SDK's first call, each part's wall time beside its CPU (the CPU over the share is what the quota explains; the wall time beyond it is waiting), the major page faults over each, and the periods the platform throttled.")
+}
+
+// explainPageIn says what the page-in probes measured beside the function's own first
+// handshake, tls, or why they measured nothing.
+func explainPageIn(c *family.ArticleChecks, tls family.ArticlePart) string {
+	d := c.PageIn
+	if d == nil {
+		return fmt.Sprintf("The page-in probes answered in no cold start, so the code's first page-in from a cold page cache is not measured here; the function's own first handshake, its code in the page cache, had %.1f major page faults.", tls.MajorFaults)
+	}
+	cold, warm, inTLS, whole := partOf(c, partColdProbeTLS), partOf(c, partWarmProbeTLS), partOf(c, partPageIn), partOf(c, partPageInProcess)
+	cached := fmt.Sprintf("of the binary's %.0f pages, %.0f were in the page cache before the drop, %.0f after it and %.0f after the cold probe", d.Pages, d.ResidentBefore, d.ResidentAfterDrop, d.ResidentAfterCold)
+	if d.ResidentAfterDrop >= d.ResidentBefore || whole.MajorFaults <= 0 {
+		return fmt.Sprintf("The page-in probes found nothing to read from storage (%s; %.1f more major page faults in the cold probe than in the warm one), so the code's first page-in is not measured here: a file system that keeps files in memory does not drop them, and the kernel keeps every page a process maps.",
+			cached, whole.MajorFaults)
+	}
+	s := fmt.Sprintf("With the binary's pages dropped from the page cache (%s), a fresh process had %+.1f major page faults against one right after it (each a read from storage, with the read-around of many pages) and took %+.1f ms of wall time and %+.2f ms of CPU against it; in its handshake the difference was %+.1f major faults and %+.1f ms (%.1f ms cold, %.1f ms warm), the rest of the reads coming before it, where the read-around of the process's first faults reads code ahead (means of %d cold starts).",
+		cached, whole.MajorFaults, whole.Ms, whole.CPUMs, inTLS.MajorFaults, inTLS.Ms, cold.Ms, warm.Ms, d.ColdStarts)
+	switch {
+	case whole.CanHold:
+		return s + fmt.Sprintf(" Over the whole process the page-in is within an order of magnitude of the article's %d ms: a first page-in from a store somewhat slower than this machine's can make the article's figure, where the article's timer held it.", articleTLSMs)
+	case whole.Ms > 0:
+		return s + fmt.Sprintf(" To make the article's %d ms even over the whole process, the page-in would need a store about %.0f times slower than this machine's.", articleTLSMs, articleTLSMs/whole.Ms)
+	default:
+		return s + fmt.Sprintf(" Over the whole process the page-in is lost in the quota's noise here: read from this machine's storage, a first page-in adds no time this run can tell from none, so only a store far slower than this machine's could make the article's %d ms of it.", articleTLSMs)
+	}
 }
 
 // explain says, sentence by sentence, what a's figures make of the difference from the article.
@@ -305,8 +368,19 @@ func articleStart(tlsCPU float64) coldStart {
 		CryptoFirstUse:  &answers.Span{Ms: 0.3, CPUMs: 0.2},
 		CryptoSecondUse: &answers.Span{Ms: 0.1, CPUMs: 0.1},
 		RootsAgain:      &answers.RootsAgain{Count: 140, Load: answers.Span{Ms: 2, CPUMs: 0.8}},
+		PageIn:          pageIn(10, 4),
 	}
 	return c
+}
+
+// pageIn is what the probes measure where the cold one's handshake took coldMs with majorFaults
+// reads from storage, and the warm one's 2 ms with none.
+func pageIn(coldMs float64, majorFaults int64) *answers.PageIn {
+	probe := func(ms float64, major int64) *answers.Probe {
+		return &answers.Probe{ProcessMs: 20 + 2*ms, HandTimed: answers.HandTimed{TLS: answers.Span{Ms: ms, CPUMs: 0.6, MajorFaults: major}},
+			Total: answers.Span{Ms: 30, CPUMs: 5, MajorFaults: 3 * major}}
+	}
+	return &answers.PageIn{Pages: 1000, ResidentBefore: 900, ResidentAfterDrop: 300, ResidentAfterCold: 850, Cold: probe(coldMs, majorFaults), Warm: probe(2, 0)}
 }
 
 // TestArticleChecksDecideFromTheParts: a part can hold the article's figure only where its CPU is
@@ -339,4 +413,53 @@ func TestArticleChecksDecideFromTheParts(t *testing.T) {
 
 	got = strings.Join(explainChecks(articleChecks([]coldStart{failed}, share, published), share), " ")
 	assert.Contains(t, got, "answered no cold start with all its parts", "explanation = %q", got)
+}
+
+// TestPageInIsWeighedByItsWait: the code's first page-in is the cold probe's less the warm one's,
+// in the handshake and over the whole process, and it can hold the article's figure by its wall
+// time (waiting the quota does not stretch), not its CPU; where the drop left nothing to read,
+// or no probe answered, the explanation says it is not measured.
+func TestPageInIsWeighedByItsWait(t *testing.T) {
+	share := 128.0 / 1769
+	published := articleTLSMs * share
+	c := articleChecks([]coldStart{articleStart(0.5)}, share, published)
+	inTLS, whole := partOf(c, partPageIn), partOf(c, partPageInProcess)
+	assert.InDelta(t, 8, inTLS.Ms, 1e-9, "page-in in the handshake = %v ms; want the cold probe's 10 less the warm one's 2", inTLS.Ms)
+	assert.InDelta(t, 16, whole.Ms, 1e-9, "page-in over the process = %v ms; want the cold process's 40 less the warm one's 24", whole.Ms)
+	assert.InDelta(t, 12, whole.MajorFaults, 1e-9, "page-in's major faults over the process")
+	assert.True(t, inTLS.Waiting && whole.Waiting, "page-in waiting = %v, %v; want true", inTLS.Waiting, whole.Waiting)
+	assert.Empty(t, c.CanHold, "canHold = %v; want none for a page-in of 16 ms against %d ms", c.CanHold, articleTLSMs)
+	require.NotNil(t, c.PageIn)
+	assert.Equal(t, 600.0, c.PageIn.ResidentBefore-c.PageIn.ResidentAfterDrop, "pages dropped")
+	got := strings.Join(explainChecks(c, share), " ")
+	assert.Contains(t, got, "took +16.0 ms of wall time", "explanation = %q", got)
+	assert.Contains(t, got, "in its handshake the difference was +4.0 major faults and +8.0 ms", "explanation = %q", got)
+	assert.Contains(t, got, "about 47 times slower", "explanation = %q", got)
+
+	slow := articleStart(0.5)
+	slow.First.Answer.Article.PageIn = pageIn(102, 40)
+	c = articleChecks([]coldStart{slow}, share, published)
+	assert.Contains(t, c.CanHold, partPageIn, "canHold = %v; want the page-in, whose 100 ms are within an order of magnitude of %d ms", c.CanHold, articleTLSMs)
+	assert.Contains(t, c.CanHold, partPageInProcess, "canHold = %v", c.CanHold)
+	assert.NotContains(t, c.CanHold, partColdProbeTLS, "canHold = %v; want not the cold probe's handshake, whose CPU is 0.6 ms", c.CanHold)
+	got = strings.Join(explainChecks(c, share), " ")
+	assert.Contains(t, got, "can make the article's figure, where the article's timer held it", "explanation = %q", got)
+
+	fast := articleStart(0.5)
+	fast.First.Answer.Article.PageIn = pageIn(1.9, 4)
+	got = strings.Join(explainChecks(articleChecks([]coldStart{fast}, share, published), share), " ")
+	assert.Contains(t, got, "lost in the quota's noise", "explanation = %q; want a page-in no slower than the warm run named as none this run can tell", got)
+
+	inMemory := articleStart(0.5)
+	inMemory.First.Answer.Article.PageIn = pageIn(2.1, 0)
+	got = strings.Join(explainChecks(articleChecks([]coldStart{inMemory}, share, published), share), " ")
+	assert.Contains(t, got, "the code's first page-in is not measured here", "explanation = %q", got)
+
+	none := articleStart(0.5)
+	none.First.Answer.Article.PageIn = nil
+	none.First.Answer.Article.PageInError = "mincore on the binary: not supported"
+	c = articleChecks([]coldStart{none}, share, published)
+	assert.Nil(t, c.PageIn, "pageIn = %+v; want none where no probe answered", c.PageIn)
+	got = strings.Join(explainChecks(c, share), " ")
+	assert.Contains(t, got, "answered in no cold start", "explanation = %q", got)
 }
