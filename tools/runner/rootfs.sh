@@ -47,6 +47,9 @@ Suites: $RUNNER_SUITE $RUNNER_SUITE-updates
 Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 SOURCES
+# The hosts file an installed system has: debootstrap writes none, and trixie's netbase no longer
+# ships one (the hosted runner's image has one), so the root gets its own.
+printf '127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n' >"$tmp/etc/hosts"
 # No service starts while packages are installed into the folder.
 printf '#!/bin/sh\nexit 101\n' >"$tmp/usr/sbin/policy-rc.d"
 chmod +x "$tmp/usr/sbin/policy-rc.d"
