@@ -177,7 +177,7 @@ var entries = []Claim{
 	},
 	{
 		ID:        "T6",
-		Statement: "Traced inside the aws-sdk-go-v2 call with net/http/httptrace, the SDK's own first call opens a new connection with a TLS handshake, so the phases are those of the SDK's connection and not of a separate one timed by hand.",
+		Statement: "Traced inside the DynamoDB client's own call (in Go, aws-sdk-go-v2's with net/http/httptrace; in the other languages, at the same points on the client's own connection), the client's first call opens a new connection with a TLS handshake, so the phases are those of that connection and not of a separate one timed by hand.",
 		Kind:      Both,
 		Beyond:    true,
 		Source:    coldStart,

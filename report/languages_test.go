@@ -315,3 +315,17 @@ func TestCompareKeepsAColdStartClaimsLanguagesApart(t *testing.T) {
 	assert.Equal(t, []string{"TestFirstCallDominatedByTLS/rust"}, onlyOld, "old only = %v; want Rust's, which no Node.js result stands for", onlyOld)
 	assert.Equal(t, []string{"TestFirstCallDominatedByTLS/node"}, onlyNew, "new only = %v; want Node.js's", onlyNew)
 }
+
+// TestSummaryNamesEachFunctionsRuntime: a cold-start result's row in the summary gives the
+// runtime its function ran on (Entry.Runtime), not the Go that ran the test.
+func TestSummaryNamesEachFunctionsRuntime(t *testing.T) {
+	var s Set
+	for i := range languageStacks {
+		r := coldLanguageResult(t, i, "local")
+		r.Environment.Go = "go1.26.8"
+		s.Entries = append(s.Entries, Entry{Path: "coldstart/" + languageStacks[i].language + ".json", Result: r})
+	}
+	for i, row := range Summaries(s) {
+		assert.Equal(t, languageStacks[i].runtime, row.Runtimes, "summary of the %s function's T1: runtimes = %q; want %q", languageStacks[i].language, row.Runtimes, languageStacks[i].runtime)
+	}
+}

@@ -179,7 +179,10 @@ func (e Entry) Runtime() string {
 	if n := e.Result.Environment.Node; n != "" && !strings.HasPrefix(target.Runtime, "go") {
 		return "Node " + n
 	}
-	return "Go " + strings.TrimPrefix(e.Result.Environment.Go, "go")
+	if g := e.Result.Environment.Go; g != "" {
+		return "Go " + strings.TrimPrefix(g, "go")
+	}
+	return "" // a result that names no environment
 }
 
 // Variant is what tells this result from the others of its Base: its mode and runtime (for a

@@ -14,7 +14,7 @@ type Summary struct {
 	Statement  string // the claim as this run tested it
 	Experiment string
 	Mode       string
-	Runtimes   string // the runtime versions it ran on
+	Runtimes   string // the runtime it ran on: the function's language and stack, or the probe's runtime (Entry.Runtime)
 	Outcome    verdict.Outcome
 	// Asserted is what the test asserts of the verdict: "holds", or for a claim these runtimes
 	// do not bear out, "refuted: why". A fail that its test asserts is a finding, not a red test.
@@ -37,25 +37,12 @@ func Summaries(s Set) []Summary {
 		}
 		out = append(out, Summary{
 			Claims: r.Claims, Statement: r.Claim, Experiment: r.Experiment, Mode: r.Mode,
-			Runtimes: runtimes(e), Outcome: r.Verdict.Outcome, Asserted: asserted,
+			Runtimes: e.Runtime(), Outcome: r.Verdict.Outcome, Asserted: asserted,
 			Ours: r.Headline, Published: published(e), Reason: r.Verdict.Reason,
 			Source: e.Path, Machine: e.Machine(),
 		})
 	}
 	return out
-}
-
-// runtimes are the versions a result ran on: Node (where it ran on Node) and Go.
-func runtimes(e Entry) string {
-	env := e.Result.Environment
-	var parts []string
-	if env.Node != "" {
-		parts = append(parts, "Node "+env.Node)
-	}
-	if env.Go != "" {
-		parts = append(parts, "Go "+strings.TrimPrefix(env.Go, "go"))
-	}
-	return strings.Join(parts, ", ")
 }
 
 // published is the articles' figures for e's claims, each with its claim where e has several.

@@ -1,15 +1,11 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"crypto/x509"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"net/http"
-	"os"
 	"strings"
 	"time"
 
@@ -17,11 +13,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 	iamtypes "github.com/aws/aws-sdk-go-v2/service/iam/types"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
-	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 
 	"github.com/serverless-claims/claims/harness/aws/live"
 	"github.com/serverless-claims/claims/harness/aws/webendpoints"
-	"github.com/serverless-claims/claims/harness/workload/target"
 )
 
 // cloud is what deploy, destroy and clean ask of AWS, so that their order of creation and
@@ -209,60 +203,6 @@ func (c *awsCloud) DeleteRole(ctx context.Context, name, runID string) error {
 	return live.DeleteLeftovers(ctx, c.cfg, c.live, []live.Leftover{{Kind: live.KindRole, Name: name, RunID: runID}}, io.Discard)
 }
 
-// CreateBucket makes the code bucket in the region, tagged and versioned (Lambda pins each
-// revision to an object version), with a policy letting Lambda read the objects for this
-// account's Web Functions, over TLS only, and waits until S3 reads its versioning back as Enabled.
-func (c *awsCloud) CreateBucket(ctx context.Context, name, partition, account string, tags map[string]string) error {
-	in := &s3.CreateBucketInput{Bucket: aws.String(name)}
-	if c.region != "us-east-1" {
-		in.CreateBucketConfiguration = &s3types.CreateBucketConfiguration{LocationConstraint: s3types.BucketLocationConstraint(c.region)}
-	}
-	if _, err := c.s3.CreateBucket(ctx, in); err != nil {
-		return fmt.Errorf("CreateBucket %s: %w", name, err)
-	}
-	var t []s3types.Tag
-	for k, v := range tags {
-		t = append(t, s3types.Tag{Key: aws.String(k), Value: aws.String(v)})
-	}
-	if _, err := c.s3.PutBucketTagging(ctx, &s3.PutBucketTaggingInput{Bucket: aws.String(name), Tagging: &s3types.Tagging{TagSet: t}}); err != nil {
-		return fmt.Errorf("PutBucketTagging %s: %w", name, err)
-	}
-	if _, err := c.s3.PutBucketVersioning(ctx, &s3.PutBucketVersioningInput{
-		Bucket: aws.String(name), VersioningConfiguration: &s3types.VersioningConfiguration{Status: s3types.BucketVersioningStatusEnabled},
-	}); err != nil {
-		return fmt.Errorf("PutBucketVersioning %s: %w", name, err)
-	}
-	if err := c.waitVersioning(ctx, name); err != nil {
-		return err
-	}
-	if _, err := c.s3.PutBucketPolicy(ctx, &s3.PutBucketPolicyInput{Bucket: aws.String(name), Policy: aws.String(bucketPolicy(name, partition, c.region, account))}); err != nil {
-		return fmt.Errorf("PutBucketPolicy %s: %w", name, err)
-	}
-	return nil
-}
-
-// waitVersioning returns once GetBucketVersioning reads Enabled, within versionWait: a bucket
-// whose versioning was never set answers no status at all (S3 API reference,
-// GetBucketVersioning), and a first enabling takes a while to propagate.
-func (c *awsCloud) waitVersioning(ctx context.Context, name string) error {
-	deadline := time.Now().Add(c.versionWait)
-	for {
-		out, err := c.s3.GetBucketVersioning(ctx, &s3.GetBucketVersioningInput{Bucket: aws.String(name)})
-		if err != nil {
-			return fmt.Errorf("GetBucketVersioning %s: %w", name, err)
-		}
-		if out.Status == s3types.BucketVersioningStatusEnabled {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("bucket %s: versioning reads %q, not Enabled, %s after it was enabled; no bundle was uploaded, since Lambda pins a revision to an object version", name, out.Status, c.versionWait)
-		}
-		if err := sleep(ctx, c.versionEvery); err != nil {
-			return err
-		}
-	}
-}
-
 // sleep waits d, or until ctx ends.
 func sleep(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)
@@ -273,125 +213,6 @@ func sleep(ctx context.Context, d time.Duration) error {
 	case <-t.C:
 		return nil
 	}
-}
-
-// bucketPolicy lets lambda.amazonaws.com read the bucket's object versions for this account's
-// Web Functions in region, and refuses every request not over TLS. Every ARN is in partition,
-// the caller's (aws, aws-cn, aws-us-gov...), as an ARN's second field names it.
-func bucketPolicy(bucket, partition, region, account string) string {
-	return fmt.Sprintf(`{"Version":"2012-10-17","Statement":[`+
-		`{"Effect":"Allow","Principal":{"Service":"lambda.amazonaws.com"},"Action":["s3:GetObject","s3:GetObjectVersion"],"Resource":"arn:%[4]s:s3:::%[1]s/*",`+
-		`"Condition":{"StringEquals":{"aws:SourceAccount":"%[3]s"},"ArnLike":{"aws:SourceArn":"arn:%[4]s:lambda:%[2]s:%[3]s:web-function/*"}}},`+
-		`{"Effect":"Deny","Principal":"*","Action":"s3:*","Resource":["arn:%[4]s:s3:::%[1]s","arn:%[4]s:s3:::%[1]s/*"],"Condition":{"Bool":{"aws:SecureTransport":"false"}}}]}`,
-		bucket, region, account, partition)
-}
-
-// PutBundle uploads a bundle and returns the object version it made. An answer without a
-// version id (S3 gives one only where versioning is in effect, and "null" to an object put
-// while it is not) is retried within versionWait, then is an error: an empty version would
-// leave the revision pinned to whatever the key holds at creation time.
-func (c *awsCloud) PutBundle(ctx context.Context, bucket, key, path string) (string, error) {
-	deadline := time.Now().Add(c.versionWait)
-	for {
-		v, err := c.putObject(ctx, bucket, key, path)
-		if err != nil {
-			return "", err
-		}
-		if v != "" && v != "null" {
-			return v, nil
-		}
-		if time.Now().After(deadline) {
-			return "", fmt.Errorf("PutObject %s/%s: S3 answered no object version (%q) for %s: the bucket's versioning is not in effect; nothing was deployed from it", bucket, key, v, c.versionWait)
-		}
-		if err := sleep(ctx, c.versionEvery); err != nil {
-			return "", err
-		}
-	}
-}
-
-// putObject uploads the file at path once and returns the version id S3 answered.
-func (c *awsCloud) putObject(ctx context.Context, bucket, key, path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	out, err := c.s3.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(bucket), Key: aws.String(key), Body: f, ContentType: aws.String("application/zip")})
-	if err != nil {
-		return "", fmt.Errorf("PutObject %s/%s: %w", bucket, key, err)
-	}
-	return aws.ToString(out.VersionId), nil
-}
-
-// DeleteBucket deletes every object version and delete marker, then the bucket.
-func (c *awsCloud) DeleteBucket(ctx context.Context, name string) error {
-	pages := s3.NewListObjectVersionsPaginator(c.s3, &s3.ListObjectVersionsInput{Bucket: aws.String(name)})
-	for pages.HasMorePages() {
-		page, err := pages.NextPage(ctx)
-		if bucketGone(err) {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("ListObjectVersions %s: %w", name, err)
-		}
-		var ids []s3types.ObjectIdentifier
-		for _, v := range page.Versions {
-			ids = append(ids, s3types.ObjectIdentifier{Key: v.Key, VersionId: v.VersionId})
-		}
-		for _, m := range page.DeleteMarkers {
-			ids = append(ids, s3types.ObjectIdentifier{Key: m.Key, VersionId: m.VersionId})
-		}
-		if len(ids) == 0 {
-			continue
-		}
-		out, err := c.s3.DeleteObjects(ctx, &s3.DeleteObjectsInput{Bucket: aws.String(name), Delete: &s3types.Delete{Objects: ids, Quiet: aws.Bool(true)}})
-		if err != nil {
-			return fmt.Errorf("DeleteObjects %s: %w", name, err)
-		}
-		if len(out.Errors) > 0 {
-			return fmt.Errorf("DeleteObjects %s: %d objects not deleted, the first %s: %s", name, len(out.Errors), aws.ToString(out.Errors[0].Key), aws.ToString(out.Errors[0].Message))
-		}
-	}
-	if _, err := c.s3.DeleteBucket(ctx, &s3.DeleteBucketInput{Bucket: aws.String(name)}); err != nil && !bucketGone(err) {
-		return fmt.Errorf("DeleteBucket %s: %w", name, err)
-	}
-	return nil
-}
-
-// bucketGone says the bucket does not exist (any more).
-func bucketGone(err error) bool {
-	var nsb *s3types.NoSuchBucket
-	return errors.As(err, &nsb) || (err != nil && strings.Contains(err.Error(), "NoSuchBucket"))
-}
-
-// ListBuckets lists the buckets of the region whose names begin with prefix, each with the run
-// its tags name.
-func (c *awsCloud) ListBuckets(ctx context.Context, prefix string) ([]found, error) {
-	var fs []found
-	pages := s3.NewListBucketsPaginator(c.s3, &s3.ListBucketsInput{Prefix: aws.String(prefix), BucketRegion: aws.String(c.region)})
-	for pages.HasMorePages() {
-		page, err := pages.NextPage(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("ListBuckets: %w", err)
-		}
-		for _, b := range page.Buckets {
-			n := aws.ToString(b.Name)
-			if !strings.HasPrefix(n, prefix) {
-				continue
-			}
-			f := found{Name: n}
-			// A bucket with no tags answers NoSuchTagSet; its run is then read from its name.
-			if out, err := c.s3.GetBucketTagging(ctx, &s3.GetBucketTaggingInput{Bucket: b.Name}); err == nil {
-				for _, t := range out.TagSet {
-					if aws.ToString(t.Key) == live.TagRun {
-						f.RunID = aws.ToString(t.Value)
-					}
-				}
-			}
-			fs = append(fs, f)
-		}
-	}
-	return fs, nil
 }
 
 // ListRoles lists the roles whose names begin with prefix and end in -web-exec, each with the
@@ -421,177 +242,6 @@ func (c *awsCloud) ListRoles(ctx context.Context, prefix string) ([]found, error
 			}
 			fs = append(fs, f)
 		}
-	}
-	return fs, nil
-}
-
-// The lambda-web errors the create is judged by. The Lambda API's own wording for a role that
-// IAM has not yet made assumable is "The role defined for the function cannot be assumed by
-// Lambda"; no other wording is documented for Web Functions, so only that one is retried.
-const (
-	roleNotYetAssumable = "cannot be assumed"
-	passRole            = "iam:passrole"
-)
-
-// createError says what a failed create-web-function means: whether to retry it (the new role
-// not assumable yet), and the error to report, naming the missing permission where the CLI's
-// answer shows one.
-func createError(err error) (retry bool, out error) {
-	var ce *cliError
-	if !errors.As(err, &ce) {
-		return false, err
-	}
-	msg := strings.ToLower(ce.stderr)
-	switch {
-	case strings.Contains(msg, "accessdenied") || strings.Contains(msg, "not authorized"):
-		if strings.Contains(msg, passRole) {
-			return false, fmt.Errorf("%w\nthe caller may not pass the execution role to Lambda: allow iam:PassRole on it (with the condition iam:PassedToService = lambda.amazonaws.com)", err)
-		}
-		return false, err
-	case strings.Contains(msg, roleNotYetAssumable):
-		return true, err
-	case strings.Contains(msg, "internalserverexception") || strings.Contains(msg, "(500)"):
-		// A create whose caller cannot read the code object answers a bare 500
-		// (agent-toolkit-for-aws, aws-lambda-web-functions/references/troubleshooting.md).
-		return false, fmt.Errorf("%w\nthe likely cause: the caller lacks s3:GetObject and s3:GetObjectVersion on the code bucket (Lambda reads the bundle with the caller's permissions, not only the bucket policy's)", err)
-	}
-	return false, err
-}
-
-// CreateWebFunction runs create-web-function, retrying while Lambda cannot assume the new role.
-func (c *awsCloud) CreateWebFunction(ctx context.Context, s functionSpec) error {
-	args, err := createArgs(s)
-	if err != nil {
-		return err
-	}
-	deadline := time.Now().Add(c.roleWait)
-	for {
-		err := c.cli.run(ctx, nil, args...)
-		if err == nil {
-			return nil
-		}
-		retry, err := createError(err)
-		if !retry || time.Now().After(deadline) {
-			return err
-		}
-		if serr := sleep(ctx, c.retryEvery); serr != nil {
-			return err
-		}
-	}
-}
-
-// WaitEndpoint waits until the endpoint is Active (the CLI's waiter, up to waitRounds times: a
-// first deploy takes minutes) and returns its domain name.
-func (c *awsCloud) WaitEndpoint(ctx context.Context, function, endpoint string) (string, error) {
-	args := []string{"--function-name", function, "--endpoint-name", endpoint}
-	var err error
-	for range c.waitRounds {
-		if err = c.cli.run(ctx, nil, append([]string{"lambda-web", "wait", "web-function-endpoint-active"}, args...)...); err == nil || ctx.Err() != nil {
-			break
-		}
-	}
-	if err != nil {
-		return "", fmt.Errorf("waiting for endpoint %s of %s: %w", endpoint, function, err)
-	}
-	var ep struct {
-		DomainName string `json:"domainName"`
-		State      string `json:"state"`
-	}
-	if err := c.cli.run(ctx, &ep, append([]string{"lambda-web", "get-web-function-endpoint"}, args...)...); err != nil {
-		return "", err
-	}
-	if ep.DomainName == "" {
-		return "", fmt.Errorf("endpoint %s of %s is %s with no domain name", endpoint, function, ep.State)
-	}
-	return ep.DomainName, nil
-}
-
-// CheckServes asks the endpoint for /ping, signed with the SDK's credentials for an IamAuth
-// endpoint as the claims sign (harness/workload/target), until it answers 200 with a probe's answer.
-// Lambda shifts a LatestRevision endpoint to a new revision with no health gate, and a revision
-// whose code does not start still reads Active (agent-toolkit-for-aws,
-// aws-lambda-web-functions/references/deployment.md), so Active alone proves nothing.
-func (c *awsCloud) CheckServes(ctx context.Context, e webendpoints.Endpoint) error {
-	o := target.WebOptions{RootCAs: c.rootCAs}
-	if e.Auth != webendpoints.AuthPublic {
-		o.Credentials, o.Region = c.cfg.Credentials, cmp.Or(e.Region, c.region)
-	}
-	return checkServes(ctx, e, o, c.serveWait, c.serveEvery)
-}
-
-// checkServes is CheckServes with its options and bounds as parameters.
-func checkServes(ctx context.Context, e webendpoints.Endpoint, o target.WebOptions, wait, every time.Duration) error {
-	w, err := target.NewWeb(e.URL, o)
-	if err != nil {
-		return err
-	}
-	defer w.Close()
-	deadline := time.Now().Add(wait)
-	tries := 0
-	for {
-		tries++
-		rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-		r := w.Get(rctx, "/ping")
-		cancel()
-		if r.Err == nil && r.Status == http.StatusOK {
-			return nil
-		}
-		if ctx.Err() != nil || time.Now().After(deadline) {
-			last := fmt.Sprintf("status %d", r.Status)
-			if r.Err != nil {
-				last = r.Err.Error()
-			}
-			return fmt.Errorf("endpoint %s (%s) did not answer /ping with 200 in %d tries over %s; the last: %s: its revision does not serve", e.Name, e.Function, tries, wait, live.RedactARN(last))
-		}
-		if err := sleep(ctx, every); err != nil {
-			return err
-		}
-	}
-}
-
-// DeleteWebFunction deletes the function with its revisions and endpoints, and waits until it
-// is gone.
-func (c *awsCloud) DeleteWebFunction(ctx context.Context, name string) error {
-	if err := c.cli.run(ctx, nil, "lambda-web", "delete-web-function", "--function-name", name); err != nil {
-		if notFound(err) {
-			return nil
-		}
-		return err
-	}
-	if err := c.cli.run(ctx, nil, "lambda-web", "wait", "web-function-deleted", "--function-name", name); err != nil && !notFound(err) {
-		return err
-	}
-	return nil
-}
-
-// ListWebFunctions lists the Web Functions whose names begin with prefix, each with the run its
-// tags name. Only the lambda-web API lists them: Lambda's ListFunctions lists Event Functions.
-// The CLI follows ListWebFunctions' nextToken itself (paginators-1.json).
-func (c *awsCloud) ListWebFunctions(ctx context.Context, prefix string) ([]found, error) {
-	var out struct {
-		Functions []struct {
-			FunctionName string `json:"functionName"`
-			FunctionArn  string `json:"functionArn"`
-		} `json:"functions"`
-	}
-	if err := c.cli.run(ctx, &out, "lambda-web", "list-web-functions"); err != nil {
-		return nil, err
-	}
-	var fs []found
-	for _, f := range out.Functions {
-		if !strings.HasPrefix(f.FunctionName, prefix) {
-			continue
-		}
-		var tags struct {
-			Tags map[string]string `json:"tags"`
-		}
-		if err := c.cli.run(ctx, &tags, "lambda-web", "list-tags", "--resource", f.FunctionArn); err != nil {
-			if notFound(err) {
-				continue // deleted since it was listed
-			}
-			return nil, err
-		}
-		fs = append(fs, found{Name: f.FunctionName, RunID: tags.Tags[live.TagRun]})
 	}
 	return fs, nil
 }

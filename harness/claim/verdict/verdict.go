@@ -173,15 +173,30 @@ func DecideWith(evidential stats.Proportion, notEvidence string, checks ...Check
 	return v
 }
 
-// All checks that every trial counted: "waited = 20/20; want 20/20". It has no Bound: a count
-// that must be every trial has no margin to shrink, as one trial flips it.
+// All checks that every trial counted: "waited = 19/20; want all of them (20/20)", and with no
+// trial "want all of at least one": the want states the rule, so that a check with no evidence
+// does not read as a count that matched. It has no Bound: a count that must be every trial has
+// no margin to shrink, as one trial flips it.
 func All(name string, p stats.Proportion) Check {
-	return Check{Name: name, Got: p.String(), Want: fmt.Sprintf("%d/%d", p.N, p.N), Pass: p.All()}
+	return Check{Name: name, Got: p.String(), Want: ofEvery("all", p), Pass: p.All()}
 }
 
-// None checks that no trial counted: "waited = 0/20; want 0/20". It has no Bound, as All.
+// None checks that no trial counted: "waited = 3/20; want none of them (0/20)", and with no
+// trial "want none of at least one". It has no Bound, as All.
 func None(name string, p stats.Proportion) Check {
-	return Check{Name: name, Got: p.String(), Want: fmt.Sprintf("0/%d", p.N), Pass: p.None()}
+	return Check{Name: name, Got: p.String(), Want: ofEvery("none", p), Pass: p.None()}
+}
+
+// ofEvery is All's and None's want: the rule, with the count it asks for where there were trials.
+func ofEvery(rule string, p stats.Proportion) string {
+	if p.N == 0 {
+		return rule + " of at least one"
+	}
+	k := 0
+	if rule == "all" {
+		k = p.N
+	}
+	return fmt.Sprintf("%s of them (%d/%d)", rule, k, p.N)
 }
 
 // Minority checks that fewer than half the trials counted: "waited = 1/8; want fewer than 4/8".

@@ -17,16 +17,27 @@ func TestDecide(t *testing.T) {
 
 	v := Decide(stats.Proportion{K: 20, N: 20}, ok)
 	assert.Equal(t, Pass, v.Outcome)
-	assert.Equal(t, "over 20/20 evidential trials: waited = 20/20 (want 20/20)", v.Reason)
+	assert.Equal(t, "over 20/20 evidential trials: waited = 20/20 (want all of them (20/20))", v.Reason)
 
 	v = Decide(stats.Proportion{K: 20, N: 20}, ok, bad)
 	assert.Equal(t, Fail, v.Outcome)
-	assert.Equal(t, "waited = 3/20; want 0/20", v.Reason)
+	assert.Equal(t, "waited = 3/20; want none of them (0/20)", v.Reason)
 
 	v = Decide(stats.Proportion{K: 9, N: 20}, ok)
 	assert.Equal(t, Inconclusive, v.Outcome, "fewer than half evidential")
 	v = Decide(stats.Proportion{K: 0, N: 0}, ok)
 	assert.Equal(t, Inconclusive, v.Outcome, "no trials")
+}
+
+// TestAChecksWantStatesItsRuleWithoutEvidence: with no trial, All and None fail and their want
+// states the rule rather than echo the empty count (W6 read "= 0/0; want 0/0" against an
+// endpoint of one environment).
+func TestAChecksWantStatesItsRuleWithoutEvidence(t *testing.T) {
+	for _, c := range []Check{All("away", stats.Proportion{}), None("waited", stats.Proportion{})} {
+		assert.False(t, c.Pass, "%s passed; want a check of no trial to fail", c)
+		assert.NotContains(t, c.String(), "want 0/0", "check = %q; want the rule, not the empty count", c)
+		assert.Contains(t, c.String(), "of at least one", "check = %q", c)
+	}
 }
 
 // TestAnInconclusiveVerdictNamesWhyTheRestWereNotEvidence: where too few trials were evidence,

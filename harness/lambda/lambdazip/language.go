@@ -10,8 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-
-	"github.com/serverless-claims/claims/harness/standin/managedruntime"
 )
 
 // Language is what a function of this repository is written in, read from its folder
@@ -47,14 +45,20 @@ func ParseLanguage(s string) (Language, error) {
 	return "", fmt.Errorf("function language %q; want one of %v", s, Languages)
 }
 
-// The Lambda runtimes the languages' functions run on. Lambda names them so in CreateFunction's
-// Runtime.
+// The Lambda runtimes a function of this repository can run on, as Lambda names them in
+// CreateFunction's Runtime. They are declared here, where a function is packaged for one; the
+// local platforms' stand-ins of the managed ones (harness/standin/managedruntime) take them from
+// here, so that nothing that deploys to AWS links a stand-in.
 const (
-	ProvidedAL2023 = managedruntime.ProvidedAL2023
-	NodeJS24       = managedruntime.NodeJS24
+	// ProvidedAL2023 is the custom runtime the Go and Rust functions' bootstrap runs on.
+	ProvidedAL2023 = "provided.al2023"
+	// ProvidedAL2 is the older custom runtime, which the local platforms run too.
+	ProvidedAL2 = "provided.al2"
+	// NodeJS24 is the managed runtime of the Node.js function.
+	NodeJS24 = "nodejs24.x"
 	// Python311 is the managed runtime of the Python that Debian's python3-boto3 is built for
 	// (Debian 12's Python 3.11), so that the vendored packages are what that runtime imports.
-	Python311 = managedruntime.Python311
+	Python311 = "python3.11"
 )
 
 // Runtime is the Lambda runtime a function in l runs on.

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/serverless-claims/claims/harness/lambda/lambdalocal"
+	"github.com/serverless-claims/claims/harness/lambda/lambdazip"
 	"github.com/serverless-claims/claims/harness/standin/managedruntime"
 )
 
@@ -64,7 +65,7 @@ func (s *Server) create(w http.ResponseWriter, body []byte) *apiError {
 	}
 	if !managedruntime.Supported(in.Runtime) {
 		return invalid("Runtime %q: this stand-in runs %s, %s, %s and %s only", in.Runtime,
-			managedruntime.ProvidedAL2023, managedruntime.ProvidedAL2, managedruntime.NodeJS24, managedruntime.Python311)
+			lambdazip.ProvidedAL2023, lambdazip.ProvidedAL2, lambdazip.NodeJS24, lambdazip.Python311)
 	}
 	if in.Handler == "" {
 		return invalid("Handler: required")
@@ -234,7 +235,7 @@ func unpack(dir string, data []byte, runtime string) error {
 	if err != nil {
 		return fmt.Errorf("not a zip: %v", err)
 	}
-	custom := runtime == managedruntime.ProvidedAL2023 || runtime == managedruntime.ProvidedAL2
+	custom := runtime == lambdazip.ProvidedAL2023 || runtime == lambdazip.ProvidedAL2
 	found := false
 	for _, zf := range zr.File {
 		if strings.HasSuffix(zf.Name, "/") {

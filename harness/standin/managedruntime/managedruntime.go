@@ -18,23 +18,16 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/serverless-claims/claims/harness/lambda/lambdazip"
 	"github.com/serverless-claims/claims/harness/sys/provision"
 	"github.com/serverless-claims/claims/harness/sys/repo"
 )
 
-// The Lambda runtimes this package stands in for, and the custom one it passes through; they
-// are CreateFunction's Runtime values.
-const (
-	NodeJS24       = "nodejs24.x"
-	Python311      = "python3.11"
-	ProvidedAL2023 = "provided.al2023"
-	ProvidedAL2    = "provided.al2"
-)
-
-// Supported says whether runtime is one a local platform can run.
+// Supported says whether runtime, one of lambdazip's runtime names, is one a local platform
+// can run: the managed ones this package stands in for, and the custom ones it passes through.
 func Supported(runtime string) bool {
 	switch runtime {
-	case NodeJS24, Python311, ProvidedAL2023, ProvidedAL2:
+	case lambdazip.NodeJS24, lambdazip.Python311, lambdazip.ProvidedAL2023, lambdazip.ProvidedAL2:
 		return true
 	}
 	return false
@@ -52,9 +45,9 @@ func Bootstrap(ctx context.Context, runtime, handler, taskRoot, scratch string) 
 	env := map[string]string{"LAMBDA_TASK_ROOT": taskRoot, "_HANDLER": handler}
 	var argv []string
 	switch runtime {
-	case ProvidedAL2023, ProvidedAL2:
+	case lambdazip.ProvidedAL2023, lambdazip.ProvidedAL2:
 		return filepath.Join(taskRoot, "bootstrap"), env, nil
-	case NodeJS24:
+	case lambdazip.NodeJS24:
 		node, err := provision.Node24(ctx)
 		if err != nil {
 			return "", nil, fmt.Errorf("%s: %w", runtime, err)
@@ -64,7 +57,7 @@ func Bootstrap(ctx context.Context, runtime, handler, taskRoot, scratch string) 
 			return "", nil, err
 		}
 		argv = []string{node, loop}
-	case Python311:
+	case lambdazip.Python311:
 		if _, err := os.Stat(PythonCommand); err != nil {
 			return "", nil, fmt.Errorf("%s: Debian's Python (%s) is missing: apt-get install python3", runtime, PythonCommand)
 		}
@@ -76,7 +69,7 @@ func Bootstrap(ctx context.Context, runtime, handler, taskRoot, scratch string) 
 		// those the loop sets up itself (sys.path gets the task root, as Lambda's does).
 		argv = []string{PythonCommand, "-I", loop}
 	default:
-		return "", nil, fmt.Errorf("runtime %q; a local platform runs %s, %s, %s or %s", runtime, ProvidedAL2023, ProvidedAL2, NodeJS24, Python311)
+		return "", nil, fmt.Errorf("runtime %q; a local platform runs %s, %s, %s or %s", runtime, lambdazip.ProvidedAL2023, lambdazip.ProvidedAL2, lambdazip.NodeJS24, lambdazip.Python311)
 	}
 	script := "#!/bin/sh\nexec"
 	for _, a := range argv {

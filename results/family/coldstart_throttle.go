@@ -1,0 +1,80 @@
+package family
+
+// The coldstart.throttle family (T8): functions/throttle's busy loops at each memory size, and
+// the CPU model's prediction for each.
+
+import (
+	"github.com/serverless-claims/claims/harness/claim/stats"
+	"github.com/serverless-claims/claims/results/family/throttle"
+)
+
+// ThrottleParameters are coldstart.throttle's (T8).
+type ThrottleParameters struct {
+	BusyMs int64 `json:"busyMs"`
+	// Cut is where the time left ran no loop at all (Planned: the memory sizes); nil where
+	// every size ran.
+	Cut               *Cut    `json:"cut,omitempty"`
+	Invocations       int     `json:"invocations"`
+	MemorySizesMB     []int   `json:"memorySizesMB"`
+	PublishedPeriodMs float64 `json:"publishedPeriodMs"`
+}
+
+// ThrottleSummary is coldstart.throttle's figures, with its printed table.
+type ThrottleSummary struct {
+	BySize []SizeFigures `json:"bySize"`
+	Table  string        `json:"table"`
+}
+
+// SizeFigures are one memory size's figures.
+type SizeFigures struct {
+	MemoryMB int `json:"memoryMB"`
+	// ExpectedShare is M/1,769 of one CPU, at most 1.
+	ExpectedShare float64 `json:"expectedShare"`
+	// Share is the function's share, the one decided: the CPU the kernel charged the function's
+	// process over the loops, over their wall time.
+	Share float64 `json:"share"`
+	// LoopShare is the loops' run time over their wall time, and ThreadShare the kernel's
+	// charge to the loop's thread over the same: the part of the function's share the loop got.
+	LoopShare   float64 `json:"loopShare"`
+	ThreadShare float64 `json:"threadShare"`
+	// Grids are the coarsest grid each loop's stall ends fall on.
+	Grids []stats.GridFit `json:"grids"`
+	// RunMs and StallMs are the lengths of the runs between stalls and of the stalls.
+	RunMs   stats.Summary `json:"runMs"`
+	StallMs stats.Summary `json:"stallMs"`
+	// Prediction is what the model of Lambda's CPU predicts of this size's loops.
+	Prediction CPUPrediction `json:"prediction"`
+}
+
+// CPUPrediction is what the model of Lambda's CPU predicts of a single-threaded busy loop at one
+// memory size, in the units published runs on Lambda use, from two facts alone: the M/1,769 rule
+// and the 20 ms period. The quota covers the whole environment, so the function's other threads
+// (the Go runtime's, the emulator's) spend it too: their part is this run's measure, the one
+// figure the prediction takes from the run, and the loop gets what they leave of the quota, at
+// most one vCPU.
+type CPUPrediction struct {
+	QuotaVCPU         float64 `json:"quotaVcpu"`         // M/1,769 of one vCPU, per period
+	OtherThreadsVCPU  float64 `json:"otherThreadsVcpu"`  // what the function's other threads took in this run, measured
+	LoopShareOfVCPU   float64 `json:"loopShareOfVcpu"`   // min(1, quota - other threads): the loop's share over the run
+	RunMs             float64 `json:"runMs"`             // a run of the loop between stalls: its share of a period; 0 where it never stalls
+	StallMs           float64 `json:"stallMs"`           // a stall: the rest of the period; 0 where it never stalls
+	StallGapMs        float64 `json:"stallGapMs"`        // from one stall's end to the next: one period; 0 where it never stalls
+	Stalls            int     `json:"stalls"`            // over the loop's wall time, one a period; 0 where it never stalls
+	PeriodMs          float64 `json:"periodMs"`          // the period the prediction is made for
+	FromPublishedOnly string  `json:"fromPublishedOnly"` // what the prediction took from published figures
+}
+
+// SizeLoops are one memory size's busy loops.
+type SizeLoops struct {
+	MemoryMB   int          `json:"memoryMB"`
+	Loops      []LoopAnswer `json:"loops"`
+	Failures   []string     `json:"failures,omitempty"`
+	Throttling *Throttling  `json:"throttling,omitempty"`
+}
+
+// LoopAnswer and Span are functions/throttle's answer, which the function itself answers with:
+// a package of their own, which imports nothing, keeps the function's binary as it was.
+type (
+	LoopAnswer = throttle.Loop
+	Span       = throttle.Span
+)
