@@ -481,6 +481,11 @@ func TestColdStartsThatWereNotColdAreInconclusive(t *testing.T) {
 // Init Duration: with the model's Init burst it holds, and on a platform whose Init runs at the
 // memory size's share it fails. Go's function, whose Init is the shortest of the four, is the
 // hardest for the bound to tell apart.
+//
+// It runs beside the unit tests on a busy machine, where one Init of a few ms held up by another
+// process can carry a mean of five, and its interval, past the bound (it did once in a make
+// test, with the burst), so it takes three times the fewest cold starts. Idle, the interval with
+// the burst lies around 1 and the one without above 10.
 func TestInitBurstDecidesT9(t *testing.T) {
 	if _, err := cgroup.Available(); err != nil {
 		t.Skipf("T9's stand-in needs a CPU quota to give Init a burst or not: %v", err)
@@ -496,11 +501,14 @@ func TestInitBurstDecidesT9(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			st := startStandIns(t, tc.model)
 			t.Setenv(results.DirEnv, t.TempDir())
-			res := initBurstClaim.Decide(t, measureInitBurst(t, openLive(t, st, "TestInitIsNotThrottled", lambdazip.Go), settings.MinColdStarts))
+			res := initBurstClaim.Decide(t, measureInitBurst(t, openLive(t, st, "TestInitIsNotThrottled", lambdazip.Go), initBurstCheckColdStarts))
 			assert.Equal(t, tc.want, res.Verdict.Outcome, "T9 %s: verdict (%s)", tc.name, res.Verdict.Reason)
 		})
 	}
 }
+
+// initBurstCheckColdStarts is how many cold starts TestInitBurstDecidesT9 makes at each size.
+const initBurstCheckColdStarts = 3 * settings.MinColdStarts
 
 // TestGetItemsDeniedBeforeThePolicyIsInForceAreNamed: while the run's role's inline policy has not
 // reached DynamoDB (IAM is eventually consistent), the functions' GetItems are denied. Those cold
