@@ -5,6 +5,12 @@
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 
+# Every go command that make runs builds with -trimpath, as the probes' and functions' builds do
+# (harness/sys/build.Flags): a package's compile then does not depend on the folder it is in, so a
+# fresh clone reuses what the build cache holds from another clone's run instead of compiling the
+# repository's packages, for every build of them that lint and the tests make, again.
+export GOFLAGS := $(strip $(GOFLAGS) -trimpath)
+
 GOTESTSUM := go tool gotestsum
 # With JUNIT_DIR set (CI does), each gotestsum run also writes a JUnit file there, named for its
 # stage: $(call junit,stage).
