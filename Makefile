@@ -150,7 +150,7 @@ lint:
 # history of three scheduled runs with one missing, read in Chromium as a person reads it.
 test: setup
 	go list -export -test ./... >/dev/null
-	@$(MAKE) --no-print-directory -j3 --output-sync=target lint unit catches
+	@$(MAKE) --no-print-directory -j4 --output-sync=target lint unit catches
 	$(TEST_SETTINGS) \
 	  $(GOTESTSUM) --format testname $(call junit,claims-local) -- $(GOTEST_FLAGS) -timeout 9m -skip '^($(LIVE_CLAIMS)|$(BUSY_BROKEN_CASES))$$' ./experiments/...
 	CLAIMS_LIVE_STANDIN=1 CLAIMS_TRIALS=$(TEST_TRIALS) \
@@ -172,14 +172,18 @@ unit: gotools
 # its claim's verdict; results/sensitivity), and through the stand-ins the live path's and the
 # router's own tests (a run cut short, interrupted, throttled, or whose cold starts were not
 # cold). `make test` runs them beside lint and unit, two packages at a time where the build is
-# the same.
-catches: gotools
+# the same, and the live path's beside the others': together they use about one core of two, and
+# one after the other they were the stage's longest part.
+catches: catches-labs-routers catches-live-path
+catches-labs-routers: gotools
 	$(TEST_SETTINGS) \
 	  $(GOTESTSUM) --format testname $(call junit,catches-probes-labs) -- -p 2 -count=1 -timeout 9m -run '^($(BUSY_BROKEN_CASES))$$' ./experiments/eventloop ./experiments/threadpool
 	$(ROUTER_TEST_SETTINGS) \
 	  $(GOTESTSUM) --format testname $(call junit,catches-router) -- $(GOTEST_FLAGS) -tags lambda -timeout 9m -run '^(TestCatchesBrokenRouters|TestWeb)' -skip '^($(ROUTER_CLAIMS))$$' ./experiments/eventloop
+catches-live-path: gotools
 	CLAIMS_LIVE_STANDIN=1 CLAIMS_TRIALS=$(TEST_TRIALS) \
 	  $(GOTESTSUM) --format testname $(call junit,catches-live-path) -- $(GOTEST_FLAGS) -tags lambda -timeout 9m -skip '^($(LIVE_CLAIMS))$$' ./experiments/coldstart
+.PHONY: catches-labs-routers catches-live-path
 
 # `make experiments`' time: 15 minutes on 2 cores, fresh clone or not (issue 34). The event-loop
 # and threadpool packages run their whole plans first (about 7 minutes here, one package at a
