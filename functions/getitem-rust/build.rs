@@ -18,7 +18,10 @@ fn main() {
     let dir = std::env::var("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR");
     let lock = std::fs::read_to_string(format!("{dir}/Cargo.lock")).expect("reading Cargo.lock");
     for (name, var) in [("rustls", "GETITEM_RUSTLS_VERSION"), ("ring", "GETITEM_RING_VERSION")] {
-        println!("cargo:rustc-env={var}={}", locked_version(&lock, name).unwrap_or_else(|| panic!("{name} is not in Cargo.lock")));
+        println!(
+            "cargo:rustc-env={var}={}",
+            locked_version(&lock, name).unwrap_or_else(|| panic!("{name} is not in Cargo.lock"))
+        );
     }
     println!("cargo:rerun-if-changed=Cargo.lock");
     println!("cargo:rerun-if-changed=build.rs");

@@ -62,13 +62,22 @@ pub struct Meter {
 impl Meter {
     /// Starts a span now.
     pub fn start() -> Meter {
-        Meter { faults: faults(), cpu: process_cpu(), wall: Instant::now() }
+        Meter {
+            faults: faults(),
+            cpu: process_cpu(),
+            wall: Instant::now(),
+        }
     }
 
     /// The span from the start to now.
     pub fn stop(&self) -> Span {
         let (wall, cpu, (minor, major)) = (self.wall.elapsed(), process_cpu(), faults());
-        Span { ms: ms(wall), cpu_ms: ms(cpu - self.cpu), minor_faults: minor - self.faults.0, major_faults: major - self.faults.1 }
+        Span {
+            ms: ms(wall),
+            cpu_ms: ms(cpu - self.cpu),
+            minor_faults: minor - self.faults.0,
+            major_faults: major - self.faults.1,
+        }
     }
 }
 
@@ -80,7 +89,7 @@ pub fn faults() -> (i64, i64) {
     if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) } != 0 {
         return (0, 0);
     }
-    (ru.ru_minflt as i64, ru.ru_majflt as i64)
+    (ru.ru_minflt, ru.ru_majflt)
 }
 
 /// One hand-timed connection: DNS (none for an IP literal), TCP and the TLS handshake, each a
@@ -119,7 +128,13 @@ impl HandTimed {
 pub async fn hand_timed(config: Arc<ClientConfig>, ep: &Endpoint, deadline: Instant) -> HandTimed {
     match tokio::time::timeout_at(deadline.into(), connect(config, ep)).await {
         Ok(h) => h,
-        Err(_) => HandTimed { error: format!("connecting to {} by hand: the invocation's deadline passed", ep.authority), ..HandTimed::default() },
+        Err(_) => HandTimed {
+            error: format!(
+                "connecting to {} by hand: the invocation's deadline passed",
+                ep.authority
+            ),
+            ..HandTimed::default()
+        },
     }
 }
 
@@ -226,10 +241,18 @@ pub fn crypto_uses() -> Result<(Span, Span), String> {
         got
     };
     if got != buf.len() {
-        return Err(format!("the forked child wrote {got} bytes of its figures; want {}", buf.len()));
+        return Err(format!(
+            "the forked child wrote {got} bytes of its figures; want {}",
+            buf.len()
+        ));
     }
     let x = |i: usize| f64::from_le_bytes(buf[8 * i..8 * i + 8].try_into().unwrap());
-    let span = |i: usize| Span { ms: x(i), cpu_ms: x(i + 1), minor_faults: x(i + 2) as i64, major_faults: x(i + 3) as i64 };
+    let span = |i: usize| Span {
+        ms: x(i),
+        cpu_ms: x(i + 1),
+        minor_faults: x(i + 2) as i64,
+        major_faults: x(i + 3) as i64,
+    };
     Ok((span(0), span(4)))
 }
 
@@ -241,9 +264,13 @@ fn one_crypto_use() -> Span {
     let rng = rand::SystemRandom::new();
     let pkcs8 = signature::EcdsaKeyPair::generate_pkcs8(&signature::ECDSA_P256_SHA256_ASN1_SIGNING, &rng);
     let signed = pkcs8.as_ref().ok().and_then(|p| {
-        let kp = signature::EcdsaKeyPair::from_pkcs8(&signature::ECDSA_P256_SHA256_ASN1_SIGNING, p.as_ref(), &rng).ok()?;
+        let kp =
+            signature::EcdsaKeyPair::from_pkcs8(&signature::ECDSA_P256_SHA256_ASN1_SIGNING, p.as_ref(), &rng).ok()?;
         let sig = kp.sign(&rng, b"the server's CertificateVerify").ok()?;
-        Some((signature::KeyPair::public_key(&kp).as_ref().to_vec(), sig.as_ref().to_vec()))
+        Some((
+            signature::KeyPair::public_key(&kp).as_ref().to_vec(),
+            sig.as_ref().to_vec(),
+        ))
     });
     let m = Meter::start();
     let rng = rand::SystemRandom::new();
@@ -251,14 +278,25 @@ fn one_crypto_use() -> Span {
     let theirs = agreement::EphemeralPrivateKey::generate(&agreement::X25519, &rng).expect("X25519 key");
     let peer = theirs.compute_public_key().expect("X25519 public key");
     let _ = ours.compute_public_key();
-    let secret = agreement::agree_ephemeral(ours, &agreement::UnparsedPublicKey::new(&agreement::X25519, peer.as_ref()), |s| s.to_vec());
+    let secret = agreement::agree_ephemeral(
+        ours,
+        &agreement::UnparsedPublicKey::new(&agreement::X25519, peer.as_ref()),
+        |s| s.to_vec(),
+    );
     let _ = digest::digest(&digest::SHA256, &[0x16; 4096]);
     if let Some((public, sig)) = &signed {
-        let _ = signature::UnparsedPublicKey::new(&signature::ECDSA_P256_SHA256_ASN1, public).verify(b"the server's CertificateVerify", sig);
+        let _ = signature::UnparsedPublicKey::new(&signature::ECDSA_P256_SHA256_ASN1, public)
+            .verify(b"the server's CertificateVerify", sig);
     }
-    let key = aead::LessSafeKey::new(aead::UnboundKey::new(&aead::AES_128_GCM, &secret.unwrap_or_default()[..16]).expect("AES-128 key"));
+    let key = aead::LessSafeKey::new(
+        aead::UnboundKey::new(&aead::AES_128_GCM, &secret.unwrap_or_default()[..16]).expect("AES-128 key"),
+    );
     let mut record = vec![0u8; 1024];
-    let _ = key.seal_in_place_append_tag(aead::Nonce::assume_unique_for_key([0; 12]), aead::Aad::empty(), &mut record);
+    let _ = key.seal_in_place_append_tag(
+        aead::Nonce::assume_unique_for_key([0; 12]),
+        aead::Aad::empty(),
+        &mut record,
+    );
     m.stop()
 }
 
@@ -327,6 +365,9 @@ mod tests {
     #[test]
     fn the_child_reports_both_uses() {
         let (first, second) = crypto_uses().expect("crypto_uses");
-        assert!(first.cpu_ms > 0.0 && second.cpu_ms > 0.0, "first {first:?}, second {second:?}");
+        assert!(
+            first.cpu_ms > 0.0 && second.cpu_ms > 0.0,
+            "first {first:?}, second {second:?}"
+        );
     }
 }

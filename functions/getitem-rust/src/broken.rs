@@ -12,7 +12,11 @@ pub const FAIL_INIT_ON_WARMUP_ERROR: bool = cfg!(feature = "brokenwarmup");
 /// the phases of no connection at all, which the T6 claim test must catch.
 pub fn reported(recorded: Phases) -> Phases {
     if cfg!(feature = "brokentrace") {
-        Phases { total_ms: recorded.total_ms, error: recorded.error, ..Phases::default() }
+        Phases {
+            total_ms: recorded.total_ms,
+            error: recorded.error,
+            ..Phases::default()
+        }
     } else {
         recorded
     }

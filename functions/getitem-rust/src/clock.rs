@@ -45,11 +45,16 @@ pub fn since_process_start() -> Result<Duration, String> {
 /// parentheses and may hold spaces and parentheses itself, so fields are counted from the last
 /// ')'.
 pub fn start_ticks(stat: &str) -> Result<u64, String> {
-    let i = stat.rfind(')').ok_or_else(|| format!("/proc/self/stat: no command name in {stat:?}"))?;
+    let i = stat
+        .rfind(')')
+        .ok_or_else(|| format!("/proc/self/stat: no command name in {stat:?}"))?;
     let fields: Vec<&str> = stat[i + 1..].split_whitespace().collect();
     const STARTTIME: usize = 22 - 3; // fields[0] is field 3, the state
     let f = fields.get(STARTTIME).ok_or_else(|| {
-        format!("/proc/self/stat: {} fields after the command name; want more than {STARTTIME}", fields.len())
+        format!(
+            "/proc/self/stat: {} fields after the command name; want more than {STARTTIME}",
+            fields.len()
+        )
     })?;
     f.parse().map_err(|e| format!("/proc/self/stat: starttime {f:?}: {e}"))
 }
@@ -62,7 +67,9 @@ mod tests {
     fn start_ticks_counts_from_the_last_parenthesis() {
         let stat = "4242 (we (ird) name) S 1 4242 4242 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 987654 1000 10";
         assert_eq!(start_ticks(stat), Ok(987654));
-        assert!(start_ticks("4242 (short) S 1 2").unwrap_err().contains("fields after the command name"));
+        assert!(start_ticks("4242 (short) S 1 2")
+            .unwrap_err()
+            .contains("fields after the command name"));
         assert!(start_ticks("garbage").unwrap_err().contains("no command name"));
     }
 

@@ -133,17 +133,25 @@ async fn connect(config: Arc<ClientConfig>, uri: Uri, dial: Option<Arc<Mutex<Dia
             f(&mut d.lock().unwrap());
         }
     };
-    let host = uri.host().unwrap_or_default().trim_start_matches('[').trim_end_matches(']').to_string();
+    let host = uri
+        .host()
+        .unwrap_or_default()
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .to_string();
     let port = uri.port_u16().unwrap_or(443);
     let (addrs, name): (Vec<SocketAddr>, ServerName<'static>) = match host.parse::<std::net::IpAddr>() {
         Ok(ip) => (vec![SocketAddr::new(ip, port)], ServerName::IpAddress(ip.into())),
         Err(_) => {
-            let name = ServerName::try_from(host.clone()).map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, format!("{host:?} is not a DNS name")))?;
+            let name = ServerName::try_from(host.clone())
+                .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, format!("{host:?} is not a DNS name")))?;
             let (t, cpu) = (Instant::now(), process_cpu());
             let r = tokio::net::lookup_host((host.as_str(), port)).await;
             let (d, c) = (ms(t.elapsed()), ms(process_cpu() - cpu));
             record(&|p| (p.dns_ms, p.dns_cpu_ms) = (d, c));
-            let addrs = r.map_err(|e| io::Error::new(e.kind(), format!("looking up {host}: {e}")))?.collect();
+            let addrs = r
+                .map_err(|e| io::Error::new(e.kind(), format!("looking up {host}: {e}")))?
+                .collect();
             (addrs, name)
         }
     };

@@ -46,18 +46,31 @@ pub struct Dynamo {
 impl Dynamo {
     /// This client pointed at endpoint: the same signer, HTTP client and connection pool.
     pub fn at(&self, endpoint: Endpoint) -> Dynamo {
-        Dynamo { endpoint, ..self.clone() }
+        Dynamo {
+            endpoint,
+            ..self.clone()
+        }
     }
 
     /// GetItem of key in table: whether the item exists.
-    pub async fn get_item(&self, table: &str, key: &Map<String, Value>, deadline: Instant, p: &mut Phases) -> Result<bool, String> {
-        let out = self.call("GetItem", &json!({ "TableName": table, "Key": key }), deadline, p).await?;
+    pub async fn get_item(
+        &self,
+        table: &str,
+        key: &Map<String, Value>,
+        deadline: Instant,
+        p: &mut Phases,
+    ) -> Result<bool, String> {
+        let out = self
+            .call("GetItem", &json!({ "TableName": table, "Key": key }), deadline, p)
+            .await?;
         Ok(matches!(out.get("Item"), Some(Value::Object(item)) if !item.is_empty()))
     }
 
     /// ListTables with Limit 1, the article's warm-up: it needs no table.
     pub async fn list_tables(&self, deadline: Instant, p: &mut Phases) -> Result<(), String> {
-        self.call("ListTables", &json!({ "Limit": 1 }), deadline, p).await.map(|_| ())
+        self.call("ListTables", &json!({ "Limit": 1 }), deadline, p)
+            .await
+            .map(|_| ())
     }
 
     /// Calls op with input and returns its output, each attempt's phases into p (the last
@@ -81,7 +94,14 @@ impl Dynamo {
                 ("Content-Type".to_string(), "application/x-amz-json-1.0".to_string()),
                 ("X-Amz-Target".to_string(), format!("DynamoDB_20120810.{op}")),
             ];
-            let auth = self.signer.sign("POST", &self.endpoint.path, "", &mut headers, &payload, SystemTime::now());
+            let auth = self.signer.sign(
+                "POST",
+                &self.endpoint.path,
+                "",
+                &mut headers,
+                &payload,
+                SystemTime::now(),
+            );
             headers.push(("Authorization".into(), auth));
             let err = match self.http.post(&self.endpoint, &headers, &payload, deadline, p).await {
                 Ok(resp) if resp.status == 200 => {
@@ -117,14 +137,23 @@ fn service_error(body: &[u8]) -> (String, String) {
     let v: Value = serde_json::from_slice(body).unwrap_or(Value::Null);
     let kind = v.get("__type").and_then(Value::as_str).unwrap_or("UnknownError");
     let kind = kind.rsplit('#').next().unwrap_or(kind).to_string();
-    let msg = v.get("message").or_else(|| v.get("Message")).and_then(Value::as_str).unwrap_or_default().to_string();
+    let msg = v
+        .get("message")
+        .or_else(|| v.get("Message"))
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string();
     (kind, msg)
 }
 
 /// The backoff before retry number retry (from 1): full jitter, as the standard retry mode.
 fn backoff(retry: u32) -> Duration {
-    let cap = BASE_BACKOFF.saturating_mul(1 << retry.saturating_sub(1).min(16)).min(MAX_BACKOFF);
-    let r: [u8; 8] = ring::rand::generate(&ring::rand::SystemRandom::new()).map(|r| r.expose()).unwrap_or([0x80; 8]);
+    let cap = BASE_BACKOFF
+        .saturating_mul(1 << retry.saturating_sub(1).min(16))
+        .min(MAX_BACKOFF);
+    let r: [u8; 8] = ring::rand::generate(&ring::rand::SystemRandom::new())
+        .map(|r| r.expose())
+        .unwrap_or([0x80; 8]);
     cap.mul_f64(u64::from_le_bytes(r) as f64 / (u64::MAX as f64 + 1.0))
 }
 
@@ -134,7 +163,9 @@ mod tests {
 
     #[test]
     fn service_errors_by_type() {
-        let (kind, msg) = service_error(br#"{"__type":"com.amazonaws.dynamodb.v20120810#ResourceNotFoundException","message":"no table"}"#);
+        let (kind, msg) = service_error(
+            br#"{"__type":"com.amazonaws.dynamodb.v20120810#ResourceNotFoundException","message":"no table"}"#,
+        );
         assert_eq!((kind.as_str(), msg.as_str()), ("ResourceNotFoundException", "no table"));
         assert_eq!(service_error(b"not json").0, "UnknownError");
     }
@@ -143,7 +174,10 @@ mod tests {
     fn backoffs_grow_to_their_cap() {
         for retry in 1..8 {
             let d = backoff(retry);
-            assert!(d < BASE_BACKOFF * (1 << (retry - 1)) && d <= MAX_BACKOFF, "retry {retry}: {d:?}");
+            assert!(
+                d < BASE_BACKOFF * (1 << (retry - 1)) && d <= MAX_BACKOFF,
+                "retry {retry}: {d:?}"
+            );
         }
     }
 }

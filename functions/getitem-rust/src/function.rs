@@ -38,8 +38,16 @@ pub fn measure_init(main_start: Instant) -> InitMeasure {
     let end = Instant::now();
     let main_ms = ms(end - main_start);
     match crate::clock::since_process_start() {
-        Ok(d) => InitMeasure { ms: ms(d.saturating_sub(end.elapsed())), from: "proc", main_ms },
-        Err(_) => InitMeasure { ms: main_ms, from: "main", main_ms },
+        Ok(d) => InitMeasure {
+            ms: ms(d.saturating_sub(end.elapsed())),
+            from: "proc",
+            main_ms,
+        },
+        Err(_) => InitMeasure {
+            ms: main_ms,
+            from: "main",
+            main_ms,
+        },
     }
 }
 
@@ -76,7 +84,11 @@ pub fn initialize(s: Settings, rt: tokio::runtime::Runtime) -> Result<Function, 
     let client = Dynamo {
         http: Client::new(roots.client_config()),
         endpoint: s.endpoint.clone(),
-        signer: Signer { credentials: s.credentials.clone(), region: s.region.clone(), service: "dynamodb".into() },
+        signer: Signer {
+            credentials: s.credentials.clone(),
+            region: s.region.clone(),
+            service: "dynamodb".into(),
+        },
     };
     let mut warmup = None;
     if s.variant == VARIANT_WARM {
@@ -111,7 +123,10 @@ pub fn initialize(s: Settings, rt: tokio::runtime::Runtime) -> Result<Function, 
 /// A client like c with an HTTP client, pool and TLS configuration of its own, from the same
 /// roots.
 fn own_client(c: &Dynamo, roots: &Roots) -> Dynamo {
-    Dynamo { http: Client::new(roots.client_config()), ..c.clone() }
+    Dynamo {
+        http: Client::new(roots.client_config()),
+        ..c.clone()
+    }
 }
 
 /// The article's warm-up call, ListTables with Limit 1, which needs no table and leaves the
@@ -146,8 +161,14 @@ impl Function {
             measured
         });
         let crypto = configs.as_ref().map(|_| article::crypto_uses());
-        let first = configs.as_ref().map(|(c, _)| self.rt.block_on(article::hand_timed(c.clone(), &self.endpoint, deadline)));
-        let found = match self.rt.block_on(self.client.get_item(&self.table, &self.key, deadline, &mut p)) {
+        let first = configs.as_ref().map(|(c, _)| {
+            self.rt
+                .block_on(article::hand_timed(c.clone(), &self.endpoint, deadline))
+        });
+        let found = match self
+            .rt
+            .block_on(self.client.get_item(&self.table, &self.key, deadline, &mut p))
+        {
             Ok(found) => found,
             Err(e) => {
                 p.error = e;
@@ -156,12 +177,22 @@ impl Function {
         };
         if let (Some((_, again)), Some(page_in), Some(crypto), Some(first)) = (configs, page_in, crypto, first) {
             let second = self.rt.block_on(article::hand_timed(again, &self.endpoint, deadline));
-            self.parts = Some(Parts { page_in, crypto, first, second, roots_again: article::roots_again(self.ca_file.as_deref()) });
+            self.parts = Some(Parts {
+                page_in,
+                crypto,
+                first,
+                second,
+                roots_again: article::roots_again(self.ca_file.as_deref()),
+            });
         }
         let p = broken::reported(p);
         let mut m = Map::new();
         p.put(&mut m);
-        let init = self.init.unwrap_or(InitMeasure { ms: 0.0, from: "", main_ms: 0.0 });
+        let init = self.init.unwrap_or(InitMeasure {
+            ms: 0.0,
+            from: "",
+            main_ms: 0.0,
+        });
         m.insert("found".into(), found.into());
         m.insert("variant".into(), self.variant.clone().into());
         m.insert("invocation".into(), self.calls.into());
@@ -175,7 +206,10 @@ impl Function {
             m.insert("article".into(), a.to_json());
         }
         m.insert("pid".into(), self.pid.into());
-        m.insert("roots".into(), json!({ "when": "init", "count": self.roots.count, "ms": self.roots.ms, "cpuMs": self.roots.cpu_ms }));
+        m.insert(
+            "roots".into(),
+            json!({ "when": "init", "count": self.roots.count, "ms": self.roots.ms, "cpuMs": self.roots.cpu_ms }),
+        );
         m.insert("stack".into(), stack());
         m.insert("handlerMs".into(), ms(entered.elapsed()).into());
         m.insert("handlerCpuMs".into(), ms(process_cpu() - entered_cpu).into());
@@ -198,7 +232,8 @@ fn stack() -> Value {
 }
 
 /// Where the phases were timed.
-const TIMED: &str = "inside hyper-util's legacy Client (hyper 1), on its own connection: by the function's connector, which \
+const TIMED: &str =
+    "inside hyper-util's legacy Client (hyper 1), on its own connection: by the function's connector, which \
 hyper calls only when its pool has no idle connection, in the request's task: DNS around \
 tokio::net::lookup_host (none for an IP literal), connect around tokio::net::TcpStream::connect, TLS \
 around tokio_rustls::TlsConnector::connect; reused when the response's connection (hyper's \

@@ -46,7 +46,9 @@ impl Endpoint {
     /// Parses an https:// URL with no query, user or fragment. Plain http is refused: the
     /// function is there to time TLS.
     pub fn parse(url: &str) -> Result<Endpoint, String> {
-        let rest = url.strip_prefix("https://").ok_or_else(|| format!("{url:?}: want an https:// URL"))?;
+        let rest = url
+            .strip_prefix("https://")
+            .ok_or_else(|| format!("{url:?}: want an https:// URL"))?;
         if rest.contains(['?', '#', '@']) {
             return Err(format!("{url:?}: want no user, query or fragment"));
         }
@@ -73,11 +75,28 @@ impl Endpoint {
         let ip: Option<IpAddr> = host.parse().ok();
         let server_name = match ip {
             Some(ip) => ServerName::IpAddress(ip.into()),
-            None => ServerName::try_from(host.to_string()).map_err(|_| format!("{url:?}: {host:?} is not a DNS name"))?,
+            None => {
+                ServerName::try_from(host.to_string()).map_err(|_| format!("{url:?}: {host:?} is not a DNS name"))?
+            }
         };
-        let bracketed = if matches!(ip, Some(IpAddr::V6(_))) { format!("[{host}]") } else { host.to_string() };
-        let authority = if port == 443 { bracketed } else { format!("{bracketed}:{port}") };
-        Ok(Endpoint { host: host.into(), port, ip, authority, path: path.into(), server_name })
+        let bracketed = if matches!(ip, Some(IpAddr::V6(_))) {
+            format!("[{host}]")
+        } else {
+            host.to_string()
+        };
+        let authority = if port == 443 {
+            bracketed
+        } else {
+            format!("{bracketed}:{port}")
+        };
+        Ok(Endpoint {
+            host: host.into(),
+            port,
+            ip,
+            authority,
+            path: path.into(),
+            server_name,
+        })
     }
 }
 
@@ -129,7 +148,14 @@ impl Client {
     /// when hyper called it for this request, which connection the response came over, the time
     /// to the response's head. Everything, the connection's set-up included, is bounded by
     /// deadline.
-    pub async fn post(&self, ep: &Endpoint, headers: &[(String, String)], body: &[u8], deadline: Instant, p: &mut Phases) -> Result<Response, Failure> {
+    pub async fn post(
+        &self,
+        ep: &Endpoint,
+        headers: &[(String, String)],
+        body: &[u8],
+        deadline: Instant,
+        p: &mut Phases,
+    ) -> Result<Response, Failure> {
         let dial = Arc::new(Mutex::new(Dial::default()));
         WRITE_ERROR.lock().unwrap().clear();
         let exchange = DIAL.scope(dial.clone(), self.exchange(ep, headers, body, &dial, p));
@@ -140,7 +166,10 @@ impl Client {
             Ok(r) => r,
             Err(_) => {
                 p.reused = d.made.is_empty() && p.reused;
-                Err(Failure::Final(format!("request to {}: timed out (the call's deadline)", ep.authority)))
+                Err(Failure::Final(format!(
+                    "request to {}: timed out (the call's deadline)",
+                    ep.authority
+                )))
             }
         };
         // hyper's pool, finding no idle connection when the request comes, races a connect
@@ -157,13 +186,22 @@ impl Client {
         r
     }
 
-    async fn exchange(&self, ep: &Endpoint, headers: &[(String, String)], body: &[u8], dial: &Mutex<Dial>, p: &mut Phases) -> Result<Response, Failure> {
+    async fn exchange(
+        &self,
+        ep: &Endpoint,
+        headers: &[(String, String)],
+        body: &[u8],
+        dial: &Mutex<Dial>,
+        p: &mut Phases,
+    ) -> Result<Response, Failure> {
         let uri = format!("https://{}{}", ep.authority, ep.path);
         let mut req = Request::post(uri.as_str());
         for (k, v) in headers {
             req = req.header(k.as_str(), v.as_str());
         }
-        let req = req.body(Full::new(Bytes::from(body.to_vec()))).map_err(|e| Failure::Final(format!("request to {uri}: {e}")))?;
+        let req = req
+            .body(Full::new(Bytes::from(body.to_vec())))
+            .map_err(|e| Failure::Final(format!("request to {uri}: {e}")))?;
         // Until the connector says otherwise, a request that fails went out on a pooled
         // connection: hyper calls the connector only when its pool has none.
         p.reused = true;
@@ -201,8 +239,16 @@ impl Client {
         }
         let status = resp.status().as_u16();
         let keep_alive = resp.version() == Version::HTTP_11
-            && !resp.headers().get_all(CONNECTION).iter().any(|v| v.to_str().map_or(false, |v| v.to_ascii_lowercase().contains("close")));
-        let headers = resp.headers().iter().map(|(k, v)| (k.to_string(), String::from_utf8_lossy(v.as_bytes()).into_owned())).collect();
+            && !resp
+                .headers()
+                .get_all(CONNECTION)
+                .iter()
+                .any(|v| v.to_str().is_ok_and(|v| v.to_ascii_lowercase().contains("close")));
+        let headers = resp
+            .headers()
+            .iter()
+            .map(|(k, v)| (k.to_string(), String::from_utf8_lossy(v.as_bytes()).into_owned()))
+            .collect();
         let body = resp
             .into_body()
             .collect()
@@ -212,8 +258,12 @@ impl Client {
         // Unlike hyper 0.14's, hyper-util's Client does not hold back the body's end until the
         // connection is back in the pool: a task it spawned puts it back once the connection is
         // ready for another request. Pooled says the connection could go back, not that it has.
-        p.pooled = keep_alive && info.map_or(false, |c| !c.state.closed.load(Ordering::Relaxed));
-        Ok(Response { status, headers, body: body.to_vec() })
+        p.pooled = keep_alive && info.is_some_and(|c| !c.state.closed.load(Ordering::Relaxed));
+        Ok(Response {
+            status,
+            headers,
+            body: body.to_vec(),
+        })
     }
 }
 
@@ -256,7 +306,10 @@ pub struct ReadOutcome {
 /// Content-Length, chunked, or to the end of the stream. The connection can be reused when the
 /// body had a length, nothing followed it, and neither side said close.
 pub fn read_response<R: Read>(r: &mut R) -> ReadOutcome {
-    let mut out = ReadOutcome { result: Err(io::ErrorKind::UnexpectedEof.into()), first_byte: None };
+    let mut out = ReadOutcome {
+        result: Err(io::ErrorKind::UnexpectedEof.into()),
+        first_byte: None,
+    };
     out.result = read_response_into(r, &mut out.first_byte);
     out
 }
@@ -291,7 +344,10 @@ fn read_response_into<R: Read>(r: &mut R, first_byte: &mut Option<Instant>) -> i
             break i + 4;
         }
         if !more(&mut buf, &mut eof)? {
-            return Err(io::Error::new(io::ErrorKind::UnexpectedEof, "the connection closed before a response"));
+            return Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                "the connection closed before a response",
+            ));
         }
     };
     let head = String::from_utf8_lossy(&buf[..head_end]).into_owned();
@@ -299,7 +355,10 @@ fn read_response_into<R: Read>(r: &mut R, first_byte: &mut Option<Instant>) -> i
     let status_line = lines.next().unwrap_or_default();
     let mut parts = status_line.splitn(3, ' ');
     let version = parts.next().unwrap_or_default();
-    let status: u16 = parts.next().and_then(|s| s.parse().ok()).ok_or_else(|| bad(format!("status line {status_line:?}")))?;
+    let status: u16 = parts
+        .next()
+        .and_then(|s| s.parse().ok())
+        .ok_or_else(|| bad(format!("status line {status_line:?}")))?;
     let (mut length, mut chunked, mut close) = (None, false, version != "HTTP/1.1");
     let mut headers = Vec::new();
     for line in lines {
@@ -322,13 +381,19 @@ fn read_response_into<R: Read>(r: &mut R, first_byte: &mut Option<Instant>) -> i
                 break (body, head_end + used == buf.len());
             }
             if !more(&mut buf, &mut eof)? {
-                return Err(io::Error::new(io::ErrorKind::UnexpectedEof, "the connection closed inside a chunked body"));
+                return Err(io::Error::new(
+                    io::ErrorKind::UnexpectedEof,
+                    "the connection closed inside a chunked body",
+                ));
             }
         }
     } else if let Some(n) = length {
         while buf.len() < head_end + n {
             if !more(&mut buf, &mut eof)? {
-                return Err(io::Error::new(io::ErrorKind::UnexpectedEof, "the connection closed inside the body"));
+                return Err(io::Error::new(
+                    io::ErrorKind::UnexpectedEof,
+                    "the connection closed inside the body",
+                ));
             }
         }
         (buf[head_end..head_end + n].to_vec(), buf.len() == head_end + n)
@@ -344,7 +409,9 @@ fn dechunk(data: &[u8]) -> Result<Option<(Vec<u8>, usize)>, String> {
     let mut body = Vec::new();
     let mut at = 0;
     loop {
-        let Some(eol) = find(&data[at..], b"\r\n") else { return Ok(None) };
+        let Some(eol) = find(&data[at..], b"\r\n") else {
+            return Ok(None);
+        };
         let size_text = String::from_utf8_lossy(&data[at..at + eol]).into_owned();
         let size_hex = size_text.split(';').next().unwrap_or_default().trim();
         let size = usize::from_str_radix(size_hex, 16).map_err(|_| format!("chunk size {size_text:?}"))?;
@@ -384,20 +451,37 @@ mod tests {
 
     #[test]
     fn responses_by_length_chunks_and_close() {
-        assert_eq!(read("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}"), (200, "{}".into(), true));
-        assert_eq!(read("HTTP/1.1 200 OK\r\ncontent-length: 2\r\nConnection: close\r\n\r\n{}"), (200, "{}".into(), false));
-        assert_eq!(read("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}extra"), (200, "{}".into(), false));
+        assert_eq!(
+            read("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}"),
+            (200, "{}".into(), true)
+        );
+        assert_eq!(
+            read("HTTP/1.1 200 OK\r\ncontent-length: 2\r\nConnection: close\r\n\r\n{}"),
+            (200, "{}".into(), false)
+        );
+        assert_eq!(
+            read("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}extra"),
+            (200, "{}".into(), false)
+        );
         assert_eq!(
             read("HTTP/1.1 400 Bad\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n2;x=y\r\nde\r\n0\r\n\r\n"),
             (400, "abcde".into(), true)
         );
-        assert_eq!(read("HTTP/1.0 200 OK\r\n\r\nto the end"), (200, "to the end".into(), false));
+        assert_eq!(
+            read("HTTP/1.0 200 OK\r\n\r\nto the end"),
+            (200, "to the end".into(), false)
+        );
         assert_eq!(read("HTTP/1.1 204 No Content\r\n\r\n"), (204, "".into(), true));
     }
 
     #[test]
     fn truncated_responses_fail() {
-        for s in ["", "HTTP/1.1 200 OK\r\n", "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n{}", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nab"] {
+        for s in [
+            "",
+            "HTTP/1.1 200 OK\r\n",
+            "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n{}",
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nab",
+        ] {
             let r = read_response(&mut s.as_bytes());
             assert!(r.result.is_err(), "{s:?} read as a response");
             assert_eq!(r.first_byte.is_some(), !s.is_empty(), "{s:?}");
@@ -407,10 +491,16 @@ mod tests {
     #[test]
     fn endpoints() {
         let e = Endpoint::parse("https://127.0.0.1:8443").unwrap();
-        assert_eq!((e.host.as_str(), e.port, e.authority.as_str(), e.path.as_str()), ("127.0.0.1", 8443, "127.0.0.1:8443", "/"));
+        assert_eq!(
+            (e.host.as_str(), e.port, e.authority.as_str(), e.path.as_str()),
+            ("127.0.0.1", 8443, "127.0.0.1:8443", "/")
+        );
         assert!(matches!(e.server_name, ServerName::IpAddress(_)) && e.ip.is_some());
         let e = Endpoint::parse("https://dynamodb.us-east-1.amazonaws.com/").unwrap();
-        assert_eq!((e.port, e.authority.as_str()), (443, "dynamodb.us-east-1.amazonaws.com"));
+        assert_eq!(
+            (e.port, e.authority.as_str()),
+            (443, "dynamodb.us-east-1.amazonaws.com")
+        );
         assert!(matches!(e.server_name, ServerName::DnsName(_)) && e.ip.is_none());
         let e = Endpoint::parse("https://[::1]:9000").unwrap();
         assert_eq!((e.host.as_str(), e.authority.as_str()), ("::1", "[::1]:9000"));

@@ -80,7 +80,8 @@ fn main() {
         // Lambda at the cost of a whole new Init (the article's point).
         eprintln!("getitem: warm-up failed (ignored): {e}");
     }
-    let api = std::env::var("AWS_LAMBDA_RUNTIME_API").unwrap_or_else(|_| fail(2, "AWS_LAMBDA_RUNTIME_API is not set: not in a Lambda runtime"));
+    let api = std::env::var("AWS_LAMBDA_RUNTIME_API")
+        .unwrap_or_else(|_| fail(2, "AWS_LAMBDA_RUNTIME_API is not set: not in a Lambda runtime"));
     f.init = Some(function::measure_init(main_start));
     let err = runtime::run(&api, |inv| {
         let answer = f.handle(inv.deadline);

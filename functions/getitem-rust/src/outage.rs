@@ -13,7 +13,9 @@ use crate::settings::{OUTAGE_REFUSED, OUTAGE_STALLED};
 /// accepts stay open for the life of the process.
 pub fn endpoint(how: &str) -> Result<String, String> {
     let ln = TcpListener::bind("127.0.0.1:0").map_err(|e| format!("CLAIMS_WARMUP_OUTAGE = {how:?}: {e}"))?;
-    let addr = ln.local_addr().map_err(|e| format!("CLAIMS_WARMUP_OUTAGE = {how:?}: {e}"))?;
+    let addr = ln
+        .local_addr()
+        .map_err(|e| format!("CLAIMS_WARMUP_OUTAGE = {how:?}: {e}"))?;
     let url = format!("https://{addr}");
     match how {
         OUTAGE_REFUSED => Ok(url),
@@ -29,7 +31,9 @@ pub fn endpoint(how: &str) -> Result<String, String> {
             });
             Ok(url)
         }
-        _ => Err(format!("CLAIMS_WARMUP_OUTAGE = {how:?}; want {OUTAGE_REFUSED:?}, {OUTAGE_STALLED:?} or unset")),
+        _ => Err(format!(
+            "CLAIMS_WARMUP_OUTAGE = {how:?}; want {OUTAGE_REFUSED:?}, {OUTAGE_STALLED:?} or unset"
+        )),
     }
 }
 
@@ -47,13 +51,22 @@ mod tests {
     #[test]
     fn refused_refuses_and_stalled_stalls() {
         let refused = endpoint(OUTAGE_REFUSED).unwrap();
-        assert!(TcpStream::connect(addr(&refused)).is_err(), "{refused} accepted a connection");
+        assert!(
+            TcpStream::connect(addr(&refused)).is_err(),
+            "{refused} accepted a connection"
+        );
 
         let stalled = endpoint(OUTAGE_STALLED).unwrap();
         let mut c = TcpStream::connect(addr(&stalled)).expect("the stall accepts");
         c.set_read_timeout(Some(Duration::from_millis(50))).unwrap();
         let err = c.read(&mut [0; 1]).expect_err("the stall answered");
-        assert!(matches!(err.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut), "{err}");
+        assert!(
+            matches!(
+                err.kind(),
+                std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+            ),
+            "{err}"
+        );
 
         assert!(endpoint("flaky").is_err());
     }

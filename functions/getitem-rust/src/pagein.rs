@@ -89,7 +89,14 @@ pub fn measure(deadline: Instant) -> Result<PageIn, String> {
     let cold = run_probe(probe_command(&exe), deadline);
     let (_, resident_after_cold) = residency(&file)?;
     let warm = run_probe(probe_command(&exe), deadline);
-    Ok(PageIn { pages, resident_before, resident_after, resident_after_cold, cold, warm })
+    Ok(PageIn {
+        pages,
+        resident_before,
+        resident_after,
+        resident_after_cold,
+        cold,
+        warm,
+    })
 }
 
 /// The file's size in pages and how many of them are in the page cache (mincore over a mapping of
@@ -106,7 +113,14 @@ fn residency(file: &File) -> Result<(usize, usize), String> {
     // SAFETY: a shared read-only mapping of the whole file, unmapped before return; mincore
     // writes one byte a page into resident, which has a byte for every page of the mapping.
     let r = unsafe {
-        let addr = libc::mmap(std::ptr::null_mut(), len, libc::PROT_READ, libc::MAP_SHARED, file.as_raw_fd(), 0);
+        let addr = libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            libc::PROT_READ,
+            libc::MAP_SHARED,
+            file.as_raw_fd(),
+            0,
+        );
         if addr == libc::MAP_FAILED {
             return Err(format!("mapping the binary: {}", std::io::Error::last_os_error()));
         }
@@ -131,7 +145,10 @@ fn drop_cached(file: &File) -> Result<(), String> {
         libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED)
     };
     if r != 0 {
-        return Err(format!("dropping the binary's pages (posix_fadvise): {}", std::io::Error::from_raw_os_error(r)));
+        return Err(format!(
+            "dropping the binary's pages (posix_fadvise): {}",
+            std::io::Error::from_raw_os_error(r)
+        ));
     }
     Ok(())
 }
@@ -177,7 +194,11 @@ fn read_until(mut out: std::process::ChildStdout, deadline: Instant) -> Result<S
     let mut chunk = [0u8; 4096];
     loop {
         let left = deadline.saturating_duration_since(Instant::now());
-        let mut fd = libc::pollfd { fd: out.as_raw_fd(), events: libc::POLLIN, revents: 0 };
+        let mut fd = libc::pollfd {
+            fd: out.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        };
         // SAFETY: poll reads and writes the one pollfd, which lives for the call.
         let n = unsafe { libc::poll(&mut fd, 1, left.as_millis().min(i32::MAX as u128) as i32) };
         if n == 0 {
@@ -218,7 +239,12 @@ pub fn probe() -> Result<Value, String> {
     let h = rt.block_on(hand_timed(config, &s.endpoint, Instant::now() + PROBE_CONNECT_TIMEOUT));
     let (minor_faults, major_faults) = faults();
     let ms = crate::clock::since_process_start().map(crate::clock::ms)?;
-    let total = Span { ms, cpu_ms: crate::clock::ms(process_cpu()), minor_faults, major_faults };
+    let total = Span {
+        ms,
+        cpu_ms: crate::clock::ms(process_cpu()),
+        minor_faults,
+        major_faults,
+    };
     Ok(json!({ "roots": loaded.to_json(), "handTimed": h.to_json(), "total": total.to_json() }))
 }
 
@@ -231,7 +257,10 @@ mod tests {
         let mut cmd = Command::new("echo");
         cmd.arg(r#"{"handTimed":{}}"#);
         let v = run_probe(cmd, Instant::now() + Duration::from_secs(5)).expect("run_probe");
-        assert!(v["processMs"].as_f64().is_some_and(|ms| ms > 0.0) && v["handTimed"].is_object(), "{v}");
+        assert!(
+            v["processMs"].as_f64().is_some_and(|ms| ms > 0.0) && v["handTimed"].is_object(),
+            "{v}"
+        );
     }
 
     #[test]

@@ -41,17 +41,37 @@ fn next(api: &str) -> Result<Invocation, String> {
     if status != 200 {
         return Err(format!("status {status}"));
     }
-    let header = |name: &str| headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.clone());
+    let header = |name: &str| {
+        headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.clone())
+    };
     let request_id = header("Lambda-Runtime-Aws-Request-Id").ok_or("no Lambda-Runtime-Aws-Request-Id")?;
-    let deadline_ms: u64 = header("Lambda-Runtime-Deadline-Ms").and_then(|v| v.parse().ok()).unwrap_or(0);
-    let now_ms = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0);
+    let deadline_ms: u64 = header("Lambda-Runtime-Deadline-Ms")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    let now_ms = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0);
     // No deadline header means the emulator's default timeout; a minute stands in for it.
-    let left = if deadline_ms > 0 { Duration::from_millis(deadline_ms.saturating_sub(now_ms)) } else { Duration::from_secs(60) };
-    Ok(Invocation { request_id, deadline: Instant::now() + left })
+    let left = if deadline_ms > 0 {
+        Duration::from_millis(deadline_ms.saturating_sub(now_ms))
+    } else {
+        Duration::from_secs(60)
+    };
+    Ok(Invocation {
+        request_id,
+        deadline: Instant::now() + left,
+    })
 }
 
-/// One request to the Runtime API: its status, headers and body.
-fn request(api: &str, method: &str, path: &str, body: &[u8]) -> Result<(u16, Vec<(String, String)>, Vec<u8>), String> {
+/// A Runtime API answer: its status, headers and body.
+type Reply = (u16, Vec<(String, String)>, Vec<u8>);
+
+/// One request to the Runtime API, and its answer.
+fn request(api: &str, method: &str, path: &str, body: &[u8]) -> Result<Reply, String> {
     let mut sock = TcpStream::connect(api).map_err(|e| format!("connecting to {api}: {e}"))?;
     let mut req = format!(
         "{method} {path} HTTP/1.1\r\nHost: {api}\r\nUser-Agent: getitem-rust\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",

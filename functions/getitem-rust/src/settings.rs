@@ -52,7 +52,9 @@ pub fn load(getenv: &dyn Fn(&str) -> Option<String>) -> Result<Settings, String>
     let get = |k: &str| getenv(k).filter(|v| !v.is_empty());
     let variant = get("CLAIMS_VARIANT").unwrap_or_default();
     if variant != VARIANT_COLD && variant != VARIANT_WARM && variant != VARIANT_ARTICLE {
-        return Err(format!("CLAIMS_VARIANT = {variant:?}; want {VARIANT_COLD:?}, {VARIANT_WARM:?} or {VARIANT_ARTICLE:?}"));
+        return Err(format!(
+            "CLAIMS_VARIANT = {variant:?}; want {VARIANT_COLD:?}, {VARIANT_WARM:?} or {VARIANT_ARTICLE:?}"
+        ));
     }
     let table = get("CLAIMS_TABLE").ok_or("CLAIMS_TABLE is not set; want the table to read")?;
     let key = parse_key(&get("CLAIMS_KEY").unwrap_or_default())?;
@@ -60,16 +62,24 @@ pub fn load(getenv: &dyn Fn(&str) -> Option<String>) -> Result<Settings, String>
         None => DEFAULT_WARMUP_TIMEOUT,
         Some(v) => match v.parse::<u64>() {
             Ok(n) if n > 0 => Duration::from_millis(n),
-            _ => return Err(format!("CLAIMS_WARMUP_TIMEOUT_MS = {v:?}; want a positive number of milliseconds")),
+            _ => {
+                return Err(format!(
+                    "CLAIMS_WARMUP_TIMEOUT_MS = {v:?}; want a positive number of milliseconds"
+                ))
+            }
         },
     };
     let warmup_outage = get("CLAIMS_WARMUP_OUTAGE");
     if let Some(o) = &warmup_outage {
         if o != OUTAGE_REFUSED && o != OUTAGE_STALLED {
-            return Err(format!("CLAIMS_WARMUP_OUTAGE = {o:?}; want {OUTAGE_REFUSED:?}, {OUTAGE_STALLED:?} or unset"));
+            return Err(format!(
+                "CLAIMS_WARMUP_OUTAGE = {o:?}; want {OUTAGE_REFUSED:?}, {OUTAGE_STALLED:?} or unset"
+            ));
         }
     }
-    let region = get("AWS_REGION").or_else(|| get("AWS_DEFAULT_REGION")).ok_or("no region: set AWS_REGION")?;
+    let region = get("AWS_REGION")
+        .or_else(|| get("AWS_DEFAULT_REGION"))
+        .ok_or("no region: set AWS_REGION")?;
     let (endpoint, from) = match (get("AWS_ENDPOINT_URL_DYNAMODB"), get("AWS_ENDPOINT_URL")) {
         (Some(u), _) => (u, "AWS_ENDPOINT_URL_DYNAMODB"),
         (None, Some(u)) => (u, "AWS_ENDPOINT_URL"),
@@ -82,7 +92,17 @@ pub fn load(getenv: &dyn Fn(&str) -> Option<String>) -> Result<Settings, String>
         }
         _ => return Err("no credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (the function reads the environment's, which Lambda sets)".into()),
     };
-    Ok(Settings { variant, table, key, ca_file: get("CLAIMS_CA_FILE"), warmup_timeout, warmup_outage, endpoint, region, credentials })
+    Ok(Settings {
+        variant,
+        table,
+        key,
+        ca_file: get("CLAIMS_CA_FILE"),
+        warmup_timeout,
+        warmup_outage,
+        endpoint,
+        region,
+        credentials,
+    })
 }
 
 /// Turns CLAIMS_KEY, a JSON object such as {"pk":"bench","sk":"item-0"}, into a GetItem key: a
@@ -91,7 +111,8 @@ pub fn parse_key(v: &str) -> Result<Map<String, Value>, String> {
     if v.is_empty() {
         return Err(r#"CLAIMS_KEY is not set; want the item's key as JSON, {"pk":"bench"}"#.into());
     }
-    let raw: Value = serde_json::from_str(v).map_err(|e| format!(r#"CLAIMS_KEY = {v:?}: {e}; want a JSON object, {{"pk":"bench"}}"#))?;
+    let raw: Value = serde_json::from_str(v)
+        .map_err(|e| format!(r#"CLAIMS_KEY = {v:?}: {e}; want a JSON object, {{"pk":"bench"}}"#))?;
     let Value::Object(raw) = raw else {
         return Err(format!(r#"CLAIMS_KEY = {v:?}; want a JSON object, {{"pk":"bench"}}"#));
     };
@@ -103,7 +124,11 @@ pub fn parse_key(v: &str) -> Result<Map<String, Value>, String> {
         let attr = match val {
             Value::String(s) => serde_json::json!({ "S": s }),
             Value::Number(n) => serde_json::json!({ "N": n.to_string() }),
-            other => return Err(format!("CLAIMS_KEY = {v:?}: attribute {name:?} is {other}; want a string or a number")),
+            other => {
+                return Err(format!(
+                    "CLAIMS_KEY = {v:?}: attribute {name:?} is {other}; want a string or a number"
+                ))
+            }
         };
         key.insert(name, attr);
     }
@@ -135,14 +160,21 @@ mod tests {
         assert_eq!(s.variant, "warm");
         assert_eq!(s.warmup_timeout, DEFAULT_WARMUP_TIMEOUT);
         assert_eq!(s.endpoint.authority, "dynamodb.ap-northeast-1.amazonaws.com");
-        assert_eq!(serde_json::to_string(&s.key).unwrap(), r#"{"n":{"N":"12345678901234567890.50"},"pk":{"S":"bench"}}"#);
+        assert_eq!(
+            serde_json::to_string(&s.key).unwrap(),
+            r#"{"n":{"N":"12345678901234567890.50"},"pk":{"S":"bench"}}"#
+        );
         assert!(s.credentials.session_token.is_none() && s.warmup_outage.is_none() && s.ca_file.is_none());
     }
 
     #[test]
     fn bad_settings_are_named() {
         for (k, v, want) in [
-            ("CLAIMS_VARIANT", "lukewarm", r#"CLAIMS_VARIANT = "lukewarm"; want "cold", "warm" or "article""#),
+            (
+                "CLAIMS_VARIANT",
+                "lukewarm",
+                r#"CLAIMS_VARIANT = "lukewarm"; want "cold", "warm" or "article""#,
+            ),
             ("CLAIMS_VARIANT", "", r#"CLAIMS_VARIANT = """#),
             ("CLAIMS_TABLE", "", "CLAIMS_TABLE is not set"),
             ("CLAIMS_KEY", "", "CLAIMS_KEY is not set"),
@@ -153,7 +185,11 @@ mod tests {
             ("CLAIMS_WARMUP_OUTAGE", "flaky", "CLAIMS_WARMUP_OUTAGE"),
             ("AWS_REGION", "", "no region"),
             ("AWS_SECRET_ACCESS_KEY", "", "no credentials"),
-            ("AWS_ENDPOINT_URL_DYNAMODB", "http://127.0.0.1:8000", "AWS_ENDPOINT_URL_DYNAMODB"),
+            (
+                "AWS_ENDPOINT_URL_DYNAMODB",
+                "http://127.0.0.1:8000",
+                "AWS_ENDPOINT_URL_DYNAMODB",
+            ),
         ] {
             let mut pairs: Vec<(&str, &str)> = GOOD.iter().filter(|(name, _)| *name != k).copied().collect();
             pairs.push((k, v));

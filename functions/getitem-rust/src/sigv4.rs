@@ -4,6 +4,7 @@
 //! its requests itself.
 
 use ring::{digest, hmac};
+use std::fmt::Write as _;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// The credentials a request is signed with: Lambda puts the execution role's in the
@@ -37,7 +38,15 @@ impl Signer {
     /// to headers and returns the Authorization header's value. Every header in headers is
     /// signed, so headers must hold Host and nothing a proxy may rewrite; path is the request's
     /// URI path, query its canonical query string ("" for none).
-    pub fn sign(&self, method: &str, path: &str, query: &str, headers: &mut Vec<(String, String)>, payload: &[u8], now: SystemTime) -> String {
+    pub fn sign(
+        &self,
+        method: &str,
+        path: &str,
+        query: &str,
+        headers: &mut Vec<(String, String)>,
+        payload: &[u8],
+        now: SystemTime,
+    ) -> String {
         let (date, time) = amz_date(now);
         headers.push(("X-Amz-Date".into(), format!("{date}T{time}Z")));
         if let Some(token) = &self.credentials.session_token {
@@ -80,10 +89,18 @@ impl Signer {
 fn canonical_headers(headers: &[(String, String)]) -> (String, String) {
     let mut hs: Vec<(String, String)> = headers
         .iter()
-        .map(|(k, v)| (k.to_ascii_lowercase(), v.split_whitespace().collect::<Vec<_>>().join(" ")))
+        .map(|(k, v)| {
+            (
+                k.to_ascii_lowercase(),
+                v.split_whitespace().collect::<Vec<_>>().join(" "),
+            )
+        })
         .collect();
     hs.sort();
-    let canonical = hs.iter().map(|(k, v)| format!("{k}:{v}\n")).collect::<String>();
+    let canonical = hs.iter().fold(String::new(), |mut s, (k, v)| {
+        let _ = writeln!(s, "{k}:{v}"); // writing to a String cannot fail
+        s
+    });
     let signed = hs.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>().join(";");
     (canonical, signed)
 }
@@ -111,7 +128,10 @@ fn uri_encode(s: &str) -> String {
 
 /// Lower-case hex of b.
 pub fn hex(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
+    b.iter().fold(String::with_capacity(2 * b.len()), |mut s, x| {
+        let _ = write!(s, "{x:02x}"); // writing to a String cannot fail
+        s
+    })
 }
 
 /// The UTC date (YYYYMMDD) and time (HHMMSS) of t, as X-Amz-Date and the scope write them.
@@ -119,7 +139,10 @@ fn amz_date(t: SystemTime) -> (String, String) {
     let secs = t.duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
     let (days, rem) = (secs / 86_400, secs % 86_400);
     let (y, m, d) = civil_from_days(days as i64);
-    (format!("{y:04}{m:02}{d:02}"), format!("{:02}{:02}{:02}", rem / 3600, rem / 60 % 60, rem % 60))
+    (
+        format!("{y:04}{m:02}{d:02}"),
+        format!("{:02}{:02}{:02}", rem / 3600, rem / 60 % 60, rem % 60),
+    )
 }
 
 /// The proleptic Gregorian date of a day counted from 1970-01-01 (Howard Hinnant's
@@ -187,7 +210,10 @@ mod tests {
     #[test]
     fn post_with_a_body() {
         let mut headers = vec![
-            ("Content-Type".to_string(), "application/x-www-form-urlencoded".to_string()),
+            (
+                "Content-Type".to_string(),
+                "application/x-www-form-urlencoded".to_string(),
+            ),
             ("Host".to_string(), "example.amazonaws.com".to_string()),
         ];
         let auth = example_signer(None).sign("POST", "/", "", &mut headers, b"Param1=value1", at(1_440_938_160));
@@ -231,7 +257,10 @@ mod tests {
     fn a_session_token_is_sent_and_signed() {
         let mut headers = vec![("Host".to_string(), "example.amazonaws.com".to_string())];
         let auth = example_signer(Some("token")).sign("GET", "/", "", &mut headers, b"", at(1_440_938_160));
-        assert!(auth.contains("SignedHeaders=host;x-amz-date;x-amz-security-token,"), "{auth}");
+        assert!(
+            auth.contains("SignedHeaders=host;x-amz-date;x-amz-security-token,"),
+            "{auth}"
+        );
         assert!(headers.contains(&("X-Amz-Security-Token".into(), "token".into())));
     }
 

@@ -69,8 +69,15 @@ pub fn load_roots(ca_file: Option<&str>) -> Result<Roots, String> {
             None => "no CA certificates found (rustls-native-certs: SSL_CERT_FILE, or the system's bundle)".into(),
         });
     }
-    let load = RootsLoad { count, ms: ms(start.elapsed()), cpu_ms: ms(process_cpu() - start_cpu) };
-    Ok(Roots { store: Arc::new(store), load })
+    let load = RootsLoad {
+        count,
+        ms: ms(start.elapsed()),
+        cpu_ms: ms(process_cpu() - start_cpu),
+    };
+    Ok(Roots {
+        store: Arc::new(store),
+        load,
+    })
 }
 
 impl Roots {
@@ -107,8 +114,14 @@ pub struct Negotiated {
 pub fn negotiated(conn: &ConnectionCommon<ClientConnectionData>) -> Negotiated {
     Negotiated {
         version: conn.protocol_version().map(version_name).unwrap_or_default(),
-        cipher_suite: conn.negotiated_cipher_suite().map(|s| suite_name(s.suite())).unwrap_or_default(),
-        curve: conn.negotiated_key_exchange_group().map(|g| group_name(g.name().into())).unwrap_or_default(),
+        cipher_suite: conn
+            .negotiated_cipher_suite()
+            .map(|s| suite_name(s.suite()))
+            .unwrap_or_default(),
+        curve: conn
+            .negotiated_key_exchange_group()
+            .map(|g| group_name(g.name().into()))
+            .unwrap_or_default(),
         resumed: conn.handshake_kind() == Some(HandshakeKind::Resumed),
     }
 }
@@ -157,7 +170,10 @@ mod tests {
 
     #[test]
     fn names_as_go_gives_them() {
-        assert_eq!(suite_name(rustls::CipherSuite::TLS13_AES_128_GCM_SHA256), "TLS_AES_128_GCM_SHA256");
+        assert_eq!(
+            suite_name(rustls::CipherSuite::TLS13_AES_128_GCM_SHA256),
+            "TLS_AES_128_GCM_SHA256"
+        );
         assert_eq!(
             suite_name(rustls::CipherSuite::TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256),
             "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256"

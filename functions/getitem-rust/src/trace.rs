@@ -56,7 +56,10 @@ impl Phases {
     /// describe one request.
     pub fn new_attempt(&mut self) {
         let attempts = self.attempts + 1;
-        *self = Phases { attempts, ..Phases::default() };
+        *self = Phases {
+            attempts,
+            ..Phases::default()
+        };
     }
 
     /// The fields of results/family/getitem's Call and Connection, with their JSON names, into m;
