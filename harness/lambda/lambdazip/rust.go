@@ -1,6 +1,7 @@
 package lambdazip
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -130,30 +131,11 @@ func buildRust(root, pkg string, arch Arch, tags []string, taskRoot string) erro
 		}
 	}
 
-	// The target folder is shared by every checkout (sharedCache), named by the function's
-	// source, so that a fresh clone does not compile ring and rustls again; cargo's own
-	// fingerprints decide what to rebuild within it (a change of rustc among them).
-	notSource := func(rel string) bool { return rel == "target" }
-	digest, err := dirDigest(src, notSource)
+	buildDir, targetDir, err := rustFolders(src)
 	if err != nil {
 		return err
 	}
-	name := filepath.Base(src) + "-" + digest
-	targetDir, err := sharedCache("cargo-target", name)
-	if err != nil {
-		return err
-	}
-	// cargo builds a copy of the source kept in the shared cache under the same name: a fresh
-	// clone's files are newer than the target folder's artifacts, which cargo would take for a
-	// change and compile the function again, for every feature and architecture; the copy's
-	// files keep the time they were first copied.
-	buildDir, err := sourceCopy(src, name, notSource)
-	if err != nil {
-		return err
-	}
-	args := []string{"build", "--release", "--offline", "--locked", "--target", ra.triple,
-		"--config", `source.crates-io.replace-with="claims-debian"`,
-		"--config", fmt.Sprintf("source.claims-debian.directory=%q", vendor)}
+	args := append([]string{"build", "--release", "--offline", "--locked", "--target", ra.triple}, vendoredCrates(vendor)...)
 	if len(tags) > 0 {
 		args = append(args, "--features", strings.Join(tags, ","))
 	}
@@ -184,6 +166,86 @@ func buildRust(root, pkg string, arch Arch, tags []string, taskRoot string) erro
 		return err
 	}
 	return os.Chmod(out, 0o755)
+}
+
+// rustFolders are where cargo works for the function whose source is src: a copy of the source
+// (sourceCopy) and the target folder, both in the shared cache and named by the source's digest.
+// The target folder is shared by every checkout, so that a fresh clone does not compile ring and
+// rustls again; cargo's own fingerprints decide what to rebuild within it (a change of rustc
+// among them). cargo builds the copy: a fresh clone's files are newer than the target folder's
+// artifacts, which cargo would take for a change and compile the function again, for every
+// feature and architecture; the copy's files keep the time they were first copied.
+func rustFolders(src string) (buildDir, targetDir string, err error) {
+	notSource := func(rel string) bool { return rel == "target" }
+	digest, err := dirDigest(src, notSource)
+	if err != nil {
+		return "", "", err
+	}
+	name := filepath.Base(src) + "-" + digest
+	if targetDir, err = sharedCache("cargo-target", name); err != nil {
+		return "", "", err
+	}
+	buildDir, err = sourceCopy(src, name, notSource)
+	return buildDir, targetDir, err
+}
+
+// vendoredCrates are cargo's flags that replace its default registry with the vendor folder.
+func vendoredCrates(vendor string) []string {
+	return []string{"--config", `source.crates-io.replace-with="claims-debian"`,
+		"--config", fmt.Sprintf("source.claims-debian.directory=%q", vendor)}
+}
+
+// RustCargo runs cargo's command args (test, clippy, fmt --check: the function's own checks) on
+// the Rust function at pkg, repository-relative under root, as buildRust builds it: with this
+// machine's Rust toolchain, offline, against the vendored crates of its Cargo.lock, in the shared
+// cache's copy of its source and its target folder, for this machine's architecture. It returns
+// cargo's output; an error names the command and holds the output.
+func RustCargo(ctx context.Context, root, pkg string, args ...string) ([]byte, error) {
+	if len(args) == 0 {
+		return nil, errors.New("rust: RustCargo without a cargo command")
+	}
+	tc, err := findRustToolchain()
+	if err != nil {
+		return nil, err
+	}
+	ra, ok := rustArchOf(runtime.GOARCH)
+	if !ok {
+		return nil, fmt.Errorf("rust: no target for this machine's architecture %s", runtime.GOARCH)
+	}
+	src := filepath.Join(root, filepath.FromSlash(pkg))
+	vendor, err := rustVendor(filepath.Join(src, "Cargo.lock"))
+	if err != nil {
+		return nil, err
+	}
+	buildDir, targetDir, err := rustFolders(src)
+	if err != nil {
+		return nil, err
+	}
+	full := args
+	if args[0] != "fmt" { // rustfmt reads no crate, and cargo fmt takes no --config
+		full = append(append([]string{args[0]}, vendoredCrates(vendor)...), args[1:]...)
+	}
+	cmd := exec.CommandContext(ctx, tc.cargo, full...)
+	cmd.Dir = buildDir
+	cmd.Env = rustEnv(tc, ra, false, map[string]string{
+		"CARGO_HOME":       filepath.Join(targetDir, "cargo-home"),
+		"CARGO_TARGET_DIR": targetDir,
+	})
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return out, fmt.Errorf("%s %s (in %s): %w", tc.cargo, strings.Join(args, " "), pkg, err)
+	}
+	return out, nil
+}
+
+// rustArchOf is the architecture of rustArches whose Go architecture is goarch.
+func rustArchOf(goarch string) (rustArch, bool) {
+	for _, ra := range rustArches {
+		if ra.goarch == goarch {
+			return ra, true
+		}
+	}
+	return rustArch{}, false
 }
 
 // hasStd says whether the toolchain's own sysroot holds the standard library for triple.
