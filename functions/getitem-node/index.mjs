@@ -148,11 +148,12 @@ phase.inInit = false;
 let invocations = 0;
 
 /**
- * handler is the Lambda handler: one GetItem, timed. The event is ignored. A failed GetItem is
- * answered, with its phases and its error in "error", rather than thrown: the phases of a call
- * that failed are evidence too, and a Lambda error would carry only the message.
+ * handler is the Lambda handler: one GetItem, timed. It reads neither the event nor the
+ * context. A failed GetItem is answered, with its phases and its error in "error", rather than
+ * thrown: the phases of a call that failed are evidence too, and a Lambda error would carry
+ * only the message.
  */
-export async function handler(event, context) {
+export async function handler() {
   const entered = nowMs();
   const enteredCpu = cpuMs();
   const n = ++invocations;

@@ -9,13 +9,14 @@ import net from "node:net";
 export const outageRefused = "refused"; // nothing listens: the connection is refused at once
 export const outageStalled = "stalled"; // a listener that accepts and never answers: the handshake hangs
 
-/** held keeps a stall's server and what it accepted for the life of the process. */
-const held = [];
+/** processHeld keeps a stall's server and what it accepted for the life of the process. */
+const processHeld = [];
 
 /** outageEndpoint opens the sandbox's endpoint for how and resolves to its URL: a port bound
  * and closed again (refused), or a server that accepts and holds every connection, never
- * reading or answering (stalled). */
-export async function outageEndpoint(how) {
+ * reading or answering (stalled). The stall's server and connections go into held, the
+ * process's own list unless a test passes one of its own to close them. */
+export async function outageEndpoint(how, held = processHeld) {
   if (how !== outageRefused && how !== outageStalled) {
     throw new Error(`CLAIMS_WARMUP_OUTAGE = ${JSON.stringify(how)}; want "${outageRefused}", "${outageStalled}" or unset`);
   }

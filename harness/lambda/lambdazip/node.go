@@ -30,8 +30,10 @@ const (
 
 // nodeLeftOut are the names in a Node function's folder that are not the function's: its
 // dependencies as a developer installed them (the bundle's come from the lockfile), its broken
-// builds' replacements, and what only a reader of the folder needs.
-var nodeLeftOut = []string{nodeModulesDir, nodeBrokenDir, "README.md", ".gitignore"}
+// builds' replacements, what only a reader of the folder needs, and the function's own tests
+// (test/, run by `npm test`) and linter configuration (eslint.config.mjs, `npm run lint`),
+// whose tools are devDependencies that the bundle's `npm ci --omit=dev` leaves out too.
+var nodeLeftOut = []string{nodeModulesDir, nodeBrokenDir, "README.md", ".gitignore", "test", "eslint.config.mjs"}
 
 // nodeModulesCache is the shared cache (sharedCache) that holds one npm ci per package.json and
 // lockfile, named by their hash: the dependencies are installed once on a machine, whichever

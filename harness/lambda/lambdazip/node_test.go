@@ -36,6 +36,8 @@ var tinyNode = map[string]string{
 	"attach.mjs":                    "export const traced = true;\n",
 	"README.md":                     "# tiny\n",
 	".gitignore":                    "node_modules/\n",
+	"eslint.config.mjs":             "export default [];\n",
+	"test/index.test.mjs":           "import \"node:test\";\n",
 	"node_modules/left/out.js":      "a developer's install, not the bundle's\n",
 	"broken/brokentrace/attach.mjs": "export const traced = false;\n",
 }
@@ -63,7 +65,7 @@ func TestNodeBuildTakesTheFunctionsFilesAndItsBrokenBuild(t *testing.T) {
 			want = tinyNode["broken/brokentrace/attach.mjs"]
 		}
 		assert.Equal(t, want, string(attach), "attach.mjs with tags %v", tags)
-		for _, gone := range []string{"README.md", ".gitignore", "broken", "node_modules/left"} {
+		for _, gone := range []string{"README.md", ".gitignore", "eslint.config.mjs", "test", "broken", "node_modules/left"} {
 			assert.NoFileExists(t, filepath.Join(taskRoot, gone), "tags %v", tags)
 			assert.NoDirExists(t, filepath.Join(taskRoot, gone), "tags %v", tags)
 		}
@@ -102,7 +104,7 @@ func TestNodeBuildRefusesWhatItDoesNotKnow(t *testing.T) {
 
 // TestNodeBundleIsReproducible builds the repository's Node function twice into different
 // folders and wants the very same bytes, holding the handler's module and the SDK, and no
-// broken build's files.
+// broken build's files, tests, linter configuration or development dependencies.
 func TestNodeBundleIsReproducible(t *testing.T) {
 	needNPM(t)
 	root, err := repo.Root()
@@ -124,7 +126,12 @@ func TestNodeBundleIsReproducible(t *testing.T) {
 		names[f.Name] = true
 		assert.False(t, strings.HasPrefix(f.Name, "broken/"), "entry %s; want no broken build's file", f.Name)
 		assert.False(t, strings.HasPrefix(f.Name, "node_modules/.bin/"), "entry %s; want no npm links", f.Name)
+		assert.False(t, strings.HasPrefix(f.Name, "test/"), "entry %s; want no test", f.Name)
+		for _, dev := range []string{"node_modules/eslint/", "node_modules/@eslint/", "node_modules/globals/"} {
+			assert.False(t, strings.HasPrefix(f.Name, dev), "entry %s; want no development dependency", f.Name)
+		}
 	}
+	assert.False(t, names["eslint.config.mjs"], "entry eslint.config.mjs; want no linter configuration")
 	for _, want := range []string{"index.mjs", "attach.mjs", "node_modules/@aws-sdk/client-dynamodb/package.json", "node_modules/@smithy/node-http-handler/package.json"} {
 		assert.True(t, names[want], "entry %s missing", want)
 	}
