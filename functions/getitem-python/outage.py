@@ -39,10 +39,16 @@ def outage_endpoint(how):
 
 
 def _hold(ln):
+    # What it accepts is never read nor answered, and held until the listener is shut down,
+    # which the function never does (the tests do, to stop the thread): then it is closed.
     held = []
-    while True:
-        try:
-            conn, _ = ln.accept()
-        except OSError:
-            return
-        held.append(conn)  # never read, never answered, never closed
+    try:
+        while True:
+            try:
+                conn, _ = ln.accept()
+            except OSError:
+                return
+            held.append(conn)
+    finally:
+        for conn in held:
+            conn.close()

@@ -97,7 +97,8 @@ def parse_key(v):
         elif isinstance(val, str):
             key[name] = {"S": val}
         else:
-            raise SettingError(f"CLAIMS_KEY = {v!r}: attribute {name!r} is {type(val).__name__}; want a string or a number")
+            raise SettingError(
+                f"CLAIMS_KEY = {v!r}: attribute {name!r} is {type(val).__name__}; want a string or a number")
     return key
 
 
