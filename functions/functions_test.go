@@ -30,7 +30,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	if err := provision.Ensure(context.Background(), os.Stderr, provision.NeedDynalite, provision.NeedNode24, provision.NeedRust, provision.NeedPython); err != nil {
+	if err := provision.Ensure(context.Background(), os.Stderr, provision.NeedDynalite, provision.NeedNode24, provision.NeedRust, provision.NeedPython, provision.NeedFunctionChecks); err != nil {
 		os.Stderr.WriteString("functions: " + err.Error() + "\n")
 		os.Exit(1)
 	}

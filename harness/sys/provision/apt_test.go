@@ -93,7 +93,7 @@ func TestSetupNamesOneCommandForWhatItCannotInstall(t *testing.T) {
 	assert.Contains(t, out.String(), "setup: installing dynalite", "the other steps run")
 	if assert.Error(t, err) {
 		lines := strings.Split(err.Error(), "\n")
-		want := append(append(append([]string{"sudo apt-get install -y --no-install-recommends"}, RustPackages...), PythonPackages...), ShellcheckPackage)
+		want := append(append(append(append([]string{"sudo apt-get install -y --no-install-recommends"}, RustPackages...), PythonPackages...), FunctionCheckPackages...), ShellcheckPackage)
 		assert.Equal(t, "\t"+strings.Join(want, " "), lines[len(lines)-1], "last line of the error; want one command for every missing package (error: %v)", err)
 		assert.Equal(t, 1, strings.Count(err.Error(), "sudo apt-get"), "commands named; want one (error: %v)", err)
 		assert.Contains(t, err.Error(), "make lint (actionlint checks the workflows' scripts with shellcheck) needs Debian's shellcheck")

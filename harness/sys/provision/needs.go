@@ -32,6 +32,8 @@ const (
 	NeedRust
 	// NeedPython installs Debian's Python and boto3 (PythonPackages).
 	NeedPython
+	// NeedFunctionChecks installs the linters of the functions' own checks (FunctionCheckPackages).
+	NeedFunctionChecks
 )
 
 // PrebuiltEnv, when set, is the absolute path of a folder of function zips that `make package`
@@ -58,6 +60,8 @@ func (n Need) String() string {
 		return "Debian's Rust toolchain"
 	case NeedPython:
 		return "Debian's Python and boto3"
+	case NeedFunctionChecks:
+		return "the functions' linters"
 	}
 	return fmt.Sprintf("Need(%d)", int(n))
 }
@@ -127,6 +131,8 @@ func (p *Provisioner) Ensure(ctx context.Context, needs ...Need) error {
 			} else {
 				errs = append(errs, p.debian(ctx, "the Python function", PythonPackages))
 			}
+		case NeedFunctionChecks:
+			errs = append(errs, p.debian(ctx, "checking the functions", FunctionCheckPackages))
 		default:
 			errs = append(errs, fmt.Errorf("provision: unknown need %v", n))
 		}

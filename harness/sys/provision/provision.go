@@ -51,7 +51,7 @@ var (
 const DynaliteDir = "tools/dynalite"
 
 // dynaliteMarker, in node_modules, is a copy of the lockfile that node_modules was installed
-// from: a lockfile that differs from it means install again.
+// from: a lockfile that differs from it means install again (dynalite's, and any npmCI's).
 const dynaliteMarker = ".claims-installed-lock"
 
 // LockFile and TempDir are relative to the repository root. Anything in TempDir while the lock is
@@ -135,7 +135,8 @@ func All(ctx context.Context, w io.Writer) error {
 }
 
 // All runs every step, in the Makefile's former order (Node 24, the C compiler, dynalite), then
-// the Debian packages of the Rust and Python functions and shellcheck for `make lint`, and
+// the Debian packages of the Rust and Python functions, of their own checks' linters, and
+// shellcheck for `make lint`, and
 // goes on after a step fails so that one run names everything missing. Debian packages it cannot
 // install for want of root come last, in one command a person runs (see cannotInstall). That
 // Node24Package cannot run here is a note, not a failure: there is nothing to install. Last
@@ -155,7 +156,7 @@ func (p *Provisioner) All(ctx context.Context) error {
 	}
 	errs = append(errs, p.CCompiler(), p.dynalite(ctx),
 		p.debian(ctx, "the Rust function", RustPackages), p.debian(ctx, "the Python function", PythonPackages),
-		p.shellcheck(ctx))
+		p.debian(ctx, "checking the functions", FunctionCheckPackages), p.shellcheck(ctx))
 	p.chromium(ctx) // for the report's browser test only; never fails the setup
 	return joinCannotInstall(errs)
 }
@@ -294,25 +295,49 @@ func (p *Provisioner) Dynalite(ctx context.Context) error {
 }
 
 func (p *Provisioner) dynalite(ctx context.Context) error {
-	dir := filepath.Join(p.Root, filepath.FromSlash(DynaliteDir))
+	return p.npmCI(ctx, "dynalite", DynaliteDir, "dynalite")
+}
+
+// NPMCI runs `npm ci` in relDir, a folder of the repository with a package.json and lockfile,
+// for what it names in its messages, unless its node_modules was installed from a lockfile
+// equal to it and holds the package probe. See Provisioner.NPMCI.
+func NPMCI(ctx context.Context, w io.Writer, what, relDir, probe string) error {
+	p, err := Default(w)
+	if err != nil {
+		return err
+	}
+	unlock, err := p.lock(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	return p.npmCI(ctx, what, relDir, probe)
+}
+
+// npmCI runs `npm ci` for relDir's lockfile (its devDependencies included), unless node_modules
+// was installed from a lockfile equal to it (the marker node_modules/.claims-installed-lock holds
+// that lockfile) and holds the package probe. npm runs in a copy of the package, whose
+// node_modules is renamed into place whole.
+func (p *Provisioner) npmCI(ctx context.Context, what, relDir, probe string) error {
+	dir := filepath.Join(p.Root, filepath.FromSlash(relDir))
 	lock, err := os.ReadFile(filepath.Join(dir, "package-lock.json"))
 	if err != nil {
-		return fmt.Errorf("dynalite: %w", err)
+		return fmt.Errorf("%s: %w", what, err)
 	}
 	modules := filepath.Join(dir, "node_modules")
 	marker, err := os.ReadFile(filepath.Join(modules, dynaliteMarker))
 	if err == nil && bytes.Equal(marker, lock) {
-		if _, err := os.Stat(filepath.Join(modules, "dynalite", "package.json")); err == nil {
-			p.logf("dynalite is installed in %s", DynaliteDir)
+		if _, err := os.Stat(filepath.Join(modules, probe, "package.json")); err == nil {
+			p.logf("%s is installed in %s", what, relDir)
 			return nil
 		}
 	}
 	pkg, err := os.ReadFile(filepath.Join(dir, "package.json"))
 	if err != nil {
-		return fmt.Errorf("dynalite: %w", err)
+		return fmt.Errorf("%s: %w", what, err)
 	}
-	p.logf("installing dynalite into %s (npm ci)", DynaliteDir)
-	err = p.install(ctx, DynaliteDir+"/node_modules", func(work string) (string, error) {
+	p.logf("installing %s into %s (npm ci)", what, relDir)
+	err = p.install(ctx, relDir+"/node_modules", func(work string) (string, error) {
 		// npm ci runs in a copy of the package, so that the node_modules it makes can be renamed
 		// into place whole; the marker goes in before, from the lockfile that was installed.
 		src := filepath.Join(work, "src")
@@ -335,7 +360,7 @@ func (p *Provisioner) dynalite(ctx context.Context) error {
 		return modules, nil
 	})
 	if err != nil {
-		return fmt.Errorf("installing dynalite: %w", err)
+		return fmt.Errorf("installing %s: %w", what, err)
 	}
 	return nil
 }
