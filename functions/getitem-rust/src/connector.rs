@@ -82,21 +82,24 @@ pub struct ConnState {
     pub closed: AtomicBool,
 }
 
-/// The last error writing to any connection, which the client takes after each request: hyper
-/// writes in its connection's own task and reports a failed write as the request's error without
-/// its cause, and the function makes one request at a time.
-pub static WRITE_ERROR: Mutex<String> = Mutex::new(String::new());
+/// The last error writing to any of one client's connections, which the client clears before
+/// each request and takes after it: hyper writes in its connection's own task and reports a
+/// failed write as the request's error without its cause, and a client makes one request at a
+/// time. Each client has its own; its connector hands it to every connection it makes.
+pub type WriteError = Arc<Mutex<String>>;
 
-/// The connector: the TLS configuration (roots, session cache) of the client it belongs to.
+/// The connector: the TLS configuration (roots, session cache) of the client it belongs to, and
+/// that client's WriteError.
 #[derive(Clone)]
 pub struct Connector {
     config: Arc<ClientConfig>,
+    write_error: WriteError,
 }
 
 impl Connector {
-    /// A connector with config.
-    pub fn new(config: Arc<ClientConfig>) -> Connector {
-        Connector { config }
+    /// A connector with config, whose connections report a failed write into write_error.
+    pub fn new(config: Arc<ClientConfig>, write_error: WriteError) -> Connector {
+        Connector { config, write_error }
     }
 }
 
@@ -121,13 +124,24 @@ impl tower_service::Service<Uri> for Connector {
         // finishes in the background after its request went elsewhere times into nothing.
         let dial = DIAL.try_with(Arc::clone).ok();
         let config = self.config.clone();
-        Box::pin(async move { connect(config, uri, dial).await.map(TokioIo::new).map_err(Boxed::from) })
+        let write_error = self.write_error.clone();
+        Box::pin(async move {
+            connect(config, uri, dial, write_error)
+                .await
+                .map(TokioIo::new)
+                .map_err(Boxed::from)
+        })
     }
 }
 
 /// Makes a connection to uri's host and port: DNS (none for an IP literal), TCP to each address
 /// in turn until one answers, and the TLS handshake, each timed into dial.
-async fn connect(config: Arc<ClientConfig>, uri: Uri, dial: Option<Arc<Mutex<Dial>>>) -> io::Result<Conn> {
+async fn connect(
+    config: Arc<ClientConfig>,
+    uri: Uri,
+    dial: Option<Arc<Mutex<Dial>>>,
+    write_error: WriteError,
+) -> io::Result<Conn> {
     let record = |f: &dyn Fn(&mut Dial)| {
         if let Some(d) = &dial {
             f(&mut d.lock().unwrap());
@@ -192,13 +206,14 @@ async fn connect(config: Arc<ClientConfig>, uri: Uri, dial: Option<Arc<Mutex<Dia
         state: Arc::default(),
     };
     record(&|p| p.made.push(info.id));
-    Ok(Conn { tls, info })
+    Ok(Conn { tls, info, write_error })
 }
 
 /// A connection as hyper holds it: the TLS stream, and who it is.
 pub struct Conn {
     tls: TlsStream<TcpStream>,
     info: ConnInfo,
+    write_error: WriteError,
 }
 
 impl Connection for Conn {
@@ -236,7 +251,7 @@ impl AsyncWrite for Conn {
     fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
         let r = Pin::new(&mut self.tls).poll_write(cx, buf);
         if let Poll::Ready(Err(e)) = &r {
-            *WRITE_ERROR.lock().unwrap() = e.to_string();
+            *self.write_error.lock().unwrap() = e.to_string();
             self.close();
         }
         r
@@ -244,7 +259,7 @@ impl AsyncWrite for Conn {
     fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         let r = Pin::new(&mut self.tls).poll_flush(cx);
         if let Poll::Ready(Err(e)) = &r {
-            *WRITE_ERROR.lock().unwrap() = e.to_string();
+            *self.write_error.lock().unwrap() = e.to_string();
             self.close();
         }
         r

@@ -20,7 +20,7 @@ use rustls::pki_types::ServerName;
 use rustls::ClientConfig;
 
 use crate::clock::ms;
-use crate::connector::{ConnInfo, Connector, Dial, DIAL, WRITE_ERROR};
+use crate::connector::{ConnInfo, Connector, Dial, WriteError, DIAL};
 use crate::trace::Phases;
 
 /// Where requests go: an https:// URL's host, port and path. The connector reads the host and
@@ -129,6 +129,7 @@ pub struct Response {
 #[derive(Clone)]
 pub struct Client {
     hyper: hyper_util::client::legacy::Client<Connector, Full<Bytes>>,
+    write_error: WriteError,
 }
 
 impl Client {
@@ -137,10 +138,11 @@ impl Client {
     /// written sent again on another), its tasks and timer tokio's, as hyper 0.14's Client had
     /// them. It must be made inside the tokio runtime.
     pub fn new(config: Arc<ClientConfig>) -> Client {
+        let write_error = WriteError::default();
         let hyper = hyper_util::client::legacy::Client::builder(TokioExecutor::new())
             .pool_timer(TokioTimer::new())
-            .build(Connector::new(config));
-        Client { hyper }
+            .build(Connector::new(config, write_error.clone()));
+        Client { hyper, write_error }
     }
 
     /// Sends one POST request to ep, its headers already signed, through hyper's Client, and
@@ -157,11 +159,11 @@ impl Client {
         p: &mut Phases,
     ) -> Result<Response, Failure> {
         let dial = Arc::new(Mutex::new(Dial::default()));
-        WRITE_ERROR.lock().unwrap().clear();
+        self.write_error.lock().unwrap().clear();
         let exchange = DIAL.scope(dial.clone(), self.exchange(ep, headers, body, &dial, p));
         let r = tokio::time::timeout_at(tokio::time::Instant::from_std(deadline), exchange).await;
         let d = dial.lock().unwrap().clone();
-        p.write_error = WRITE_ERROR.lock().unwrap().clone();
+        p.write_error = self.write_error.lock().unwrap().clone();
         let r = match r {
             Ok(r) => r,
             Err(_) => {
