@@ -11,6 +11,16 @@ SHELL := /bin/bash
 # repository's packages, for every build of them that lint and the tests make, again.
 export GOFLAGS := $(strip $(GOFLAGS) -trimpath)
 
+# The selections of claim tests and function languages that go test's -run and -skip take
+# (LIVE_CLAIMS, ROUTER_CLAIMS, OTHER_FUNCTION_LANGUAGES, GO_FUNCTION_ONLY_CLAIMS), written from the
+# catalog by cmd/selections (catalog.Selections) and included, so that no name is typed here again:
+# make writes the file before it reads the rest, and again whenever the catalog changes.
+SELECTIONS := .cache/selections.mk
+$(SELECTIONS): $(wildcard catalog/*.go) cmd/selections/main.go
+	@mkdir -p $(dir $@)
+	@go run ./cmd/selections > $@.tmp && mv $@.tmp $@
+include $(SELECTIONS)
+
 GOTESTSUM := go tool gotestsum
 # With JUNIT_DIR set (CI does), each gotestsum run also writes a JUnit file there, named for its
 # stage: $(call junit,stage).
@@ -35,27 +45,24 @@ TEST_NODE_RUNTIMES ?= first
 # environments need no rest between trials.
 ROUTER_TEST_SPIN_MS  ?= 200
 ROUTER_TEST_PAUSE_MS ?= 100
-# The routing claims' tests (W6-W9, W12), which `make experiments` and `make live-web` run. `make
-# test` runs every other TestWeb... test, and TestCatchesBrokenRouters, in catches. catalog's tests
-# check this list against catalog.Tests.
-ROUTER_CLAIMS := TestWebPingAvoidsBusyEnvironment|TestWebPingWaitsWhenEveryEnvironmentBusy|TestWebTwoCPUOnOneSide|TestWebEnvIDMatchesLogstream|TestWebLowerConcurrencyFewerCoLocated
+# ROUTER_CLAIMS (SELECTIONS) are the routing claims' tests (W6-W9, W12), which `make experiments`
+# and `make live-web` run. `make test` runs every other TestWeb... test, and
+# TestCatchesBrokenRouters, in catches.
 
 # Experiments load the CPU: run one package at a time (-p 1) so they never measure each other.
 GOTEST_FLAGS := -p 1 -count=1
 
-# The cold-start claims that can run on Lambda (T1-T6, T8, T9). `make test` decides them through the
-# live mode's code (-tags lambda) against this repository's stand-ins of Lambda's, IAM's and
+# LIVE_CLAIMS (SELECTIONS) are the cold-start claims that can run on Lambda (T1-T6, T8, T9). `make
+# test` decides them through the live mode's code (-tags lambda) against this repository's stand-ins of Lambda's, IAM's and
 # DynamoDB's APIs (CLAIMS_LIVE_STANDIN=1): the same local model of Lambda's CPU as the local
 # platform, reached through Lambda's API, so the live path is proven on every run without
 # deciding them twice. `make experiments` decides them on the local platform. catalog's tests check
 # this list against catalog.Tests.
-LIVE_CLAIMS := TestPhasesAreTheSDKsOwnConnection|TestWarmupFailureDoesNotFailInit|TestFirstCallDominatedByTLS|TestFirstInvocationIsSlow|TestWarmupRemovesHandshake|TestHandshakeScalesWithCPU|TestThrottleSlices|TestInitIsNotThrottled
 # T1-T6 decide their claims on the GetItem function in each language, a subtest per language
 # (catalog.FunctionLanguages). Through the stand-ins `make test` decides them all on Go's, and
-# T6 on each other language's, which runs each function end to end through the live path;
-# `make experiments` decides them all on every language. catalog's tests check both lists.
-OTHER_FUNCTION_LANGUAGES := rust|node|python
-GO_FUNCTION_ONLY_CLAIMS := TestWarmupFailureDoesNotFailInit|TestFirstCallDominatedByTLS|TestFirstInvocationIsSlow|TestWarmupRemovesHandshake|TestHandshakeScalesWithCPU|TestInitIsNotThrottled
+# T6 on each other language's, which runs each function end to end through the live path
+# (OTHER_FUNCTION_LANGUAGES and GO_FUNCTION_ONLY_CLAIMS, SELECTIONS); `make experiments` decides
+# them all on every language.
 
 # The tests of the claim tests: TestCatchesBroken... in every package (claimtest.CatchBroken).
 BROKEN_CASES := TestCatchesBroken

@@ -25,6 +25,10 @@ type Test struct {
 	// ships. The runtime matrix runs each as a column of its own. None for a test whose
 	// function is not a GetItem function of every language.
 	Functions []string
+	// EveryLanguageInTest: `make test` decides it through the stand-ins on every language of
+	// Functions, which runs each language's function end to end through the live path; it
+	// decides the others with Functions on Go's alone (Selections: GO_FUNCTION_ONLY_CLAIMS).
+	EveryLanguageInTest bool
 }
 
 // FunctionLanguages are the languages of the cold-start claims' GetItem function
@@ -81,7 +85,7 @@ var tests = []Test{
 	{Package: "threadpool", Name: "TestSyncOnRequestPath", Claims: []string{"P10"}, Kind: Local, Runtimes: []string{Node}},
 	{Package: "threadpool", Name: "TestPoolWaves", Claims: []string{"P3", "P4"}, Kind: Local, Runtimes: []string{Node}},
 
-	{Package: "coldstart", Name: "TestPhasesAreTheSDKsOwnConnection", Claims: []string{"T6"}, Kind: Both, Runtimes: []string{Go}, Functions: FunctionLanguages},
+	{Package: "coldstart", Name: "TestPhasesAreTheSDKsOwnConnection", Claims: []string{"T6"}, Kind: Both, Runtimes: []string{Go}, Functions: FunctionLanguages, EveryLanguageInTest: true},
 	{Package: "coldstart", Name: "TestWarmupFailureDoesNotFailInit", Claims: []string{"T4"}, Kind: Both, Runtimes: []string{Go}, Functions: FunctionLanguages},
 	{Package: "coldstart", Name: "TestFirstCallDominatedByTLS", Claims: []string{"T1", "T6"}, Kind: Both, Runtimes: []string{Go}, Functions: FunctionLanguages},
 	{Package: "coldstart", Name: "TestFirstInvocationIsSlow", Claims: []string{"T2"}, Kind: Both, Runtimes: []string{Go}, Functions: FunctionLanguages},
