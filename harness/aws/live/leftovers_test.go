@@ -2,6 +2,7 @@ package live
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/iam"
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
 	lambdatypes "github.com/aws/aws-sdk-go-v2/service/lambda/types"
 	"github.com/stretchr/testify/assert"
@@ -222,4 +224,27 @@ func TestLogGroupNamesOfARun(t *testing.T) {
 		assert.Equal(t, want, run, "run of %s", name)
 		assert.Equal(t, want != "", ok, "%s is a run's log group", name)
 	}
+}
+
+// TestLeftoverRolesPastTheFirstPageAreFound: ListRoles answers at most 100 roles a page (IAM's
+// default MaxItems) and a Marker for the rest; a run's role that sorts after 100 roles of the
+// account's own is on the second page, and must be found there.
+func TestLeftoverRolesPastTheFirstPageAreFound(t *testing.T) {
+	st := startStandins(t, Config{}, 0)
+	s := abandoned(t, st)
+	trust := `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Service":"lambda.amazonaws.com"},"Action":"sts:AssumeRole"}]}`
+	for i := range 100 {
+		_, err := s.IAM.CreateRole(t.Context(), &iam.CreateRoleInput{
+			RoleName: aws.String(fmt.Sprintf("an-account-role-%03d", i)), AssumeRolePolicyDocument: aws.String(trust)})
+		require.NoError(t, err)
+	}
+	ls, err := FindLeftovers(t.Context(), st.aws, st.cfg, InUse{})
+	require.NoError(t, err)
+	var roles []string
+	for _, l := range ls {
+		if l.Kind == KindRole {
+			roles = append(roles, l.Name)
+		}
+	}
+	assert.Equal(t, []string{"claims-" + s.RunID + "-exec"}, roles, "leftover roles = %v; want the run's, on ListRoles' second page", roles)
 }
