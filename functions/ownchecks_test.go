@@ -58,7 +58,7 @@ func ownChecks(t *testing.T) map[lambdazip.Language][]ownCheck {
 			{"cargo fmt --check", cargo("fmt", "--check")},
 		},
 		lambdazip.Node: {
-			{"node --test", command(node.Path, "--test")},
+			{"node --test", command(node.Path, "--test", "test/*.test.mjs")},
 			{"eslint", command(node.Path, "node_modules/eslint/bin/eslint.js", ".")},
 		},
 		lambdazip.Python: {

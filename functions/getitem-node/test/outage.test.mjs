@@ -8,6 +8,7 @@ import tls from "node:tls";
 import { setTimeout as sleep } from "node:timers/promises";
 
 import { outageEndpoint, outageRefused, outageStalled } from "../outage.mjs";
+import { heldOutage } from "./held-outage.mjs";
 
 /** portOf is the port of an endpoint's URL, which must be https on loopback's 127.0.0.1. */
 function portOf(url) {
@@ -39,18 +40,8 @@ test("refused: the port is bound and closed again, and a connection to it is ref
 });
 
 test("stalled: the connection is accepted, the TLS handshake never answered", async (t) => {
-  const held = [];
   const before = listeners();
-  const url = await outageEndpoint(outageStalled, held);
-  t.after(() => {
-    for (const h of held) {
-      if (h instanceof net.Server) {
-        h.close();
-      } else {
-        h.destroy();
-      }
-    }
-  });
+  const { url, held } = await heldOutage(t, outageStalled);
   const port = portOf(url);
   assert.equal(held.length, 1);
   assert.ok(held[0] instanceof net.Server && held[0].listening, "the stall's server listens");

@@ -8,13 +8,13 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import https from "node:https";
-import net from "node:net";
 import { setImmediate as nextTurn } from "node:timers/promises";
 
 import { attach } from "../attach.mjs";
 import { attach as brokenAttach } from "../broken/brokentrace/attach.mjs";
 import { outageEndpoint, outageRefused, outageStalled } from "../outage.mjs";
 import { Tracer, TracingAgent, errorText, firstRoots } from "../trace.mjs";
+import { heldOutage } from "./held-outage.mjs";
 import { loopbackCertificate } from "./loopback-cert.mjs";
 
 const { cert, key } = loopbackCertificate();
@@ -162,17 +162,7 @@ test("outages: a refused connect has no phases; a stalled handshake is timed to 
   assert.equal(refused.p.attempts, 1);
   assert.deepEqual([refused.p.connectMs, refused.p.tlsMs, refused.p.ttfbMs, refused.p.remoteAddr], [0, 0, 0, undefined]);
 
-  const held = [];
-  const url = await outageEndpoint(outageStalled, held);
-  t.after(() => {
-    for (const h of held) {
-      if (h instanceof net.Server) {
-        h.close();
-      } else {
-        h.destroy();
-      }
-    }
-  });
+  const { url } = await heldOutage(t, outageStalled);
   const giveUpMs = 200;
   const stalled = await traced(
     () =>
