@@ -13,6 +13,7 @@ import (
 
 	"github.com/serverless-claims/claims/functions"
 	"github.com/serverless-claims/claims/harness/lambda/lambdazip"
+	"github.com/serverless-claims/claims/harness/standin/managedruntime"
 	"github.com/serverless-claims/claims/harness/sys/provision"
 	"github.com/serverless-claims/claims/harness/sys/repo"
 	"github.com/serverless-claims/claims/harness/sys/runtimes"
@@ -44,9 +45,10 @@ func cargo(args ...string) func(ctx context.Context, root, dir string) ([]byte, 
 	}
 }
 
-// ownChecks are each language's own tests and linter. Python's are Debian's interpreter, the one
-// whose boto3 the bundle vendors, and flake8 (provision.FunctionCheckPackages); Node's run on the
-// runtime the probes run on (Node 24 after make setup) with the function's devDependencies.
+// ownChecks are each language's own tests and linter. Python's are Debian's interpreter (the one
+// the managed runtime's stand-in runs, whose boto3 the bundle vendors) and flake8
+// (provision.FunctionCheckPackages); Node's run on the runtime the probes run on (Node 24 after
+// make setup) with the function's devDependencies.
 func ownChecks(t *testing.T) map[lambdazip.Language][]ownCheck {
 	t.Helper()
 	node, err := runtimes.FindNode()
@@ -62,7 +64,7 @@ func ownChecks(t *testing.T) map[lambdazip.Language][]ownCheck {
 			{"eslint", command(node.Path, "node_modules/eslint/bin/eslint.js", ".")},
 		},
 		lambdazip.Python: {
-			{"python3 -m unittest", command("/usr/bin/python3", "-m", "unittest", "discover", "-s", "tests", "-t", ".")},
+			{"python3 -m unittest", command(managedruntime.PythonCommand, "-m", "unittest", "discover", "-s", "tests", "-t", ".")},
 			{"flake8", command("/usr/bin/flake8")},
 		},
 	}

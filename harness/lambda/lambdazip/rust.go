@@ -208,10 +208,6 @@ func RustCargo(ctx context.Context, root, pkg string, args ...string) ([]byte, e
 	if err != nil {
 		return nil, err
 	}
-	ra, ok := rustArchOf(runtime.GOARCH)
-	if !ok {
-		return nil, fmt.Errorf("rust: no target for this machine's architecture %s", runtime.GOARCH)
-	}
 	src := filepath.Join(root, filepath.FromSlash(pkg))
 	vendor, err := rustVendor(filepath.Join(src, "Cargo.lock"))
 	if err != nil {
@@ -227,7 +223,8 @@ func RustCargo(ctx context.Context, root, pkg string, args ...string) ([]byte, e
 	}
 	cmd := exec.CommandContext(ctx, tc.cargo, full...)
 	cmd.Dir = buildDir
-	cmd.Env = rustEnv(tc, ra, false, map[string]string{
+	// A native build: rustEnv reads no architecture.
+	cmd.Env = rustEnv(tc, rustArch{}, false, map[string]string{
 		"CARGO_HOME":       filepath.Join(targetDir, "cargo-home"),
 		"CARGO_TARGET_DIR": targetDir,
 	})
@@ -236,16 +233,6 @@ func RustCargo(ctx context.Context, root, pkg string, args ...string) ([]byte, e
 		return out, fmt.Errorf("%s %s (in %s): %w", tc.cargo, strings.Join(args, " "), pkg, err)
 	}
 	return out, nil
-}
-
-// rustArchOf is the architecture of rustArches whose Go architecture is goarch.
-func rustArchOf(goarch string) (rustArch, bool) {
-	for _, ra := range rustArches {
-		if ra.goarch == goarch {
-			return ra, true
-		}
-	}
-	return rustArch{}, false
 }
 
 // hasStd says whether the toolchain's own sysroot holds the standard library for triple.
