@@ -27,10 +27,10 @@ const (
 
 // Source is the publication a claim comes from.
 type Source struct {
-	Title  string `json:"title"` // the article's title (as published; add an English gloss in parentheses when it is not English)
-	Author string `json:"author"`
-	Date   string `json:"date,omitempty"` // YYYY-MM-DD; empty where the source gives none
-	URL    string `json:"url,omitempty"`  // its public address, where it has one
+	Title  string `json:"title" jsonschema:"minLength=1"` // the article's title (as published; add an English gloss in parentheses when it is not English)
+	Author string `json:"author" jsonschema:"minLength=1"`
+	Date   string `json:"date,omitempty" jsonschema:"pattern=^[0-9]{4}-[0-9]{2}-[0-9]{2}$"` // YYYY-MM-DD; empty where the source gives none
+	URL    string `json:"url,omitempty" jsonschema:"pattern=^https://"`                     // its public address, where it has one
 }
 
 // Claim is one published claim, or a question its article left open, under its ID.

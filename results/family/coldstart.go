@@ -30,7 +30,7 @@ func init() {
 // the architecture and the deployed functions), and the functions the claim created there.
 type ColdStartTarget struct {
 	Platform  any        `json:"platform"`
-	Functions []Function `json:"functions"`
+	Functions []Function `json:"functions" jsonschema:"minItems=1"`
 }
 
 // Function is a function a claim created: Lambda's function configuration as far as the claims
@@ -39,7 +39,7 @@ type Function struct {
 	Build Build `json:"build"`
 	// MemoryMB is the memory size, which on Lambda also sets the CPU share: MemoryMB / 1,769 of
 	// one vCPU, with Init's burst.
-	MemoryMB int `json:"memoryMB"`
+	MemoryMB int `json:"memoryMB" jsonschema:"maximum=10240,minimum=128"`
 	// Unthrottled: a CPU no memory size limits, for the controls of the claims about a memory
 	// size's CPU (locally the machine's CPU; on Lambda 3008 MB, 1.7 vCPUs).
 	Unthrottled bool `json:"unthrottled,omitempty"`
@@ -52,13 +52,13 @@ type Function struct {
 // Build is the code a function runs: a function folder of this repository, built as Lambda takes
 // it (harness/lambda/lambdazip).
 type Build struct {
-	Package string `json:"package"`
+	Package string `json:"package" jsonschema:"pattern=^functions/"`
 	// Language is the function's language (go, rust, node, python), and Runtime the Lambda
 	// runtime that runs it; both absent from results made before functions had languages.
-	Language string `json:"language,omitempty"`
-	Runtime  string `json:"runtime,omitempty"`
+	Language string `json:"language,omitempty" jsonschema:"enum=go,enum=rust,enum=node,enum=python"`
+	Runtime  string `json:"runtime,omitempty" jsonschema:"minLength=1"`
 	// Tags is the build tag of a variant broken on purpose, for the sensitivity tests.
-	Tags string `json:"tags,omitempty"`
+	Tags string `json:"tags,omitempty" jsonschema:"minLength=1"`
 }
 
 // Call, Connection and Answer are functions/getitem's answer, which the function itself answers
@@ -73,42 +73,42 @@ type (
 
 // Invoked is one invocation as a result keeps it.
 type Invoked struct {
-	Status int `json:"status"`
+	Status int `json:"status" jsonschema:"minimum=0"`
 	// Error is the platform's word that the function failed (an Init that failed, a crash).
 	Error  string `json:"error,omitempty"`
 	Answer Answer `json:"answer"`
 	// Body is the answer as sent, when it is not the function's JSON.
 	Body     string           `json:"body,omitempty"`
 	Report   InvocationReport `json:"report"`
-	ClientMs float64          `json:"clientMs"`
+	ClientMs float64          `json:"clientMs" jsonschema:"minimum=0"`
 	// Attempts is how many requests the platform's client sent for the invoke.
-	Attempts int `json:"attempts"`
+	Attempts int `json:"attempts" jsonschema:"minimum=0"`
 }
 
 // InvocationReport is an invocation's REPORT as a result keeps it: what the line carried, nil
 // where it carried nothing (Init only on a cold start).
 type InvocationReport struct {
-	InitMs          *float64 `json:"initMs,omitempty"`
-	DurationMs      *float64 `json:"durationMs,omitempty"`
-	BilledMs        *float64 `json:"billedMs,omitempty"`
-	MemorySizeMB    *int     `json:"memorySizeMB,omitempty"`
-	MaxMemoryUsedMB *int     `json:"maxMemoryUsedMB,omitempty"`
+	InitMs          *float64 `json:"initMs,omitempty" jsonschema:"minimum=0"`
+	DurationMs      *float64 `json:"durationMs,omitempty" jsonschema:"minimum=0"`
+	BilledMs        *float64 `json:"billedMs,omitempty" jsonschema:"minimum=0"`
+	MemorySizeMB    *int     `json:"memorySizeMB,omitempty" jsonschema:"minimum=0"`
+	MaxMemoryUsedMB *int     `json:"maxMemoryUsedMB,omitempty" jsonschema:"minimum=0"`
 	Status          string   `json:"status,omitempty"` // "timeout", "error"; "" for success
 }
 
 // Throttling is what the platform counted for one environment's CPU: periods in which it ran,
 // periods in which it was throttled, and the time it waited.
 type Throttling struct {
-	Periods   int64   `json:"periods"`
-	Throttled int64   `json:"throttled"`
-	WaitedMs  float64 `json:"waitedMs"`
+	Periods   int64   `json:"periods" jsonschema:"minimum=0"`
+	Throttled int64   `json:"throttled" jsonschema:"minimum=0"`
+	WaitedMs  float64 `json:"waitedMs" jsonschema:"minimum=0"`
 }
 
 // ColdStart is one cold start: a fresh execution environment, its first invocation and a
 // second, warm one.
 type ColdStart struct {
 	// Arm names the function it ran, as the result's parameters list them.
-	Arm    string  `json:"arm"`
+	Arm    string  `json:"arm" jsonschema:"minLength=1"`
 	First  Invoked `json:"first"`
 	Second Invoked `json:"second"`
 	// Later are the warm invocations after the second, where a test asks for them.
@@ -116,7 +116,7 @@ type ColdStart struct {
 	// Throttling is the platform's count for the whole cold start; nil where it has none.
 	Throttling *Throttling `json:"throttling,omitempty"`
 	// NotEvidence says why the cold start is no evidence, "" where it is.
-	NotEvidence string `json:"notEvidence,omitempty"`
+	NotEvidence string `json:"notEvidence,omitempty" jsonschema:"minLength=1"`
 }
 
 // NotEvidence counts cold starts that are no evidence, by reason.
@@ -138,29 +138,29 @@ func (n NotEvidence) String() string {
 // not hold the fewest that decide its claim (its verdict is then inconclusive, saying so).
 type Cut struct {
 	// Planned is the cold starts (of each arm) the run's settings asked for.
-	Planned int `json:"planned"`
+	Planned int `json:"planned" jsonschema:"minimum=1"`
 	// Why says what cut the plan to the parameters' coldStarts, with the figures that did.
-	Why string `json:"why"`
+	Why string `json:"why" jsonschema:"minLength=1"`
 }
 
 // PhasesParameters are coldstart.phases' (T1, T2, T3, T5).
 type PhasesParameters struct {
 	// ColdStarts is the number of cold starts of each arm.
-	ColdStarts int `json:"coldStarts"`
+	ColdStarts int `json:"coldStarts" jsonschema:"minimum=0"`
 	// Cut is where the plan was cut to fit the test's time; nil where it ran whole.
 	Cut *Cut `json:"cut,omitempty"`
 	// WarmInvocations is the number of warm invocations of each cold start, the second and later.
-	WarmInvocations int `json:"warmInvocations"`
+	WarmInvocations int `json:"warmInvocations" jsonschema:"minimum=1"`
 	// InvocationGapMs is the pause between one invocation's answer and the next invoke.
-	InvocationGapMs float64         `json:"invocationGapMs"`
-	Arms            []ArmParameters `json:"arms"`
+	InvocationGapMs float64         `json:"invocationGapMs" jsonschema:"minimum=0"`
+	Arms            []ArmParameters `json:"arms" jsonschema:"minItems=1"`
 }
 
 // ArmParameters is one arm: the function it runs.
 type ArmParameters struct {
-	Arm         string `json:"arm"`
-	Variant     string `json:"variant"`
-	MemoryMB    int    `json:"memoryMB"`
+	Arm         string `json:"arm" jsonschema:"minLength=1"`
+	Variant     string `json:"variant" jsonschema:"enum=cold,enum=warm,enum=article"`
+	MemoryMB    int    `json:"memoryMB" jsonschema:"minimum=128"`
 	Unthrottled bool   `json:"unthrottled"`
 }
 
@@ -168,19 +168,19 @@ type ArmParameters struct {
 // of Setup (T1), FirstInvocation (T2), Warmup (T3) or Scaling (T5).
 type PhasesSummary struct {
 	// Statistic says how the claim is decided.
-	Statistic       string                  `json:"statistic"`
-	Arms            []ArmSummary            `json:"arms"`
-	Setup           *SetupFigures           `json:"setup,omitempty"`
-	FirstInvocation *FirstInvocationFigures `json:"firstInvocation,omitempty"`
-	Warmup          *WarmupFigures          `json:"warmup,omitempty"`
-	Scaling         *ScalingFigures         `json:"scaling,omitempty"`
-	InitBurst       *InitBurstFigures       `json:"initBurst,omitempty"`
+	Statistic       string                  `json:"statistic" jsonschema:"minLength=1"`
+	Arms            []ArmSummary            `json:"arms" jsonschema:"minItems=1"`
+	Setup           *SetupFigures           `json:"setup,omitempty" jsonschema:"oneof_required=setup"`
+	FirstInvocation *FirstInvocationFigures `json:"firstInvocation,omitempty" jsonschema:"oneof_required=firstInvocation"`
+	Warmup          *WarmupFigures          `json:"warmup,omitempty" jsonschema:"oneof_required=warmup"`
+	Scaling         *ScalingFigures         `json:"scaling,omitempty" jsonschema:"oneof_required=scaling"`
+	InitBurst       *InitBurstFigures       `json:"initBurst,omitempty" jsonschema:"oneof_required=initBurst"`
 }
 
 // ArmSummary is an arm's figures over the cold starts that answered.
 type ArmSummary struct {
-	Arm      string           `json:"arm"`
-	MemoryMB int              `json:"memoryMB"`
+	Arm      string           `json:"arm" jsonschema:"minLength=1"`
+	MemoryMB int              `json:"memoryMB" jsonschema:"minimum=128"`
 	Answered stats.Proportion `json:"answered"`
 	InitMs   stats.Summary    `json:"initMs"`
 	// The first call's phases.
@@ -208,7 +208,7 @@ type ArmSummary struct {
 	CPU         CPUCost     `json:"cpu"`
 	// HandshakeMBSeconds is the mean handshake times the memory size: what a bill by
 	// GB-seconds follows, in MB·s.
-	HandshakeMBSeconds float64 `json:"handshakeMBSeconds"`
+	HandshakeMBSeconds float64 `json:"handshakeMBSeconds" jsonschema:"minimum=0"`
 }
 
 // CPUCost is the CPU an arm's cold starts were charged: over the handshake and over the first
@@ -242,8 +242,8 @@ type FirstInvocationFigures struct {
 // same at the largest, where the platform decides T9; where it does not (the local platform,
 // whose model gives Init its burst by assumption), what the model assumes instead.
 type InitBurstFigures struct {
-	InitRatio *stats.Estimate `json:"initRatio,omitempty"`
-	Assumed   string          `json:"assumed,omitempty"`
+	InitRatio *stats.Estimate `json:"initRatio,omitempty" jsonschema:"oneof_required=initRatio"`
+	Assumed   string          `json:"assumed,omitempty" jsonschema:"minLength=1,oneof_required=assumed"`
 }
 
 // WarmupFigures are T3's estimates.
@@ -265,10 +265,10 @@ type ScalingFigures struct {
 
 // OwnConnectionParameters are coldstart.ownConnection's (T6).
 type OwnConnectionParameters struct {
-	ColdStarts int    `json:"coldStarts"`
+	ColdStarts int    `json:"coldStarts" jsonschema:"minimum=1"`
 	Cut        *Cut   `json:"cut,omitempty"`
-	Variant    string `json:"variant"`
-	MemoryMB   int    `json:"memoryMB"`
+	Variant    string `json:"variant" jsonschema:"enum=cold,enum=warm,enum=article"`
+	MemoryMB   int    `json:"memoryMB" jsonschema:"minimum=128"`
 }
 
 // OwnConnectionSummary is coldstart.ownConnection's figures.
@@ -290,18 +290,18 @@ type OwnConnection struct {
 	ColdStart
 	// ServerHandshakes is the handshakes DynamoDB completed during this cold start; nil where
 	// the platform cannot count them.
-	ServerHandshakes *int `json:"serverHandshakes,omitempty"`
+	ServerHandshakes *int `json:"serverHandshakes,omitempty" jsonschema:"minimum=0"`
 }
 
 // WarmupFailureParameters are coldstart.warmupFailure's (T4).
 type WarmupFailureParameters struct {
-	ColdStarts      int    `json:"coldStarts"`
+	ColdStarts      int    `json:"coldStarts" jsonschema:"minimum=1"`
 	Cut             *Cut   `json:"cut,omitempty"`
-	Variant         string `json:"variant"`
-	MemoryMB        int    `json:"memoryMB"`
-	WarmupTimeoutMs int64  `json:"warmupTimeoutMs"`
-	InitMarginMs    int64  `json:"initMarginMs"`
-	StallForMs      int64  `json:"stallForMs"`
+	Variant         string `json:"variant" jsonschema:"enum=cold,enum=warm,enum=article"`
+	MemoryMB        int    `json:"memoryMB" jsonschema:"minimum=128"`
+	WarmupTimeoutMs int64  `json:"warmupTimeoutMs" jsonschema:"minimum=1"`
+	InitMarginMs    int64  `json:"initMarginMs" jsonschema:"minimum=0"`
+	StallForMs      int64  `json:"stallForMs" jsonschema:"minimum=0"`
 }
 
 // WarmupFailureSummary is coldstart.warmupFailure's figures.
@@ -324,7 +324,7 @@ type UnreachableStart struct {
 	WhileDown Invoked `json:"whileDown"`
 	AfterUp   Invoked `json:"afterUp"`
 	// NotEvidence says why the cold start is no evidence, "" where it is.
-	NotEvidence string `json:"notEvidence,omitempty"`
+	NotEvidence string `json:"notEvidence,omitempty" jsonschema:"minLength=1"`
 }
 
 // Outage is how DynamoDB was unreachable while a T4 cold start ran.

@@ -10,13 +10,13 @@ import (
 
 // ThrottleParameters are coldstart.throttle's (T8).
 type ThrottleParameters struct {
-	BusyMs int64 `json:"busyMs"`
+	BusyMs int64 `json:"busyMs" jsonschema:"minimum=1"`
 	// Cut is where the time left ran no loop at all (Planned: the memory sizes); nil where
 	// every size ran.
 	Cut               *Cut    `json:"cut,omitempty"`
-	Invocations       int     `json:"invocations"`
-	MemorySizesMB     []int   `json:"memorySizesMB"`
-	PublishedPeriodMs float64 `json:"publishedPeriodMs"`
+	Invocations       int     `json:"invocations" jsonschema:"minimum=1"`
+	MemorySizesMB     []int   `json:"memorySizesMB" jsonschema:"minimum=128,minItems=1"`
+	PublishedPeriodMs float64 `json:"publishedPeriodMs" jsonschema:"exclusiveMinimum=0"`
 }
 
 // ThrottleSummary is coldstart.throttle's figures, with its printed table.
@@ -27,18 +27,18 @@ type ThrottleSummary struct {
 
 // SizeFigures are one memory size's figures.
 type SizeFigures struct {
-	MemoryMB int `json:"memoryMB"`
+	MemoryMB int `json:"memoryMB" jsonschema:"minimum=128"`
 	// ExpectedShare is M/1,769 of one CPU, at most 1.
-	ExpectedShare float64 `json:"expectedShare"`
+	ExpectedShare float64 `json:"expectedShare" jsonschema:"minimum=0"`
 	// Share is the function's share, the one decided: the CPU the kernel charged the function's
 	// process over the loops, over their wall time.
-	Share float64 `json:"share"`
+	Share float64 `json:"share" jsonschema:"minimum=0"`
 	// LoopShare is the loops' run time over their wall time, and ThreadShare the kernel's
 	// charge to the loop's thread over the same: the part of the function's share the loop got.
-	LoopShare   float64 `json:"loopShare"`
-	ThreadShare float64 `json:"threadShare"`
+	LoopShare   float64 `json:"loopShare" jsonschema:"minimum=0"`
+	ThreadShare float64 `json:"threadShare" jsonschema:"minimum=0"`
 	// Grids are the coarsest grid each loop's stall ends fall on.
-	Grids []stats.GridFit `json:"grids"`
+	Grids []stats.GridFit `json:"grids" jsonschema:"nullable"`
 	// RunMs and StallMs are the lengths of the runs between stalls and of the stalls.
 	RunMs   stats.Summary `json:"runMs"`
 	StallMs stats.Summary `json:"stallMs"`
@@ -53,21 +53,21 @@ type SizeFigures struct {
 // figure the prediction takes from the run, and the loop gets what they leave of the quota, at
 // most one vCPU.
 type CPUPrediction struct {
-	QuotaVCPU         float64 `json:"quotaVcpu"`         // M/1,769 of one vCPU, per period
-	OtherThreadsVCPU  float64 `json:"otherThreadsVcpu"`  // what the function's other threads took in this run, measured
-	LoopShareOfVCPU   float64 `json:"loopShareOfVcpu"`   // min(1, quota - other threads): the loop's share over the run
-	RunMs             float64 `json:"runMs"`             // a run of the loop between stalls: its share of a period; 0 where it never stalls
-	StallMs           float64 `json:"stallMs"`           // a stall: the rest of the period; 0 where it never stalls
-	StallGapMs        float64 `json:"stallGapMs"`        // from one stall's end to the next: one period; 0 where it never stalls
-	Stalls            int     `json:"stalls"`            // over the loop's wall time, one a period; 0 where it never stalls
-	PeriodMs          float64 `json:"periodMs"`          // the period the prediction is made for
-	FromPublishedOnly string  `json:"fromPublishedOnly"` // what the prediction took from published figures
+	QuotaVCPU         float64 `json:"quotaVcpu" jsonschema:"exclusiveMinimum=0"`        // M/1,769 of one vCPU, per period
+	OtherThreadsVCPU  float64 `json:"otherThreadsVcpu" jsonschema:"minimum=0"`          // what the function's other threads took in this run, measured
+	LoopShareOfVCPU   float64 `json:"loopShareOfVcpu" jsonschema:"maximum=1,minimum=0"` // min(1, quota - other threads): the loop's share over the run
+	RunMs             float64 `json:"runMs" jsonschema:"minimum=0"`                     // a run of the loop between stalls: its share of a period; 0 where it never stalls
+	StallMs           float64 `json:"stallMs" jsonschema:"minimum=0"`                   // a stall: the rest of the period; 0 where it never stalls
+	StallGapMs        float64 `json:"stallGapMs" jsonschema:"minimum=0"`                // from one stall's end to the next: one period; 0 where it never stalls
+	Stalls            int     `json:"stalls" jsonschema:"minimum=0"`                    // over the loop's wall time, one a period; 0 where it never stalls
+	PeriodMs          float64 `json:"periodMs" jsonschema:"exclusiveMinimum=0"`         // the period the prediction is made for
+	FromPublishedOnly string  `json:"fromPublishedOnly" jsonschema:"minLength=1"`       // what the prediction took from published figures
 }
 
 // SizeLoops are one memory size's busy loops.
 type SizeLoops struct {
-	MemoryMB   int          `json:"memoryMB"`
-	Loops      []LoopAnswer `json:"loops"`
+	MemoryMB   int          `json:"memoryMB" jsonschema:"minimum=128"`
+	Loops      []LoopAnswer `json:"loops" jsonschema:"nullable"`
 	Failures   []string     `json:"failures,omitempty"`
 	Throttling *Throttling  `json:"throttling,omitempty"`
 }

@@ -28,30 +28,30 @@ func init() {
 
 // EventLoopParameters is what an event-loop result was asked to do.
 type EventLoopParameters struct {
-	Pattern     string `json:"pattern"` // ping-only, one-cpu, two-cpu
-	Steps       []Step `json:"steps"`
-	Trials      int    `json:"trials"`
-	SpinMs      int    `json:"spinMs"`
-	PauseMs     int    `json:"pauseMs"`     // between trials
-	WarmupPings int    `json:"warmupPings"` // sent before the first trial, not recorded
+	Pattern     string `json:"pattern" jsonschema:"enum=ping-only,enum=one-cpu,enum=two-cpu"` // ping-only, one-cpu, two-cpu
+	Steps       []Step `json:"steps" jsonschema:"minItems=1"`
+	Trials      int    `json:"trials" jsonschema:"minimum=1"`
+	SpinMs      int    `json:"spinMs" jsonschema:"minimum=1"`
+	PauseMs     int    `json:"pauseMs" jsonschema:"minimum=0"`     // between trials
+	WarmupPings int    `json:"warmupPings" jsonschema:"minimum=0"` // sent before the first trial, not recorded
 }
 
 // Step is one request of the pattern.
 type Step struct {
-	Name     string  `json:"name"`
-	Kind     string  `json:"kind"`
-	Path     string  `json:"path"`
-	OffsetMs float64 `json:"offsetMs"` // from the trial's start
+	Name     string  `json:"name" jsonschema:"minLength=1"`
+	Kind     string  `json:"kind" jsonschema:"enum=cpu,enum=ping"`
+	Path     string  `json:"path" jsonschema:"pattern=^/"`
+	OffsetMs float64 `json:"offsetMs" jsonschema:"minimum=0"` // from the trial's start
 }
 
 // Probe is what a result records about a probe process (harness/workload/probe starts it).
 type Probe struct {
-	Runtime string            `json:"runtime"` // node or go
-	Source  string            `json:"source"`  // built-in, CLAIMS_NODE_PROBE, CLAIMS_GO_PROBE, or a test's own
-	Program string            `json:"program"` // the script or binary, relative to the repository where it is in it
-	Env     map[string]string `json:"env"`     // the variables the experiment set for it (nothing else is passed but PATH and HOME)
-	Node    runtimes.Node     `json:"node"`    // the Node.js that ran the probe or the Go probe's launcher
-	Ready   map[string]any    `json:"ready"`   // the READY line, whole
+	Runtime string            `json:"runtime" jsonschema:"enum=node,enum=go"` // node or go
+	Source  string            `json:"source" jsonschema:"minLength=1"`        // built-in, CLAIMS_NODE_PROBE, CLAIMS_GO_PROBE, or a test's own
+	Program string            `json:"program" jsonschema:"minLength=1"`       // the script or binary, relative to the repository where it is in it
+	Env     map[string]string `json:"env"`                                    // the variables the experiment set for it (nothing else is passed but PATH and HOME)
+	Node    runtimes.Node     `json:"node"`                                   // the Node.js that ran the probe or the Go probe's launcher
+	Ready   map[string]any    `json:"ready"`                                  // the READY line, whole
 }
 
 // EventLoopSummary is an eventloop result's figures. The /cpu figures are there only where the
@@ -68,13 +68,13 @@ type EventLoopSummary struct {
 // Request is one request of a trial as sent and answered (harness/workload/pattern sends it). Times are ms from the trial's start on the harness's clock; Answer's are on
 // the probe's clock.
 type Request struct {
-	Name      string          `json:"name"`
-	Kind      string          `json:"kind"`
-	Path      string          `json:"path"`
-	OffsetMs  float64         `json:"offsetMs"`  // when the pattern says to send it
-	SentMs    float64         `json:"sentMs"`    // when it was sent
-	DoneMs    float64         `json:"doneMs"`    // when its answer was read
-	LatencyMs float64         `json:"latencyMs"` // DoneMs - SentMs, what the article calls latency
+	Name      string          `json:"name" jsonschema:"minLength=1"`
+	Kind      string          `json:"kind" jsonschema:"enum=cpu,enum=ping"`
+	Path      string          `json:"path" jsonschema:"pattern=^/"`
+	OffsetMs  float64         `json:"offsetMs" jsonschema:"minimum=0"` // when the pattern says to send it
+	SentMs    float64         `json:"sentMs"`                          // when it was sent
+	DoneMs    float64         `json:"doneMs"`                          // when its answer was read
+	LatencyMs float64         `json:"latencyMs"`                       // DoneMs - SentMs, what the article calls latency
 	Status    int             `json:"status"`
 	Answer    protocol.Answer `json:"answer"`
 	EnvHint   string          `json:"envHint,omitempty"`   // the platform's logstream: which environment answered
@@ -87,8 +87,8 @@ type Request struct {
 
 // Trial is one run of a pattern.
 type Trial struct {
-	Index    int       `json:"index"`
-	Requests []Request `json:"requests"`
+	Index    int       `json:"index" jsonschema:"minimum=0"`
+	Requests []Request `json:"requests" jsonschema:"minItems=1"`
 }
 
 // Of returns the trial's requests of one kind, in the pattern's order.
@@ -131,11 +131,11 @@ func (tr Trial) SentInOrder() bool {
 // Wait is the same-clock evidence of one trial (harness/workload/pattern's PingWait decides it).
 type Wait struct {
 	// CoLocated counts the /cpu answered by the /ping's environment (same envId).
-	CoLocated int `json:"coLocated"`
+	CoLocated int `json:"coLocated" jsonschema:"minimum=0"`
 	// InFlight counts those whose handler started before the /ping's handler did.
-	InFlight int `json:"inFlight"`
+	InFlight int `json:"inFlight" jsonschema:"minimum=0"`
 	// WaitedFor counts those that finished at or before the /ping's handler started.
-	WaitedFor int `json:"waitedFor"`
+	WaitedFor int `json:"waitedFor" jsonschema:"minimum=0"`
 	// Evidential says the /ping reached a process already busy with a /cpu (InFlight >= 1),
 	// sent after every /cpu: a /ping handled before any /cpu started, or sent ahead of a /cpu
 	// the pattern puts before it, shows nothing about waiting for it.
@@ -154,13 +154,13 @@ type EventLoopTrial struct {
 // WebFunction is what a routing result records as its target: a deployed Web Function (its
 // function's name and region, never its account) or the local router.
 type WebFunction struct {
-	Runtime  string `json:"runtime"`
-	Endpoint string `json:"endpoint"` // "local router", or the deployed function's name
+	Runtime  string `json:"runtime" jsonschema:"enum=node,enum=go"`
+	Endpoint string `json:"endpoint" jsonschema:"minLength=1"` // "local router", or the deployed function's name
 	Region   string `json:"region,omitempty"`
-	Auth     string `json:"auth"`
+	Auth     string `json:"auth" jsonschema:"enum=IamAuth,enum=ApplicationManaged"`
 	// The endpoint's settings; zero where a deployment named by a variable does not say.
-	MaxEnvironments              int     `json:"maxEnvironments"`
-	MaxConcurrencyPerEnvironment int     `json:"maxConcurrencyPerEnvironment"`
+	MaxEnvironments              int     `json:"maxEnvironments" jsonschema:"minimum=0"`
+	MaxConcurrencyPerEnvironment int     `json:"maxConcurrencyPerEnvironment" jsonschema:"maximum=128,minimum=0"`
 	Router                       *Router `json:"router,omitempty"` // the local router's model
 	Probes                       []Probe `json:"probes,omitempty"` // the local router's environments
 }
@@ -168,43 +168,43 @@ type WebFunction struct {
 // Router is the local router's routing, the documented behaviours it models, and what it breaks
 // on purpose.
 type Router struct {
-	Policy                 string `json:"policy"` // a webrouter.Policy
-	CPUBusyLimit           int    `json:"cpuBusyLimit,omitempty"`
-	OmitLogstreamEvery     int    `json:"omitLogstreamEvery,omitempty"`
+	Policy                 string `json:"policy" jsonschema:"enum=least-busy,enum=random,enum=sticky,enum=co-locate"` // a webrouter.Policy
+	CPUBusyLimit           int    `json:"cpuBusyLimit,omitempty" jsonschema:"maximum=128,minimum=1"`
+	OmitLogstreamEvery     int    `json:"omitLogstreamEvery,omitempty" jsonschema:"minimum=1"`
 	IgnoreConcurrencyLimit bool   `json:"ignoreConcurrencyLimit,omitempty"`
 	SwapLogstreams         bool   `json:"swapLogstreams,omitempty"`
 	// YoungLimit and MatureAfter: a young endpoint, whose limit grew from YoungLimit to the
 	// setting over MatureAfter served requests (webrouter.Config).
-	YoungLimit  int `json:"youngLimit,omitempty"`
-	MatureAfter int `json:"matureAfter,omitempty"`
+	YoungLimit  int `json:"youngLimit,omitempty" jsonschema:"maximum=128,minimum=1"`
+	MatureAfter int `json:"matureAfter,omitempty" jsonschema:"minimum=1"`
 	// InitialEnvironments: how many environments took requests from the start, the others
 	// started as the running ones filled (webrouter.Config).
-	InitialEnvironments int `json:"initialEnvironments,omitempty"`
+	InitialEnvironments int `json:"initialEnvironments,omitempty" jsonschema:"minimum=1"`
 }
 
 // Placement is where one trial's requests ran, environments numbered from 1 in the order their
 // logstreams were first seen (0: throttled, or placed by neither id).
 type Placement struct {
-	CPUEnvs []int `json:"cpuEnvs"`
-	PingEnv int   `json:"pingEnv"`
+	CPUEnvs []int `json:"cpuEnvs" jsonschema:"minimum=0"`
+	PingEnv int   `json:"pingEnv" jsonschema:"minimum=0"`
 	// OtherExisted: an environment other than the first /cpu's answered both at or before this
 	// trial and at or after it (the discovery requests before and after the trials count).
 	OtherExisted bool `json:"otherExisted"`
 	// PingCoLocated counts the /cpu in the /ping's environment, by logstream.
-	PingCoLocated int `json:"pingCoLocated"`
+	PingCoLocated int `json:"pingCoLocated" jsonschema:"minimum=0"`
 	// Agree: envId and logstream agree, for every pair of the trial's answers that both carried
 	// the header (PairsChecked of them), on whether the two ran in one environment. Where they do
 	// not, no clocks of the trial are compared.
 	Agree        bool `json:"agree"`
-	PairsChecked int  `json:"pairsChecked"`
+	PairsChecked int  `json:"pairsChecked" jsonschema:"minimum=0"`
 	// Placed: every served answer of the trial was placed, by its logstream or, without one, by
 	// the logstream its envId carried elsewhere (LogstreamInferred of LogstreamMissing).
 	Placed            bool `json:"placed"`
-	LogstreamMissing  int  `json:"logstreamMissing"`
-	LogstreamInferred int  `json:"logstreamInferred"`
+	LogstreamMissing  int  `json:"logstreamMissing" jsonschema:"minimum=0"`
+	LogstreamInferred int  `json:"logstreamInferred" jsonschema:"minimum=0"`
 	// Throttled counts the trial's requests the endpoint answered 429; PingThrottled says the
 	// /ping was one. A throttled request ran nowhere: it is never evidence of co-location.
-	Throttled     int  `json:"throttled"`
+	Throttled     int  `json:"throttled" jsonschema:"minimum=0"`
 	PingThrottled bool `json:"pingThrottled"`
 	// PingAfterCPU: every co-located /cpu's handler started before the /ping's: the /ping reached
 	// an environment already busy. One that got there first shows nothing about waiting.
@@ -231,33 +231,33 @@ type RoutedTrial struct {
 // RoutingSummary is a routing result's figures: the shares behind each routing claim, whichever
 // the result decides, so that one run's result can be read for all of them.
 type RoutingSummary struct {
-	Ping         stats.Summary `json:"ping"`         // client-side /ping latency, served ones
-	Environments int           `json:"environments"` // distinct logstreams seen, discovery included
+	Ping         stats.Summary `json:"ping"`                                // client-side /ping latency, served ones
+	Environments int           `json:"environments" jsonschema:"minimum=0"` // distinct logstreams seen, discovery included
 	// Each share's N is the trials it is taken over, K those it counts.
-	OtherExisted    stats.Proportion  `json:"otherExisted"`           // another environment than the first /cpu's existed, of all
-	PingElsewhere   stats.Proportion  `json:"pingElsewhere"`          // the /ping in no /cpu's environment, of those
-	TwoOnOneSide    *stats.Proportion `json:"twoOnOneSide,omitempty"` // both /cpu in one environment at once, of those (two /cpu)
-	EveryEnvBusy    stats.Proportion  `json:"everyEnvBusy"`           // the two /cpu in two environments, of all (two /cpu)
-	PingWaited      stats.Proportion  `json:"pingWaited"`             // the /ping waited for the /cpu beside it, of co-located trials
-	PingBesideBusy  stats.Proportion  `json:"pingBesideBusy"`         // the /ping's handler started while a /cpu beside it ran, of all
-	IDsAgree        stats.Proportion  `json:"idsAgree"`               // envId and logstream agreed, of trials with a pair to check
-	EnvIDsSeen      int               `json:"envIdsSeen"`             // distinct envIds seen in the trials
-	LogstreamsInRun int               `json:"logstreamsInRun"`        // distinct logstreams seen in the trials
+	OtherExisted    stats.Proportion  `json:"otherExisted"`                           // another environment than the first /cpu's existed, of all
+	PingElsewhere   stats.Proportion  `json:"pingElsewhere"`                          // the /ping in no /cpu's environment, of those
+	TwoOnOneSide    *stats.Proportion `json:"twoOnOneSide,omitempty"`                 // both /cpu in one environment at once, of those (two /cpu)
+	EveryEnvBusy    stats.Proportion  `json:"everyEnvBusy"`                           // the two /cpu in two environments, of all (two /cpu)
+	PingWaited      stats.Proportion  `json:"pingWaited"`                             // the /ping waited for the /cpu beside it, of co-located trials
+	PingBesideBusy  stats.Proportion  `json:"pingBesideBusy"`                         // the /ping's handler started while a /cpu beside it ran, of all
+	IDsAgree        stats.Proportion  `json:"idsAgree"`                               // envId and logstream agreed, of trials with a pair to check
+	EnvIDsSeen      int               `json:"envIdsSeen" jsonschema:"minimum=0"`      // distinct envIds seen in the trials
+	LogstreamsInRun int               `json:"logstreamsInRun" jsonschema:"minimum=0"` // distinct logstreams seen in the trials
 	// What kept trials from being evidence: throttled requests (429, served nowhere) and
 	// answers without lambda-web-logstream, placed by their envId or not at all.
-	Throttled         stats.Proportion `json:"throttled"`         // trials with a throttled request, of all
-	PingThrottled     stats.Proportion `json:"pingThrottled"`     // trials whose /ping was throttled, of all
-	ThrottledRequests int              `json:"throttledRequests"` // throttled requests in the trials
-	LogstreamMissing  int              `json:"logstreamMissing"`  // served answers in the trials without the header
-	LogstreamInferred int              `json:"logstreamInferred"` // of those, placed by the logstream their envId carried elsewhere
-	Unplaced          stats.Proportion `json:"unplaced"`          // trials with a served answer neither id placed, of all
+	Throttled         stats.Proportion `json:"throttled"`                                // trials with a throttled request, of all
+	PingThrottled     stats.Proportion `json:"pingThrottled"`                            // trials whose /ping was throttled, of all
+	ThrottledRequests int              `json:"throttledRequests" jsonschema:"minimum=0"` // throttled requests in the trials
+	LogstreamMissing  int              `json:"logstreamMissing" jsonschema:"minimum=0"`  // served answers in the trials without the header
+	LogstreamInferred int              `json:"logstreamInferred" jsonschema:"minimum=0"` // of those, placed by the logstream their envId carried elsewhere
+	Unplaced          stats.Proportion `json:"unplaced"`                                 // trials with a served answer neither id placed, of all
 }
 
 // ConcurrencyParameters are W12's: the pattern's, and the two settings compared.
 type ConcurrencyParameters struct {
 	EventLoopParameters
-	Default int `json:"defaultMaxConcurrencyPerEnvironment"`
-	Lowered int `json:"loweredMaxConcurrencyPerEnvironment"`
+	Default int `json:"defaultMaxConcurrencyPerEnvironment" jsonschema:"maximum=128,minimum=1"`
+	Lowered int `json:"loweredMaxConcurrencyPerEnvironment" jsonschema:"maximum=128,minimum=1"`
 }
 
 // ConcurrencyTarget is W12's two endpoints.
@@ -313,6 +313,6 @@ func (o PingOutcomes) String() string {
 
 // ConcurrencyTrials are W12's trials at each setting.
 type ConcurrencyTrials struct {
-	Default []RoutedTrial `json:"default"`
-	Lowered []RoutedTrial `json:"lowered"`
+	Default []RoutedTrial `json:"default" jsonschema:"minItems=1"`
+	Lowered []RoutedTrial `json:"lowered" jsonschema:"minItems=1"`
 }

@@ -19,7 +19,7 @@ import (
 )
 
 // Schema names this version of the format; a change that breaks readers bumps it. The JSON
-// Schema that checks it is results/schema/claims-result-v2.json (ValidateFile).
+// Schema that checks it is results/schema/claims-result-v2.json, generated from the types.
 const Schema = "claims-result/v2"
 
 // DirEnv overrides where results go (default: results/ at the repository root).
@@ -41,6 +41,9 @@ const (
 	ModeLocalRouter = "local-router"
 )
 
+// Modes are the modes a result can come from, in the order above.
+var Modes = []string{ModeLocal, ModeLive, ModeLiveStandIn, ModeLocalRouter}
+
 // SensitivityDir is the folder under Dir for the results of runs against targets broken on
 // purpose (the tests that check the claim tests): they are evidence about the tests, never findings.
 const SensitivityDir = "sensitivity"
@@ -55,15 +58,15 @@ const MatrixDir = "matrix"
 // json.RawMessage.
 type Result struct {
 	Schema     string          `json:"schema"`
-	Experiment string          `json:"experiment"`       // the test's full name
-	Family     string          `json:"family"`           // which parameters, summary and trials: eventloop, threadpool.waves...
-	Claims     []string        `json:"claims"`           // catalog IDs: W2, W3...
-	Claim      string          `json:"claim"`            // the claim in a sentence, as this run tests it
-	Mode       string          `json:"mode"`             // ModeLocal, ModeLive, ModeLiveStandIn or ModeLocalRouter, as the target says
-	Broken     string          `json:"broken,omitempty"` // what a sensitivity run broke on purpose
+	Experiment string          `json:"experiment" jsonschema:"pattern=^(Test|Benchmark)[A-Za-z0-9_]+(/.+)?$"` // the test's full name
+	Family     string          `json:"family"`                                                                // which parameters, summary and trials: eventloop, threadpool.waves...
+	Claims     []string        `json:"claims" jsonschema:"pattern=^[WTP][0-9]{1\\,2}$,minItems=1"`            // catalog IDs: W2, W3...
+	Claim      string          `json:"claim" jsonschema:"minLength=1"`                                        // the claim in a sentence, as this run tests it
+	Mode       string          `json:"mode"`                                                                  // ModeLocal, ModeLive, ModeLiveStandIn or ModeLocalRouter, as the target says
+	Broken     string          `json:"broken,omitempty" jsonschema:"minLength=1"`                             // what a sensitivity run broke on purpose
 	StartedAt  time.Time       `json:"startedAt"`
 	FinishedAt time.Time       `json:"finishedAt"`
-	Headline   string          `json:"headline"` // our key figures in one line
+	Headline   string          `json:"headline" jsonschema:"minLength=1"` // our key figures in one line
 	Parameters any             `json:"parameters"`
 	Target     any             `json:"target"` // what was measured: the probe, lab or function, its runtime and settings
 	Summary    any             `json:"summary"`
@@ -74,7 +77,7 @@ type Result struct {
 	// stand-ins. The test asserts the article's claim there, never the model's refutation, so
 	// a verdict that differs from the prediction is a finding about the model.
 	ModelPrediction *Prediction `json:"modelPrediction,omitempty"`
-	Published       []Published `json:"published"` // the catalog's figure for each claim
+	Published       []Published `json:"published" jsonschema:"minItems=1"` // the catalog's figure for each claim
 	Environment     Environment `json:"environment"`
 	Trials          any         `json:"trials"` // every raw trial, with its evidence
 }
@@ -84,7 +87,7 @@ type Result struct {
 // Outcome. A reader tells "fail, as the test asserts" from "fail" by it.
 type Expected struct {
 	Outcome verdict.Outcome `json:"outcome"`
-	Why     string          `json:"why"` // why the claim does not hold here, as the test states it
+	Why     string          `json:"why" jsonschema:"minLength=1"` // why the claim does not hold here, as the test states it
 	// OrInconclusive says the test accepts an inconclusive verdict too: the claim's effect is
 	// at its bound here, so more evidence moves its interval onto the bound, not past it.
 	OrInconclusive bool `json:"orInconclusive,omitempty"`
@@ -94,8 +97,8 @@ type Expected struct {
 // claim holds, else the refutation its test asserts locally, with why.
 type Prediction struct {
 	Outcome        verdict.Outcome `json:"outcome"`
-	Why            string          `json:"why,omitempty"`            // why the model refutes the claim here; "" where it predicts pass
-	OrInconclusive bool            `json:"orInconclusive,omitempty"` // the model predicts fail or inconclusive
+	Why            string          `json:"why,omitempty" jsonschema:"minLength=1"` // why the model refutes the claim here; "" where it predicts pass
+	OrInconclusive bool            `json:"orInconclusive,omitempty"`               // the model predicts fail or inconclusive
 }
 
 // Disagrees says whether a verdict of outcome differs from the prediction.
@@ -108,7 +111,7 @@ func (p Prediction) Disagrees(outcome verdict.Outcome) bool {
 
 // Published is a claim's published figure as the catalog quotes it, to read beside ours.
 type Published struct {
-	Claim  string         `json:"claim"`
+	Claim  string         `json:"claim" jsonschema:"pattern=^[WTP][0-9]{1\\,2}$"`
 	Source catalog.Source `json:"source"`
 	Figure string         `json:"figure"` // "" where none was published
 }
@@ -134,15 +137,15 @@ type Environment struct {
 	OS               string `json:"os"`
 	Kernel           string `json:"kernel"`
 	CPUModel         string `json:"cpuModel"`
-	Cores            int    `json:"cores"`
-	GOMAXPROCS       int    `json:"gomaxprocs"` // the probe's, where it is a Go probe; else the harness's
+	Cores            int    `json:"cores" jsonschema:"minimum=1"`
+	GOMAXPROCS       int    `json:"gomaxprocs" jsonschema:"minimum=1"` // the probe's, where it is a Go probe; else the harness's
 	UVThreadpoolSize string `json:"uvThreadpoolSize,omitempty"`
 	CPUQuota         string `json:"cpuQuota,omitempty"` // cgroup quota/period where one was applied
 	// Cgroup is the machine's cgroup hierarchy with the cpu controller and how a quota is made in
 	// it, or why none can be (cgroup.DescribeMachine): "v1 /sys/fs/cgroup/cpu, groups at its
 	// root", "v2 /sys/fs/cgroup, groups in the subtree delegated at <path>", "none: <reason>".
-	Cgroup   string  `json:"cgroup,omitempty"`
-	LoadAvg1 float64 `json:"loadAvg1"` // how busy the machine was when the run started
+	Cgroup   string  `json:"cgroup,omitempty" jsonschema:"pattern=^(v1 |v2 |none: )"`
+	LoadAvg1 float64 `json:"loadAvg1" jsonschema:"minimum=0"` // how busy the machine was when the run started
 }
 
 // Dir is where results are written: CLAIMS_RESULTS_DIR, else results/ under root.

@@ -19,9 +19,9 @@ type Estimate struct {
 	Value      float64 `json:"value"`
 	Lo         float64 `json:"lo"`
 	Hi         float64 `json:"hi"`
-	Confidence float64 `json:"confidence"`
+	Confidence float64 `json:"confidence" jsonschema:"exclusiveMaximum=1,exclusiveMinimum=0"`
 	// N is the trials in the smallest group.
-	N int `json:"n"`
+	N int `json:"n" jsonschema:"minimum=0"`
 	// Method says how the interval was made.
 	Method string `json:"method"`
 	// Finite is false when a group has fewer than MinBootstrapTrials trials, or the figure

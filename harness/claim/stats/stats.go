@@ -31,14 +31,14 @@ func Quantile(xs []float64, q float64) float64 {
 
 // Summary is a latency sample as the articles report it, in milliseconds.
 type Summary struct {
-	N     int     `json:"n"`
-	P50Ms float64 `json:"p50Ms"`
-	P95Ms float64 `json:"p95Ms"`
-	MaxMs float64 `json:"maxMs"`
-	MinMs float64 `json:"minMs"`
+	N     int     `json:"n" jsonschema:"minimum=0"`
+	P50Ms float64 `json:"p50Ms" jsonschema:"minimum=0"`
+	P95Ms float64 `json:"p95Ms" jsonschema:"minimum=0"`
+	MaxMs float64 `json:"maxMs" jsonschema:"minimum=0"`
+	MinMs float64 `json:"minMs" jsonschema:"minimum=0"`
 	// MeanMs is the mean: the expected time where a sample is bimodal, as phases under a CPU
 	// quota are (a throttle falls inside a phase or it does not), and a quantile picks a mode.
-	MeanMs float64 `json:"meanMs"`
+	MeanMs float64 `json:"meanMs" jsonschema:"minimum=0"`
 }
 
 // Summarize returns the summary of a sample of milliseconds. An empty sample gives the zero
@@ -76,8 +76,8 @@ func (s Summary) String() string {
 
 // Proportion is k of n trials, as in "waited 20/20".
 type Proportion struct {
-	K int `json:"k"`
-	N int `json:"n"`
+	K int `json:"k" jsonschema:"minimum=0"`
+	N int `json:"n" jsonschema:"minimum=0"`
 }
 
 // String prints "k/n".
@@ -111,7 +111,7 @@ const Confidence = 0.95
 // CPU quota are. Too few samples leave the interval open: Finite is false, and Warning says how
 // many it needs.
 type Interval struct {
-	N          int     `json:"n"`
+	N          int     `json:"n" jsonschema:"minimum=0"`
 	Median     float64 `json:"median"`
 	Lo         float64 `json:"lo"`
 	Hi         float64 `json:"hi"`

@@ -21,11 +21,14 @@ const (
 	Inconclusive Outcome = "inconclusive"
 )
 
+// Enum lists the outcomes, for the result's schema.
+func (Outcome) Enum() []string { return []string{string(Pass), string(Fail), string(Inconclusive)} }
+
 // Check is one condition of a claim, as measured.
 type Check struct {
-	Name string `json:"name"` // what was measured: "waited behind /cpu"
-	Got  string `json:"got"`  // "20/20", "0.97"
-	Want string `json:"want"` // "20/20", "within [0.90, 1.20]"
+	Name string `json:"name" jsonschema:"minLength=1"` // what was measured: "waited behind /cpu"
+	Got  string `json:"got"`                           // "20/20", "0.97"
+	Want string `json:"want" jsonschema:"minLength=1"` // "20/20", "within [0.90, 1.20]"
 	Pass bool   `json:"pass"`
 	// Undecided says the evidence leaves the check open: the confidence interval of what it
 	// measures straddles the bound. Such a check neither holds nor fails, and makes the verdict
@@ -44,14 +47,17 @@ const (
 	BoundAtMost  = "at most"
 )
 
+// Sides are a Bound's sides.
+var Sides = []string{BoundAtLeast, BoundAtMost}
+
 // Bound is what a check compared: a figure against a limit, on one side.
 type Bound struct {
 	// Figure is the figure compared: for an estimate, its interval's end nearest the limit (Lo
 	// for at least, Hi for at most), since the whole interval must clear the limit.
 	Figure float64 `json:"figure"`
 	Limit  float64 `json:"limit"`
-	Side   string  `json:"side"`           // BoundAtLeast or BoundAtMost
-	Unit   string  `json:"unit,omitempty"` // "ms", "trials" for a count of trials, "" for a ratio
+	Side   string  `json:"side"`                                    // BoundAtLeast or BoundAtMost
+	Unit   string  `json:"unit,omitempty" jsonschema:"minLength=1"` // "ms", "trials" for a count of trials, "" for a ratio
 }
 
 // Margin is how far the figure is inside the limit, in the bound's unit: Figure-Limit for at

@@ -44,8 +44,8 @@ func NodeReleaseDir(version string) string {
 // Node is one Node.js runtime: where it is, what version it is and why it was chosen.
 type Node struct {
 	Path    string `json:"path"`
-	Version string `json:"version"` // as `node --version` prints it: v24.22.3
-	Major   int    `json:"major"`
+	Version string `json:"version" jsonschema:"pattern=^v[0-9]+\\."` // as `node --version` prints it: v24.22.3
+	Major   int    `json:"major" jsonschema:"minimum=1"`
 	OpenSSL string `json:"openssl"`
 	UV      string `json:"uv"`
 	Source  string `json:"source"` // CLAIMS_NODE, make setup, or PATH

@@ -72,7 +72,7 @@ type Answer struct {
 	ReceivedAt float64 `json:"receivedAt"`
 	FinishedAt float64 `json:"finishedAt"`
 	Path       string  `json:"path,omitempty"`
-	Ms         int     `json:"ms,omitempty"` // what a /cpu was asked to spin
+	Ms         int     `json:"ms,omitempty" jsonschema:"minimum=1"` // what a /cpu was asked to spin
 	Mode       string  `json:"mode,omitempty"`
 	Error      string  `json:"error,omitempty"`
 }

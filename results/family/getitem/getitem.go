@@ -38,7 +38,7 @@ type Call struct {
 	// all.
 	TotalMs float64 `json:"totalMs"`
 	// Attempts counts the HTTP requests the call made (GetConn hooks).
-	Attempts int `json:"attempts"`
+	Attempts int `json:"attempts" jsonschema:"minimum=0"`
 	// Curve is the key exchange the connection negotiated.
 	Curve string `json:"curve,omitempty"`
 	// Error is the call's error, if it failed.
@@ -78,7 +78,7 @@ type Answer struct {
 	// Variant is CLAIMS_VARIANT: cold, warm, or (the Rust function only) article.
 	Variant string `json:"variant"`
 	// Invocation counts the process's invocations, from 1: 1 is the cold start's.
-	Invocation int `json:"invocation"`
+	Invocation int `json:"invocation" jsonschema:"minimum=0"`
 	// InitMs, InitFrom and InitGoMs are the function's own measure of its Init.
 	InitMs   float64 `json:"initMs"`
 	InitFrom string  `json:"initFrom"`
@@ -86,7 +86,7 @@ type Answer struct {
 	// Warmup is the warm variant's warm-up; absent for cold.
 	Warmup *Call `json:"warmup,omitempty"`
 	// Pid is the process's id: two answers with the same pid came from one environment.
-	Pid int `json:"pid"`
+	Pid int `json:"pid" jsonschema:"minimum=0"`
 	// HandlerMs is the function's own measure of the invocation, from the handler's entry to
 	// its answer: what Lambda's Duration covers.
 	HandlerMs float64 `json:"handlerMs"`
@@ -140,10 +140,10 @@ type PageIn struct {
 	// Pages is the binary's size in pages; ResidentBefore, ResidentAfterDrop and
 	// ResidentAfterCold are how many of them were in the page cache before the drop, after it,
 	// and after the cold probe (what it read back in, read-around included).
-	Pages             int `json:"pages"`
-	ResidentBefore    int `json:"residentBefore"`
-	ResidentAfterDrop int `json:"residentAfterDrop"`
-	ResidentAfterCold int `json:"residentAfterCold"`
+	Pages             int `json:"pages" jsonschema:"minimum=1"`
+	ResidentBefore    int `json:"residentBefore" jsonschema:"minimum=0"`
+	ResidentAfterDrop int `json:"residentAfterDrop" jsonschema:"minimum=0"`
+	ResidentAfterCold int `json:"residentAfterCold" jsonschema:"minimum=0"`
 	// Cold is the probe run after the drop, Warm the one right after it, its code in the page
 	// cache; ColdError and WarmError say why one is absent.
 	Cold      *Probe `json:"cold,omitempty"`
@@ -155,7 +155,7 @@ type PageIn struct {
 // Probe is one fresh process's connection, timed as the article variant's first.
 type Probe struct {
 	// ProcessMs is the process's wall time from its start to its exit.
-	ProcessMs float64 `json:"processMs"`
+	ProcessMs float64 `json:"processMs" jsonschema:"minimum=0"`
 	// Roots is the roots' loading and the ClientConfig's building, before the connection.
 	Roots Span `json:"roots"`
 	// HandTimed is its connection.
@@ -182,16 +182,16 @@ type HandTimed struct {
 // Span is what the process was charged over one part: wall time, CPU, and the page faults that
 // say whether code or data was paged in (major faults read from storage).
 type Span struct {
-	Ms          float64 `json:"ms"`
-	CPUMs       float64 `json:"cpuMs"`
-	MinorFaults int64   `json:"minorFaults"`
-	MajorFaults int64   `json:"majorFaults"`
+	Ms          float64 `json:"ms" jsonschema:"minimum=0"`
+	CPUMs       float64 `json:"cpuMs" jsonschema:"minimum=0"`
+	MinorFaults int64   `json:"minorFaults" jsonschema:"minimum=0"`
+	MajorFaults int64   `json:"majorFaults" jsonschema:"minimum=0"`
 }
 
 // RootsAgain is a second loading of the roots in the same process.
 type RootsAgain struct {
 	// Count is how many certificates were loaded.
-	Count int `json:"count"`
+	Count int `json:"count" jsonschema:"minimum=0"`
 	// Load is what the loading cost.
 	Load Span `json:"load"`
 }
@@ -200,7 +200,7 @@ type RootsAgain struct {
 // says where its phases were timed: the same claims on another stack time other code.
 type Stack struct {
 	// Language is the function's language: go, rust, node or python.
-	Language string `json:"language"`
+	Language string `json:"language" jsonschema:"enum=go,enum=rust,enum=node,enum=python"`
 	// LanguageVersion is its runtime's or compiler's version, as the function reads it.
 	LanguageVersion string `json:"languageVersion"`
 	// SDK and SDKVersion name the AWS SDK that makes the GetItem, or what stands in for one.
@@ -217,10 +217,10 @@ type Stack struct {
 type Roots struct {
 	// When is "init" (loaded while Init built the client) or "first call" (loaded by the
 	// first call, before its handshake).
-	When string `json:"when"`
+	When string `json:"when" jsonschema:"enum=init,enum=first call"`
 	// Count is how many certificates were loaded.
-	Count int `json:"count"`
+	Count int `json:"count" jsonschema:"minimum=0"`
 	// Ms and CPUMs are the loading's wall time and the CPU the process was charged over it.
-	Ms    float64 `json:"ms"`
-	CPUMs float64 `json:"cpuMs"`
+	Ms    float64 `json:"ms" jsonschema:"minimum=0"`
+	CPUMs float64 `json:"cpuMs" jsonschema:"minimum=0"`
 }

@@ -13,25 +13,25 @@ type Span struct {
 // Loop is what one busy loop saw, and where it ran: functions/throttle's answer.
 type Loop struct {
 	// WallMs is the loop's length, from its first clock read to its last.
-	WallMs float64 `json:"wallMs"`
+	WallMs float64 `json:"wallMs" jsonschema:"minimum=0"`
 	// RunMs is the time the loop ran: WallMs less the stalls.
-	RunMs float64 `json:"runMs"`
+	RunMs float64 `json:"runMs" jsonschema:"minimum=0"`
 	// GapMs is the shortest gap that counted as a stall.
-	GapMs float64 `json:"gapMs"`
+	GapMs float64 `json:"gapMs" jsonschema:"minimum=0"`
 	// Runs and Stalls alternate, starting and ending with a run.
-	Runs   []Span `json:"runs"`
-	Stalls []Span `json:"stalls"`
+	Runs   []Span `json:"runs" jsonschema:"nullable"`
+	Stalls []Span `json:"stalls" jsonschema:"nullable"`
 	// ThreadCPUMs is the CPU time the kernel charged the loop's thread over the loop, and
 	// ProcessCPUMs the whole process's (the Go runtime's other threads too).
-	ThreadCPUMs  float64 `json:"threadCpuMs"`
-	ProcessCPUMs float64 `json:"processCpuMs"`
+	ThreadCPUMs  float64 `json:"threadCpuMs" jsonschema:"minimum=0"`
+	ProcessCPUMs float64 `json:"processCpuMs" jsonschema:"minimum=0"`
 	// Invocation counts the process's invocations, from 1.
-	Invocation int `json:"invocation"`
+	Invocation int `json:"invocation" jsonschema:"minimum=0"`
 	// Pid is the process's id: two answers with the same pid came from one environment.
-	Pid int `json:"pid"`
+	Pid int `json:"pid" jsonschema:"minimum=0"`
 	// NumCPU is the CPUs the function's process may run on (runtime.NumCPU): what the guest
 	// shows, not what the quota gives.
-	NumCPU int `json:"numCpu"`
+	NumCPU int `json:"numCpu" jsonschema:"minimum=0"`
 	// MemoryMB is AWS_LAMBDA_FUNCTION_MEMORY_SIZE, 0 when unset.
-	MemoryMB int `json:"memoryMB"`
+	MemoryMB int `json:"memoryMB" jsonschema:"minimum=0"`
 }
