@@ -129,6 +129,8 @@ lint:
 	go vet ./...
 	go vet -tags lambda ./...
 	go vet -tags runnerstandin ./tools/runner/workflow
+	@before=$$(git diff); go generate ./... || exit 1; \
+	if [ "$$(git diff)" != "$$before" ]; then git diff --stat; echo "lint: go generate changed the files above: a generated file was stale; commit them"; exit 1; fi
 	for arch in $(DARWIN_ARCHS); do for tags in "" lambda; do \
 	  echo "GOOS=darwin GOARCH=$$arch go vet -tags '$$tags' ./..."; GOOS=darwin GOARCH=$$arch go vet -tags "$$tags" ./... || exit 1; \
 	done; done

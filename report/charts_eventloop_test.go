@@ -14,7 +14,7 @@ import (
 	"github.com/serverless-claims/claims/report/svg"
 )
 
-// The JSON below is written as the experiments write it (results/schema/eventloop.json), not
+// The JSON below is written as the experiments write it (results/family/eventloop.go), not
 // through the chart's own types, so that a field the chart misreads shows here.
 
 // elTwoCPU is a two-cpu pattern's parameters.

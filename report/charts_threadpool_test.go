@@ -12,7 +12,7 @@ import (
 	"github.com/serverless-claims/claims/harness/claim/results"
 )
 
-// The JSON below is written as the experiments write it (results/schema/threadpool.json), as
+// The JSON below is written as the experiments write it (results/family/threadpool.go), as
 // literal text rather than through the charts' own structs, so that a field a chart misreads
 // shows here.
 

@@ -2,9 +2,9 @@
 // parameters, target, summary and trials (harness/claim/results keeps the envelope around them),
 // one file per family. The experiments write these types, the report decodes into them, and
 // functions/getitem answers with Call and Answer (results/family/getitem), so a family is
-// declared once; the JSON Schema (results/schema) is checked field by field against them, and the
-// family documentation of results/README.md for each part's top-level fields (schema_test.go,
-// readme_test.go).
+// declared once; the JSON Schema (results/schema) is generated from them, with a field's rule in
+// its jsonschema tag, and the family documentation of results/README.md is checked against each
+// part's top-level fields (readme_test.go).
 //
 // The package is a leaf for readers: it imports no SDK and no testing, only the small packages
 // whose types a result already holds (harness/claim/stats, harness/workload/protocol and
