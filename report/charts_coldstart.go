@@ -58,16 +58,6 @@ var (
 	coldPhaseColours = [coldPhaseCount]string{coldInitColour, coldWarmupColour, coldDNSColour, coldTCPColour, coldTLSColour, coldFirstByteColour, coldRestColour}
 )
 
-// The cold-start families' parts the charts read (results/family).
-type (
-	coldCall       = family.Call
-	coldInvoked    = family.Invoked
-	coldStartTrial = family.ColdStart
-	coldArm        = family.ArmParameters
-	coldArmSummary = family.ArmSummary
-	coldSpan       = family.Span
-)
-
 // coldPlatform is the target's platform where it says where the functions ran: a live
 // platform's region and architecture, which price its GB-seconds. (The target is the
 // experiment's platform record, which results/family does not type.)
@@ -78,14 +68,14 @@ type coldPlatform struct {
 
 // coldOK says the function answered with the item: the cold start's figures are evidence, as the
 // experiments count it.
-func coldOK(i coldInvoked) bool {
+func coldOK(i family.Invoked) bool {
 	return i.Status == 200 && i.Error == "" && i.Body == "" && i.Answer.Found
 }
 
 // coldAnswered says every invocation of the cold start answered with the item, and the experiment
 // counted it as evidence.
-func coldAnswered(c coldStartTrial) bool {
-	return c.NotEvidence == "" && coldOK(c.First) && coldOK(c.Second) && !slices.ContainsFunc(c.Later, func(i coldInvoked) bool { return !coldOK(i) })
+func coldAnswered(c family.ColdStart) bool {
+	return c.NotEvidence == "" && coldOK(c.First) && coldOK(c.Second) && !slices.ContainsFunc(c.Later, func(i family.Invoked) bool { return !coldOK(i) })
 }
 
 // coldRow is one waterfall: a label, the median of each phase present (0 where absent) over n
@@ -120,7 +110,7 @@ func (r coldRow) total() float64 {
 
 // coldMedians is a row of the medians of each phase of invs, with Init (and a warm-up in it)
 // where withInit: the invocations are first ones.
-func coldMedians(label string, invs []coldInvoked, withInit bool) coldRow {
+func coldMedians(label string, invs []family.Invoked, withInit bool) coldRow {
 	r := coldRow{Label: label, N: len(invs)}
 	if len(invs) == 0 {
 		r.Note = "no cold start answered"
@@ -234,7 +224,7 @@ const coldSegmentsNote = "The total at the right is the sum of the medians. Init
 func coldPhasesCharts(e Entry) ([]Figure, error) {
 	var params family.PhasesParameters
 	var summary family.PhasesSummary
-	var trials []coldStartTrial
+	var trials []family.ColdStart
 	if err := decodeParts(e, &params, &summary, &trials); err != nil {
 		return nil, err
 	}
@@ -246,10 +236,10 @@ func coldPhasesCharts(e Entry) ([]Figure, error) {
 		// result, inconclusive, with nothing to draw; its verdict says why.
 		return nil, nil
 	}
-	byArm := map[string][]coldInvoked{}
+	byArm := map[string][]family.Invoked{}
 	all := map[string]int{}
 	for i, c := range trials {
-		if !slices.ContainsFunc(params.Arms, func(a coldArm) bool { return a.Arm == c.Arm }) {
+		if !slices.ContainsFunc(params.Arms, func(a family.ArmParameters) bool { return a.Arm == c.Arm }) {
 			return nil, fmt.Errorf("coldstart.phases: cold start %d is of arm %q, which the parameters do not list", i+1, c.Arm)
 		}
 		all[c.Arm]++
@@ -285,7 +275,7 @@ func coldPhasesCharts(e Entry) ([]Figure, error) {
 }
 
 // coldArmLabel names an arm for a row: its name, with its memory size where the name lacks it.
-func coldArmLabel(a coldArm) string {
+func coldArmLabel(a family.ArmParameters) string {
 	if strings.Contains(a.Arm, "MB") {
 		return a.Arm
 	}
@@ -294,7 +284,7 @@ func coldArmLabel(a coldArm) string {
 
 // coldCounts says how many cold starts each arm's medians are of: "8 cold starts" where every
 // arm has the same, else each arm's.
-func coldCounts(arms []coldArm, kept map[string][]coldInvoked, all map[string]int) string {
+func coldCounts(arms []family.ArmParameters, kept map[string][]family.Invoked, all map[string]int) string {
 	var parts []string
 	same := true
 	for _, a := range arms {

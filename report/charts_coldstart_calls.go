@@ -22,7 +22,7 @@ func coldOwnConnectionCharts(e Entry) ([]Figure, error) {
 	if len(trials) == 0 {
 		return nil, fmt.Errorf("coldstart.ownConnection: no cold starts")
 	}
-	var firsts, seconds []coldInvoked
+	var firsts, seconds []family.Invoked
 	for _, c := range trials {
 		if coldAnswered(c.ColdStart) {
 			firsts, seconds = append(firsts, c.First), append(seconds, c.Second)

@@ -9,22 +9,23 @@ import (
 
 	"github.com/serverless-claims/claims/harness/aws/prices"
 	"github.com/serverless-claims/claims/report/svg"
+	"github.com/serverless-claims/claims/results/family"
 )
 
 // coldScalingFigure is T5 as the memory-tuning tools draw it: against the memory size, the
 // handshake's and the cold start's time (means, as the claim is decided), and below it their cost
 // in MB·s, with dollars beside where the result says where it ran and the repository's price
 // table has that region and architecture.
-func coldScalingFigure(e Entry, params []coldArm, arms []coldArmSummary) (Figure, error) {
-	var sizes []coldArmSummary
+func coldScalingFigure(e Entry, params []family.ArmParameters, arms []family.ArmSummary) (Figure, error) {
+	var sizes []family.ArmSummary
 	for _, a := range arms {
 		// An unthrottled control has no memory size's CPU: it has no place on this axis.
-		control := slices.ContainsFunc(params, func(p coldArm) bool { return p.Arm == a.Arm && p.Unthrottled })
+		control := slices.ContainsFunc(params, func(p family.ArmParameters) bool { return p.Arm == a.Arm && p.Unthrottled })
 		if a.TLSMs.N > 0 && !control {
 			sizes = append(sizes, a)
 		}
 	}
-	slices.SortStableFunc(sizes, func(a, b coldArmSummary) int { return a.MemoryMB - b.MemoryMB })
+	slices.SortStableFunc(sizes, func(a, b family.ArmSummary) int { return a.MemoryMB - b.MemoryMB })
 	if len(sizes) < 2 {
 		return Figure{}, fmt.Errorf("coldstart.phases: T5's scaling has %d memory sizes with a handshake; want at least 2", len(sizes))
 	}
@@ -39,13 +40,13 @@ func coldScalingFigure(e Entry, params []coldArm, arms []coldArmSummary) (Figure
 	series := []struct {
 		name   string
 		colour string
-		ms     func(coldArmSummary) float64
+		ms     func(family.ArmSummary) float64
 	}{
-		{"TLS handshake", coldTLSColour, func(a coldArmSummary) float64 { return a.TLSMs.MeanMs }},
-		{"first invocation", coldRestColour, func(a coldArmSummary) float64 { return a.FirstDurationMs.MeanMs }},
-		{"Init + first invocation", coldInitColour, func(a coldArmSummary) float64 { return a.BilledMs.MeanMs }},
+		{"TLS handshake", coldTLSColour, func(a family.ArmSummary) float64 { return a.TLSMs.MeanMs }},
+		{"first invocation", coldRestColour, func(a family.ArmSummary) float64 { return a.FirstDurationMs.MeanMs }},
+		{"Init + first invocation", coldInitColour, func(a family.ArmSummary) float64 { return a.BilledMs.MeanMs }},
 	}
-	mbs := func(a coldArmSummary, ms float64) float64 { return ms / 1000 * float64(a.MemoryMB) }
+	mbs := func(a family.ArmSummary, ms float64) float64 { return ms / 1000 * float64(a.MemoryMB) }
 	var maxMs, maxMBs float64
 	for _, a := range sizes {
 		for _, s := range series {

@@ -19,8 +19,8 @@ const coldThrottleWindowMs = 250.0
 const coldGridShare = 0.5
 
 // coldInWindow are the spans that start within the window, as the chart draws them.
-func coldInWindow(spans []coldSpan) []coldSpan {
-	var in []coldSpan
+func coldInWindow(spans []family.Span) []family.Span {
+	var in []family.Span
 	for _, s := range spans {
 		if s.StartMs < coldThrottleWindowMs {
 			in = append(in, s)
@@ -69,7 +69,7 @@ func coldThrottleCharts(e Entry) ([]Figure, error) {
 		}
 		loop := tr.Loops[0]
 		for _, s := range []struct {
-			spans  []coldSpan
+			spans  []family.Span
 			colour string
 			what   string
 		}{{loop.Stalls, svg.Grey, "stalled"}, {loop.Runs, svg.CPU, "ran"}} {

@@ -28,10 +28,6 @@ type elTrial struct {
 	Placement *family.Placement `json:"placement"`
 }
 
-// elParameters is what the three families say they sent: W12's, which add the two settings it
-// compares to the others'.
-type elParameters = family.ConcurrencyParameters
-
 // probeTimes says whether the probe's own times of q can be drawn: an answer with an envId (whose
 // clock they are on) and its times, in order. An answer without times (both 0: a probe that does
 // not keep them) is drawn from the client's.
@@ -46,7 +42,7 @@ type elPingLook struct{ colour, note string }
 // elChart draws an eventloop result: one probe process, so that every /ping's colour comes
 // from the trial's wait.
 func elChart(e Entry) ([]Figure, error) {
-	var p elParameters
+	var p family.ConcurrencyParameters
 	var trials []elTrial
 	if err := elDecode(e, &p, &trials); err != nil {
 		return nil, err
@@ -96,7 +92,7 @@ func elWaitLook(tr elTrial) elPingLook {
 // elRoutingChart draws an eventloop.routing result: a router in front of several environments, so
 // that a /ping's colour comes from the trial's placement.
 func elRoutingChart(e Entry) ([]Figure, error) {
-	var p elParameters
+	var p family.ConcurrencyParameters
 	var trials []elTrial
 	if err := elDecode(e, &p, &trials); err != nil {
 		return nil, err
@@ -120,7 +116,7 @@ func elRoutingChart(e Entry) ([]Figure, error) {
 // elConcurrencyChart draws W12's result: the same routed pattern at the default
 // maxConcurrencyPerEnvironment and at the lowered one, one figure each.
 func elConcurrencyChart(e Entry) ([]Figure, error) {
-	var p elParameters
+	var p family.ConcurrencyParameters
 	if err := Decode(e.Result.Parameters, &p); err != nil {
 		return nil, fmt.Errorf("parameters: %w", err)
 	}
@@ -162,7 +158,7 @@ func elConcurrencyChart(e Entry) ([]Figure, error) {
 }
 
 // elRoutedFigure draws routed trials; setting is a sentence the caption starts with, or "".
-func elRoutedFigure(e Entry, p elParameters, trials []elTrial, envs int, setting string) (Figure, error) {
+func elRoutedFigure(e Entry, p family.ConcurrencyParameters, trials []elTrial, envs int, setting string) (Figure, error) {
 	for _, tr := range trials {
 		if tr.Placement == nil {
 			return Figure{}, fmt.Errorf("trial %d has no placement", tr.Index)
@@ -224,7 +220,7 @@ func elTwoOnOneSide(pl family.Placement) bool {
 }
 
 // elDecode reads a result's parameters and trials, which must hold at least one trial.
-func elDecode(e Entry, p *elParameters, trials *[]elTrial) error {
+func elDecode(e Entry, p *family.ConcurrencyParameters, trials *[]elTrial) error {
 	if err := decodeParts(e, p, nil, trials); err != nil {
 		return err
 	}
@@ -235,7 +231,7 @@ func elDecode(e Entry, p *elParameters, trials *[]elTrial) error {
 }
 
 // elHasCPU says whether the pattern, or failing that any trial, sends a /cpu.
-func elHasCPU(p elParameters, trials []elTrial) bool {
+func elHasCPU(p family.ConcurrencyParameters, trials []elTrial) bool {
 	for _, s := range p.Steps {
 		if s.Kind == "cpu" {
 			return true
@@ -255,7 +251,7 @@ func elOf(tr elTrial, kind string) []family.Request { return tr.Of(kind) }
 // elTitle names the figure by its claims, its probe and what each trial sent, then what it
 // shows: the page heads a row with the title alone. It leaves out every figure (spin, offsets),
 // which a live run may set apart from a local one drawn beside it.
-func elTitle(e Entry, probe string, p elParameters, what string) string {
+func elTitle(e Entry, probe string, p family.ConcurrencyParameters, what string) string {
 	sent := map[string]string{"ping-only": "/ping alone", "one-cpu": "/cpu, then /ping", "two-cpu": "two /cpu, then /ping"}[p.Pattern]
 	if sent == "" {
 		sent = p.Pattern
@@ -317,7 +313,7 @@ func elQuery(path, key string) string {
 
 // elPatternCaption is what each trial sent, in one line: each step's path at its offset, the spin,
 // and the trials.
-func elPatternCaption(p elParameters) string {
+func elPatternCaption(p family.ConcurrencyParameters) string {
 	var steps []string
 	for _, s := range p.Steps {
 		steps = append(steps, fmt.Sprintf("%s at %g", s.Path, s.OffsetMs))

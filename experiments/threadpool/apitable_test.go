@@ -40,15 +40,6 @@ var apiTableClaim = claimtest.Claim{IDs: []string{"P2", "P7"}, Family: "threadpo
 // apiTableStatement is what the table tests of P2 and P7: which APIs take a pool slot.
 const apiTableStatement = "the threadpool runs all fs APIs but watchers and Sync ones, async pbkdf2, scrypt, randomBytes, randomFill, generateKeyPair, dns.lookup and async zlib; dns.resolve* and sockets do not use it"
 
-// The threadpool.apiTable family's parts (results/family).
-type (
-	apiRow             = family.APIRow
-	apiTableRun        = family.APITableRun
-	tableRow           = family.APITableRow
-	apiTableParameters = family.APITableParameters
-	apiTableSummary    = family.APITableSummary
-)
-
 // startDNS starts the test's own DNS server, which dns.resolve4 in the lab asks.
 func startDNS(t *testing.T) *dnsstub.Server {
 	t.Helper()
@@ -73,9 +64,9 @@ func measureAPITable(t *testing.T, l lab, size string) claimtest.Measurement {
 	started := time.Now()
 	dns := startDNS(t)
 	sized := l.sized(size)
-	params := apiTableParameters{Runs: apiTableRuns, HeavyJobs: apiTableHeavyJobs, JobMs: apiTableJobMs, Iterations: iterationsFor(t, l.Node, apiTableJobMs), UVThreadpoolSize: size}
+	params := family.APITableParameters{Runs: apiTableRuns, HeavyJobs: apiTableHeavyJobs, JobMs: apiTableJobMs, Iterations: iterationsFor(t, l.Node, apiTableJobMs), UVThreadpoolSize: size}
 
-	runs := make([]apiTableRun, apiTableRuns)
+	runs := make([]family.APITableRun, apiTableRuns)
 	for i := range runs {
 		sized.run(t, "apiTable", map[string]any{"heavyJobs": params.HeavyJobs, "iterations": params.Iterations, "dnsServer": dns.Addr(), "dir": t.TempDir()}, &runs[i])
 		require.NotEmpty(t, runs[i].Rows, "the lab measured no API")
@@ -84,7 +75,7 @@ func measureAPITable(t *testing.T, l lab, size string) claimtest.Measurement {
 
 	// One check per API: in every run, it waited for a slot exactly when the docs say it
 	// uses the pool.
-	summary := apiTableSummary{RowsAgreeing: stats.Proportion{N: len(runs[0].Rows)}}
+	summary := family.APITableSummary{RowsAgreeing: stats.Proportion{N: len(runs[0].Rows)}}
 	var checks []verdict.Check
 	for r, row := range runs[0].Rows {
 		waited := stats.Proportion{N: len(runs)}
@@ -101,7 +92,7 @@ func measureAPITable(t *testing.T, l lab, size string) claimtest.Measurement {
 		}
 		check.Note = fmt.Sprintf("completed %.1f ms after the call, after %d of %d saturating jobs in the first run", row.CompletedMs, row.HeavyDoneBefore, params.HeavyJobs)
 		checks = append(checks, check)
-		summary.Table = append(summary.Table, tableRow{API: row.API, Docs: row.Docs, Measured: measured(waited), Agree: check.Pass})
+		summary.Table = append(summary.Table, family.APITableRow{API: row.API, Docs: row.Docs, Measured: measured(waited), Agree: check.Pass})
 		if check.Pass {
 			summary.RowsAgreeing.K++
 		}

@@ -32,26 +32,16 @@ var (
 // syncOffLoop is what LAB_BROKEN=sync-off-loop breaks, for the sensitivity test.
 const syncOffLoop = "lab.js blocking with LAB_BROKEN=sync-off-loop: the Sync work runs in a worker thread"
 
-// The threadpool.blocking family's parts (results/family).
-type (
-	loopMeasure        = family.LoopMeasure
-	blockingTrial      = family.BlockingTrial
-	compressedBytes    = family.CompressedBytes
-	blockingParameters = family.BlockingParameters
-	blockingSummary    = family.BlockingSummary
-	loopFigures        = family.LoopFigures
-)
-
 // blockingRun is what the lab's blocking scenario reports.
 type blockingRun struct {
-	Op     string          `json:"op"`
-	Broken string          `json:"broken,omitempty"`
-	Bytes  int             `json:"bytes,omitempty"`
-	Runs   []blockingTrial `json:"runs"`
+	Op     string                 `json:"op"`
+	Broken string                 `json:"broken,omitempty"`
+	Bytes  int                    `json:"bytes,omitempty"`
+	Runs   []family.BlockingTrial `json:"runs"`
 }
 
 // median is the median of f over the runs.
-func (b blockingRun) median(f func(blockingTrial) float64) float64 {
+func (b blockingRun) median(f func(family.BlockingTrial) float64) float64 {
 	xs := make([]float64, len(b.Runs))
 	for i, r := range b.Runs {
 		xs[i] = f(r)
@@ -60,7 +50,7 @@ func (b blockingRun) median(f func(blockingTrial) float64) float64 {
 }
 
 // fastest is the least of f over the runs.
-func (b blockingRun) fastest(f func(blockingTrial) float64) float64 {
+func (b blockingRun) fastest(f func(family.BlockingTrial) float64) float64 {
 	least := math.Inf(1)
 	for _, r := range b.Runs {
 		least = min(least, f(r))
@@ -69,25 +59,25 @@ func (b blockingRun) fastest(f func(blockingTrial) float64) float64 {
 }
 
 // figures sums up one way of the runs.
-func (b blockingRun) figures(way func(blockingTrial) loopMeasure) loopFigures {
-	return loopFigures{
-		MedianWorkMs:       ms(b.median(func(r blockingTrial) float64 { return way(r).WorkMs })),
-		FastestWorkMs:      ms(b.fastest(func(r blockingTrial) float64 { return way(r).WorkMs })),
-		MedianCPUMs:        ms(b.median(func(r blockingTrial) float64 { return way(r).CPUMs })),
-		LeastCPUMs:         ms(b.fastest(func(r blockingTrial) float64 { return way(r).CPUMs })),
-		MedianBlockedMs:    ms(b.median(func(r blockingTrial) float64 { return way(r).BlockedMs })),
-		MedianBlockedShare: b.median(func(r blockingTrial) float64 { return way(r).BlockedMs / way(r).WorkMs }),
+func (b blockingRun) figures(way func(family.BlockingTrial) family.LoopMeasure) family.LoopFigures {
+	return family.LoopFigures{
+		MedianWorkMs:       ms(b.median(func(r family.BlockingTrial) float64 { return way(r).WorkMs })),
+		FastestWorkMs:      ms(b.fastest(func(r family.BlockingTrial) float64 { return way(r).WorkMs })),
+		MedianCPUMs:        ms(b.median(func(r family.BlockingTrial) float64 { return way(r).CPUMs })),
+		LeastCPUMs:         ms(b.fastest(func(r family.BlockingTrial) float64 { return way(r).CPUMs })),
+		MedianBlockedMs:    ms(b.median(func(r family.BlockingTrial) float64 { return way(r).BlockedMs })),
+		MedianBlockedShare: b.median(func(r family.BlockingTrial) float64 { return way(r).BlockedMs / way(r).WorkMs }),
 	}
 }
 
-func syncWay(r blockingTrial) loopMeasure  { return r.Sync }
-func asyncWay(r blockingTrial) loopMeasure { return *r.Async }
+func syncWay(r family.BlockingTrial) family.LoopMeasure  { return r.Sync }
+func asyncWay(r family.BlockingTrial) family.LoopMeasure { return *r.Async }
 
 // measureBlocking runs the lab's blocking scenario for params.Op s.Trials times in one process
 // on l's runtime and starts its measurement: everything but the checks. With broken, the lab
 // runs the Sync work in a worker thread: the sensitivity test's stand-in for a runtime where
 // Sync did not block.
-func measureBlocking(t *testing.T, l lab, s settings.Settings, params blockingParameters, broken bool) (claimtest.Measurement, blockingRun) {
+func measureBlocking(t *testing.T, l lab, s settings.Settings, params family.BlockingParameters, broken bool) (claimtest.Measurement, blockingRun) {
 	t.Helper()
 	started := time.Now()
 	target := l.sized("4")
@@ -105,7 +95,7 @@ func measureBlocking(t *testing.T, l lab, s settings.Settings, params blockingPa
 			t.Fatalf("loop sampler = %q; want %q", r.Sync.Method, blockingMethod)
 		}
 	}
-	summary := blockingSummary{Method: blockingMethod + " (a 1 ms timer; blocked = its longest gap - 1 ms)", Runs: len(run.Runs), Sync: run.figures(syncWay)}
+	summary := family.BlockingSummary{Method: blockingMethod + " (a 1 ms timer; blocked = its longest gap - 1 ms)", Runs: len(run.Runs), Sync: run.figures(syncWay)}
 	headline := fmt.Sprintf("Sync %.0f ms work, %.0f ms blocked", summary.Sync.MedianWorkMs, summary.Sync.MedianBlockedMs)
 	if run.Runs[0].Async != nil {
 		async := run.figures(asyncWay)
@@ -132,12 +122,12 @@ func syncAsyncChecks(run blockingRun, workLo, workHi float64) []verdict.Check {
 	// process, sometimes in every run of one way; CPU time moves too (a busy sibling hyperthread
 	// slows a thread while it is charged), but alike for two calls a moment apart, and the
 	// median leaves out the run where it did not.
-	cpuRatio := run.median(func(r blockingTrial) float64 { return r.Async.CPUMs / r.Sync.CPUMs })
-	syncBlocked := run.median(func(r blockingTrial) float64 { return r.Sync.BlockedMs / r.Sync.WorkMs })
-	asyncBlocked := run.median(func(r blockingTrial) float64 { return r.Async.BlockedMs / r.Async.WorkMs })
+	cpuRatio := run.median(func(r family.BlockingTrial) float64 { return r.Async.CPUMs / r.Sync.CPUMs })
+	syncBlocked := run.median(func(r family.BlockingTrial) float64 { return r.Sync.BlockedMs / r.Sync.WorkMs })
+	asyncBlocked := run.median(func(r family.BlockingTrial) float64 { return r.Async.BlockedMs / r.Async.WorkMs })
 	return []verdict.Check{
 		verdict.InBand("async CPU / Sync CPU (median of runs)", cpuRatio, workLo, workHi, "",
-			fmt.Sprintf("medians %.1f ms / %.1f ms", run.median(func(r blockingTrial) float64 { return r.Async.CPUMs }), run.median(func(r blockingTrial) float64 { return r.Sync.CPUMs }))),
+			fmt.Sprintf("medians %.1f ms / %.1f ms", run.median(func(r family.BlockingTrial) float64 { return r.Async.CPUMs }), run.median(func(r family.BlockingTrial) float64 { return r.Sync.CPUMs }))),
 		// The sampler's timer cannot run while a Sync call holds the loop, so one gap spans the
 		// whole call: ratio 1.0, less only by where the ticks fall at its edges (about 1 ms of
 		// 100+). 0.9 allows for that.
@@ -151,7 +141,7 @@ func syncAsyncChecks(run blockingRun, workLo, workHi float64) []verdict.Check {
 // measureSyncBlocksLoop is P1: crypto.pbkdf2Sync against crypto.pbkdf2.
 func measureSyncBlocksLoop(t *testing.T, l lab, s settings.Settings, broken bool) claimtest.Measurement {
 	t.Helper()
-	m, run := measureBlocking(t, l, s, blockingParameters{Op: "pbkdf2", JobMs: syncJobMs, Iterations: iterationsFor(t, l.Node, syncJobMs)}, broken)
+	m, run := measureBlocking(t, l, s, family.BlockingParameters{Op: "pbkdf2", JobMs: syncJobMs, Iterations: iterationsFor(t, l.Node, syncJobMs)}, broken)
 	// Work: the same OpenSSL loop either way; async adds a hand-off to a pool thread and the
 	// sampler's 1 ms ticks on the free loop. A busy machine can still slow one call of most
 	// pairs, by up to 1.5 times, so the band is [2/3, 3/2], symmetric in ratio, which still
@@ -169,7 +159,7 @@ func testSyncBlocksLoop(t *testing.T, l lab) {
 // measureGzipSyncVsAsync is P9: zlib.gzipSync against zlib.gzip on 8 MB.
 func measureGzipSyncVsAsync(t *testing.T, l lab, s settings.Settings, broken bool) claimtest.Measurement {
 	t.Helper()
-	m, run := measureBlocking(t, l, s, blockingParameters{Op: "gzip", Bytes: gzipInputBytes}, broken)
+	m, run := measureBlocking(t, l, s, family.BlockingParameters{Op: "gzip", Bytes: gzipInputBytes}, broken)
 	// Work: async zlib compresses in chunks, each a pool job with a trip back to the loop,
 	// so it may cost more than one Sync call (the article's times: 219/178 = 1.23). The band is
 	// P1's, [2/3, 3/2], with its top raised by that overhead: [2/3, 2].
@@ -186,8 +176,8 @@ func testGzipSyncVsAsync(t *testing.T, l lab) {
 // measureJSONParseBlocksLoop is P8: JSON.parse of a 12.9 MB document.
 func measureJSONParseBlocksLoop(t *testing.T, l lab, s settings.Settings, broken bool) claimtest.Measurement {
 	t.Helper()
-	m, run := measureBlocking(t, l, s, blockingParameters{Op: "json", Bytes: jsonDocBytes}, broken)
-	summary := m.Summary.(blockingSummary)
+	m, run := measureBlocking(t, l, s, family.BlockingParameters{Op: "json", Bytes: jsonDocBytes}, broken)
+	summary := m.Summary.(family.BlockingSummary)
 	summary.DocumentBytes = run.Bytes
 	m.Summary = summary
 	m.Checks = []verdict.Check{

@@ -41,31 +41,19 @@ var (
 		Expect: claimtest.Refuted("libuv runs getaddrinfo as slow I/O, on at most half the pool's threads (since libuv 1.21), so file reads keep the other half")}
 )
 
-// The threadpool.interference family's parts (results/family).
-type (
-	readUnder              = family.ReadUnder
-	interferenceTrial      = family.InterferenceTrial
-	interferenceParameters = family.InterferenceParameters
-	interferenceSummary    = family.InterferenceSummary
-	roomyReads             = family.RoomyReads
-	readsByLoad            = family.ReadsByLoad
-	readSummary            = family.ReadSummary
-	interferenceTrials     = family.InterferenceTrials
-)
-
 // condition picks one condition's measurement of a trial.
-type condition func(interferenceTrial) readUnder
+type condition func(family.InterferenceTrial) family.ReadUnder
 
 // The conditions.
-func alone(tr interferenceTrial) readUnder         { return tr.Alone }
-func underGzip(tr interferenceTrial) readUnder     { return tr.Gzip }
-func underLookup(tr interferenceTrial) readUnder   { return tr.Lookup }
-func underResolve4(tr interferenceTrial) readUnder { return tr.Resolve4 }
+func alone(tr family.InterferenceTrial) family.ReadUnder         { return tr.Alone }
+func underGzip(tr family.InterferenceTrial) family.ReadUnder     { return tr.Gzip }
+func underLookup(tr family.InterferenceTrial) family.ReadUnder   { return tr.Lookup }
+func underResolve4(tr family.InterferenceTrial) family.ReadUnder { return tr.Resolve4 }
 
 // interferenceRun is what the lab's interference scenario reports, and the lab that did.
 type interferenceRun struct {
-	OneLookupMs float64             `json:"oneLookupMs"`
-	Trials      []interferenceTrial `json:"trials"`
+	OneLookupMs float64                    `json:"oneLookupMs"`
+	Trials      []family.InterferenceTrial `json:"trials"`
 	lab         lab
 	size        string
 	started     time.Time
@@ -94,11 +82,11 @@ func (r interferenceRun) readsAfterLoad(c condition) stats.Proportion {
 }
 
 // reads sums up the reads of r.
-func (r interferenceRun) reads() readsByLoad {
-	of := func(c condition) readSummary {
-		return readSummary{MedianReadMs: ms(r.medianRead(c)), ReadsAfterLoad: r.readsAfterLoad(c)}
+func (r interferenceRun) reads() family.ReadsByLoad {
+	of := func(c condition) family.ReadSummary {
+		return family.ReadSummary{MedianReadMs: ms(r.medianRead(c)), ReadsAfterLoad: r.readsAfterLoad(c)}
 	}
-	return readsByLoad{Alone: of(alone), Gzip: of(underGzip), Lookup: of(underLookup), Resolve4: of(underResolve4)}
+	return family.ReadsByLoad{Alone: of(alone), Gzip: of(underGzip), Lookup: of(underLookup), Resolve4: of(underResolve4)}
 }
 
 // measureInterference runs s.Trials trials of the interference lab on l's runtime with
@@ -143,12 +131,12 @@ func interferenceMeasurement(run interferenceRun) claimtest.Measurement {
 		StartedAt: run.started,
 		Headline: fmt.Sprintf("read p50: alone %.2f ms, under gzip %.2f ms, lookups %.2f ms, resolve4 %.2f ms; reads after a lookup %s",
 			run.medianRead(alone), run.medianRead(underGzip), run.medianRead(underLookup), run.medianRead(underResolve4), run.readsAfterLoad(underLookup)),
-		Parameters: interferenceParameters{
+		Parameters: family.InterferenceParameters{
 			Trials: len(run.Trials), UVThreadpoolSize: run.size, GzipJobs: gzipJobs, GzipBytes: gzipBytes, GzipChunkBytes: gzipChunkBytes,
 			Names: names, NameDelayMs: nameDelay.Milliseconds(), LoadSettleMs: loadSettleMs, SlowResolver: slowResolverSO + " (LD_PRELOAD)",
 		},
-		Summary:     interferenceSummary{OneLookupMs: ms(run.OneLookupMs), Reads: run.reads()},
-		Trials:      interferenceTrials{Pool: run.Trials},
+		Summary:     family.InterferenceSummary{OneLookupMs: ms(run.OneLookupMs), Reads: run.reads()},
+		Trials:      family.InterferenceTrials{Pool: run.Trials},
 		Environment: run.lab.environment(),
 		Evidence:    stats.Proportion{K: len(run.Trials), N: len(run.Trials)},
 	}
@@ -159,13 +147,13 @@ func interferenceMeasurement(run interferenceRun) claimtest.Measurement {
 // that do it.
 func compressionSlowsReads(run, roomy interferenceRun) claimtest.Measurement {
 	m := interferenceMeasurement(run)
-	params := m.Parameters.(interferenceParameters)
+	params := m.Parameters.(family.InterferenceParameters)
 	params.RoomyPool = roomy.size
 	m.Parameters = params
-	summary := m.Summary.(interferenceSummary)
-	summary.RoomyPool = &roomyReads{UVThreadpoolSize: roomy.size, Reads: roomy.reads()}
+	summary := m.Summary.(family.InterferenceSummary)
+	summary.RoomyPool = &family.RoomyReads{UVThreadpoolSize: roomy.size, Reads: roomy.reads()}
 	m.Summary = summary
-	m.Trials = interferenceTrials{Pool: run.Trials, RoomyPool: roomy.Trials}
+	m.Trials = family.InterferenceTrials{Pool: run.Trials, RoomyPool: roomy.Trials}
 	m.Checks = []verdict.Check{
 		// Ordering: the read's first step needs a slot, and every slot holds a whole gzip.
 		verdict.All(fmt.Sprintf("UV_THREADPOOL_SIZE=%s: trials whose read completed only after a gzip's compression had (%d in flight)", run.size, gzipJobs), run.readsAfterLoad(underGzip)),

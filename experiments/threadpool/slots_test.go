@@ -39,29 +39,12 @@ var (
 	poolCapClaim   = claimtest.Claim{IDs: []string{"P3", "P4", "P11"}, Family: "threadpool.poolThreads"}
 )
 
-// The threadpool.slots, threadpool.poolThreads and threadpool.entry families' parts
-// (results/family).
-type (
-	threadList            = family.ThreadList
-	slotRound             = family.SlotRound
-	slotCount             = family.SlotCount
-	slotsParameters       = family.SlotsParameters
-	slotsSummary          = family.SlotsSummary
-	poolThreadsParameters = family.PoolThreadsParameters
-	poolThreadsSummary    = family.PoolThreadsSummary
-	poolThreadsRun        = family.PoolThreadsRun
-	entryForm             = family.EntryForm
-	entryParameters       = family.EntryParameters
-	entrySummary          = family.EntrySummary
-	insideOutcome         = family.EntryOutcome
-)
-
 // countSlots runs the lab's ordering count on l: k pool jobs that hold a slot without using the
 // CPU, then one tiny job, for k = 1, 2, ... up to maxJobs; the smallest k whose tiny job had to
 // wait until the held slots were let go.
-func countSlots(t *testing.T, l lab, maxJobs int) slotCount {
+func countSlots(t *testing.T, l lab, maxJobs int) family.SlotCount {
 	t.Helper()
-	var c slotCount
+	var c family.SlotCount
 	l.run(t, "slots", map[string]any{"maxJobs": maxJobs, "holdMs": slotHold.Milliseconds()}, &c)
 	return c
 }
@@ -72,9 +55,9 @@ func measurePoolSlots(t *testing.T, l lab, size string, want int) claimtest.Meas
 	t.Helper()
 	started := time.Now()
 	sized := l.sized(size)
-	params := slotsParameters{Runs: slotCountRuns, MaxJobs: want + 1, HoldMs: int(slotHold.Milliseconds()), Want: want}
-	counts := make([]slotCount, slotCountRuns)
-	summary := slotsSummary{CountsAgreeing: stats.Proportion{N: slotCountRuns}}
+	params := family.SlotsParameters{Runs: slotCountRuns, MaxJobs: want + 1, HoldMs: int(slotHold.Milliseconds()), Want: want}
+	counts := make([]family.SlotCount, slotCountRuns)
+	summary := family.SlotsSummary{CountsAgreeing: stats.Proportion{N: slotCountRuns}}
 	shownCounts := make([]string, len(counts))
 	for i := range counts {
 		counts[i] = countSlots(t, sized, params.MaxJobs)
@@ -113,15 +96,15 @@ func measurePoolCap(t *testing.T, l lab, requested int) claimtest.Measurement {
 	t.Helper()
 	started := time.Now()
 	sized := l.sized(strconv.Itoa(requested))
-	var p poolThreadsRun
+	var p family.PoolThreadsRun
 	sized.run(t, "poolThreads", nil, &p)
 	return claimtest.Measurement{
 		Target:      sized,
 		Statement:   fmt.Sprintf("libuv caps the pool at %d threads: UV_THREADPOOL_SIZE=%d starts %d", libuvMaxThreads, requested, libuvMaxThreads),
 		StartedAt:   started,
 		Headline:    fmt.Sprintf("%d pool threads for UV_THREADPOOL_SIZE=%d", p.PoolThreads, requested),
-		Parameters:  poolThreadsParameters{Requested: requested, Max: libuvMaxThreads},
-		Summary:     poolThreadsSummary{PoolThreads: p.PoolThreads},
+		Parameters:  family.PoolThreadsParameters{Requested: requested, Max: libuvMaxThreads},
+		Summary:     family.PoolThreadsSummary{PoolThreads: p.PoolThreads},
 		Trials:      p,
 		Environment: sized.environment(),
 		Evidence:    stats.Proportion{K: 1, N: 1},
@@ -143,7 +126,7 @@ func testPoolSlots(t *testing.T, l lab) {
 // P5: setting the pool's size from inside the program.
 var setInsideClaim = claimtest.Claim{IDs: []string{"P5"}, Family: "threadpool.entry"}
 
-var entryForms = []entryForm{{Name: "CommonJS", Script: labCJS}, {Name: "ES module", Script: labESM}}
+var entryForms = []family.EntryForm{{Name: "CommonJS", Script: labCJS}, {Name: "ES module", Script: labESM}}
 
 // setInsideSize is what the entries set; it differs from the default so the count tells them
 // apart.
@@ -165,7 +148,7 @@ func TestPoolSizeFromInsideProgram(t *testing.T) {
 	// any runtime here, shows it. Each form on each runtime is measured in a subtest; the claim
 	// is decided over all of them.
 	started := time.Now()
-	var outcomes []insideOutcome
+	var outcomes []family.EntryOutcome
 	var nodes []runtimes.Node
 	claimtest.RunEach(t, func(t *testing.T, l lab) {
 		nodes = append(nodes, l.Node)
@@ -178,26 +161,26 @@ func TestPoolSizeFromInsideProgram(t *testing.T) {
 
 // measureSetInside counts the slots of each entry form that sets the pool size on its first
 // line, on l's runtime, as subtests of t.
-func measureSetInside(t *testing.T, l lab) []insideOutcome {
+func measureSetInside(t *testing.T, l lab) []family.EntryOutcome {
 	t.Helper()
-	var outcomes []insideOutcome
+	var outcomes []family.EntryOutcome
 	for _, f := range entryForms {
 		t.Run(strings.ReplaceAll(f.Name, " ", "-"), func(t *testing.T) {
 			c := countSlots(t, l.script(f.Script, setInsideEnv()), setInsideSize+1)
 			require.NotNil(t, c.Slots, "slot count: %s", c)
 			assert.Contains(t, []int{4, setInsideSize}, *c.Slots,
 				"slot count = %d; want the default 4 or the %d the program set", *c.Slots, setInsideSize)
-			outcomes = append(outcomes, insideOutcome{Node: l.Node.Version, Form: f.Name, Script: f.Script, Slots: *c.Slots, Honored: *c.Slots == setInsideSize})
+			outcomes = append(outcomes, family.EntryOutcome{Node: l.Node.Version, Form: f.Name, Script: f.Script, Slots: *c.Slots, Honored: *c.Slots == setInsideSize})
 		})
 	}
 	return outcomes
 }
 
 // setInsideMeasurement is P5 over every form on every runtime measured.
-func setInsideMeasurement(t *testing.T, nodes []runtimes.Node, outcomes []insideOutcome) claimtest.Measurement {
+func setInsideMeasurement(t *testing.T, nodes []runtimes.Node, outcomes []family.EntryOutcome) claimtest.Measurement {
 	t.Helper()
 	require.NotEmpty(t, outcomes, "no entry form was measured")
-	summary := entrySummary{Ignored: stats.Proportion{N: len(outcomes)}}
+	summary := family.EntrySummary{Ignored: stats.Proportion{N: len(outcomes)}}
 	for _, o := range outcomes {
 		what := "honored"
 		if !o.Honored {
@@ -220,7 +203,7 @@ func setInsideMeasurement(t *testing.T, nodes []runtimes.Node, outcomes []inside
 	return claimtest.Measurement{
 		Target:      entryTarget{family.EntryTarget{Nodes: nodes, Forms: entryForms, Env: setInsideEnv()}},
 		Headline:    strings.Join(summary.Outcomes, "; "),
-		Parameters:  entryParameters{SetPoolSize: setInsideSize},
+		Parameters:  family.EntryParameters{SetPoolSize: setInsideSize},
 		Summary:     summary,
 		Trials:      outcomes,
 		Environment: env,

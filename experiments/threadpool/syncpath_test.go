@@ -82,16 +82,6 @@ func testSyncOnRequestPath(t *testing.T, l lab) {
 	syncOnRequestPathClaim.Check(t, measureSyncOnRequestPath(t, l, cfg, false))
 }
 
-// The threadpool.syncPath family's parts (results/family).
-type (
-	syncPathParameters = family.SyncPathParameters
-	syncServerRun      = family.SyncServer
-	syncServerReady    = family.SyncServerReady
-	syncPathSummary    = family.SyncPathSummary
-	syncPathRound      = family.SyncPathRound
-	syncPathLoad       = family.SyncPathLoad
-)
-
 // syncPathTarget is threadpool.syncPath's target, run on this machine.
 type syncPathTarget struct{ family.SyncPathTarget }
 
@@ -114,7 +104,7 @@ func measureSyncOnRequestPath(t *testing.T, l lab, s settings.Settings, broken b
 
 	// Each round: /ping alone (the idle baseline), then /ping under /work load on each variant,
 	// the order alternating so neither always runs on a warmer machine.
-	rounds := make([]syncPathRound, s.Trials)
+	rounds := make([]family.SyncPathRound, s.Trials)
 	var evidence stats.Proportion
 	for i := range rounds {
 		r := &rounds[i]
@@ -136,10 +126,10 @@ func measureSyncOnRequestPath(t *testing.T, l lab, s settings.Settings, broken b
 		}
 	}
 
-	idle := stats.Summarize(syncPathPooled(rounds, func(r syncPathRound) []float64 { return r.IdlePingMs }))
-	atStart := stats.Summarize(syncPathPooled(rounds, func(r syncPathRound) []float64 { return r.Startup.PingMs }))
-	onReq := stats.Summarize(syncPathPooled(rounds, func(r syncPathRound) []float64 { return r.Request.PingMs }))
-	reads := stats.Summarize(syncPathPooled(rounds, func(r syncPathRound) []float64 { return r.Request.WorkHandlerMs }))
+	idle := stats.Summarize(syncPathPooled(rounds, func(r family.SyncPathRound) []float64 { return r.IdlePingMs }))
+	atStart := stats.Summarize(syncPathPooled(rounds, func(r family.SyncPathRound) []float64 { return r.Startup.PingMs }))
+	onReq := stats.Summarize(syncPathPooled(rounds, func(r family.SyncPathRound) []float64 { return r.Request.PingMs }))
+	reads := stats.Summarize(syncPathPooled(rounds, func(r family.SyncPathRound) []float64 { return r.Request.WorkHandlerMs }))
 	t.Logf("P10 on node%d (broken=%v): idle /ping %s; start-up variant under /work %s; request variant under /work %s; read per /work %s; evidence %s",
 		l.Node.Major, broken, idle, atStart, onReq, reads, evidence)
 
@@ -148,11 +138,11 @@ func measureSyncOnRequestPath(t *testing.T, l lab, s settings.Settings, broken b
 		StartedAt: started,
 		Headline: fmt.Sprintf("/ping p50: idle %.2f ms; under /work, start-up variant %.2f ms, request variant %.2f ms; one read %.1f ms",
 			idle.P50Ms, atStart.P50Ms, onReq.P50Ms, reads.P50Ms),
-		Parameters: syncPathParameters{
+		Parameters: family.SyncPathParameters{
 			Rounds: s.Trials, FileBytes: syncPathFileBytes, Loaders: syncPathLoaders,
 			PingsPerRound: syncPathPings, PingEveryMs: syncPathPingEvery.Milliseconds(),
 		},
-		Summary: syncPathSummary{
+		Summary: family.SyncPathSummary{
 			IdlePing: idle, StartupVariantPingUnderWork: atStart, RequestVariantPingUnderWork: onReq,
 			RequestVariantWorkHandler: reads, StartupReadMs: *startup.run.Ready.StartupReadMs, EvidentialRounds: evidence,
 		},
@@ -196,7 +186,7 @@ func syncServerLab(l lab, syncAt, file string, broken bool) lab {
 
 // syncServer is a started sync-server.
 type syncServer struct {
-	run    syncServerRun
+	run    family.SyncServer
 	target *target.Local
 }
 
@@ -214,7 +204,7 @@ func startSyncServer(t *testing.T, l lab) *syncServer {
 		Dir:   t.TempDir(),
 		Ready: protocol.AwaitReady(&ready),
 	})
-	s := &syncServer{run: syncServerRun{Lab: l.Lab}, target: target.NewLocal(ready.Addr)}
+	s := &syncServer{run: family.SyncServer{Lab: l.Lab}, target: target.NewLocal(ready.Addr)}
 	extra, err := json.Marshal(ready.Extra)
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(extra, &s.run.Ready), "the sync-server's READY line")
@@ -254,7 +244,7 @@ func (s *syncServer) pings(t *testing.T) []float64 {
 
 // underWork keeps /work flowing from syncPathLoaders goroutines, sends the round's /ping once
 // every loader has had an answer, and stops the load when the last /ping is back.
-func (s *syncServer) underWork(t *testing.T) syncPathLoad {
+func (s *syncServer) underWork(t *testing.T) family.SyncPathLoad {
 	t.Helper()
 	var (
 		mu    sync.Mutex
@@ -304,7 +294,7 @@ func (s *syncServer) underWork(t *testing.T) syncPathLoad {
 	wg.Wait()
 	require.NoError(t, fail, "/work under load")
 
-	l := syncPathLoad{PingMs: pings, PingP50Ms: stats.Quantile(pings, 0.5), WorkAnswered: len(works)}
+	l := family.SyncPathLoad{PingMs: pings, PingP50Ms: stats.Quantile(pings, 0.5), WorkAnswered: len(works)}
 	var handler []float64
 	for _, w := range works {
 		if !w.SentAt.After(windowEnd) && !w.DoneAt.Before(windowStart) {
@@ -320,7 +310,7 @@ func (s *syncServer) underWork(t *testing.T) syncPathLoad {
 }
 
 // syncPathPooled is every round's sample of one kind, pooled.
-func syncPathPooled(rounds []syncPathRound, of func(syncPathRound) []float64) []float64 {
+func syncPathPooled(rounds []family.SyncPathRound, of func(family.SyncPathRound) []float64) []float64 {
 	var all []float64
 	for _, r := range rounds {
 		all = append(all, of(r)...)

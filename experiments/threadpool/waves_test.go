@@ -31,36 +31,26 @@ const (
 	eightOnEight = "8 jobs, 8 slots"
 )
 
-// The threadpool.waves family's parts (results/family).
-type (
-	waveConfig        = family.WaveConfig
-	waveRun           = family.WaveRun
-	waveTrial         = family.WaveTrial
-	wavesParameters   = family.WavesParameters
-	wavesSummary      = family.WavesSummary
-	waveConfigSummary = family.WaveConfigSummary
-)
-
 // splitOf is the median end of the later half of the jobs over that of the earlier half: near 2
 // for two waves (the later half starts only as the earlier one ends), near 1 for one.
-func splitOf(w waveRun) float64 {
+func splitOf(w family.WaveRun) float64 {
 	h := len(w.EndsMs) / 2
 	return stats.Quantile(w.EndsMs[h:], 0.5) / stats.Quantile(w.EndsMs[:h], 0.5)
 }
 
 // lastEnd is when the last job ended.
-func lastEnd(w waveRun) float64 { return w.EndsMs[len(w.EndsMs)-1] }
+func lastEnd(w family.WaveRun) float64 { return w.EndsMs[len(w.EndsMs)-1] }
 
 // runOf is the trial's run of config.
-func runOf(tr waveTrial, config string) waveRun {
-	i := slices.IndexFunc(tr.Runs, func(r waveRun) bool { return r.Config == config })
+func runOf(tr family.WaveTrial, config string) family.WaveRun {
+	i := slices.IndexFunc(tr.Runs, func(r family.WaveRun) bool { return r.Config == config })
 	return tr.Runs[i]
 }
 
 // waveConfigs are the configurations each trial runs. fourSlots is the UV_THREADPOOL_SIZE of
 // the "4 slots" ones: "4", except in the sensitivity test, which passes a wrong size.
-func waveConfigs(fourSlots string) []waveConfig {
-	return []waveConfig{
+func waveConfigs(fourSlots string) []family.WaveConfig {
+	return []family.WaveConfig{
 		{Config: fourOnFour, Jobs: 4, Size: fourSlots},
 		{Config: eightOnFour, Jobs: 8, Size: fourSlots},
 		{Config: eightOnEight, Jobs: 8, Size: "8"},
@@ -85,9 +75,9 @@ func testPoolWaves(t *testing.T, l lab) { poolWavesClaim.Check(t, measurePoolWav
 func measurePoolWaves(t *testing.T, l lab, s settings.Settings, fourSlots string) claimtest.Measurement {
 	t.Helper()
 	started := time.Now()
-	params := wavesParameters{Trials: s.Trials, JobMs: waveJobMs, Iterations: iterationsFor(t, l.Node, waveJobMs), Configs: waveConfigs(fourSlots)}
+	params := family.WavesParameters{Trials: s.Trials, JobMs: waveJobMs, Iterations: iterationsFor(t, l.Node, waveJobMs), Configs: waveConfigs(fourSlots)}
 
-	trials := make([]waveTrial, s.Trials)
+	trials := make([]family.WaveTrial, s.Trials)
 	for i := range trials {
 		// Alternate which pool size goes first, so drift on the machine hits both alike.
 		order := slices.Clone(params.Configs)
@@ -95,13 +85,13 @@ func measurePoolWaves(t *testing.T, l lab, s settings.Settings, fourSlots string
 			slices.Reverse(order)
 		}
 		for _, c := range order {
-			r := waveRun{WaveConfig: c}
+			r := family.WaveRun{WaveConfig: c}
 			l.sized(c.Size).run(t, "waves", map[string]any{"jobs": c.Jobs, "iterations": params.Iterations}, &r)
 			trials[i].Runs = append(trials[i].Runs, r)
 		}
 	}
 
-	medianOf := func(config string, f func(waveRun) float64) float64 {
+	medianOf := func(config string, f func(family.WaveRun) float64) float64 {
 		var xs []float64
 		for _, tr := range trials {
 			xs = append(xs, f(runOf(tr, config)))
@@ -113,9 +103,9 @@ func measurePoolWaves(t *testing.T, l lab, s settings.Settings, fourSlots string
 		totalRatios[i] = lastEnd(runOf(tr, eightOnEight)) / lastEnd(runOf(tr, eightOnFour))
 	}
 	cores := runtime.NumCPU()
-	summary := wavesSummary{TotalRatio: stats.Quantile(totalRatios, 0.5), ExpectedTotalRatio: expectedTotalRatio(cores), Cores: cores}
+	summary := family.WavesSummary{TotalRatio: stats.Quantile(totalRatios, 0.5), ExpectedTotalRatio: expectedTotalRatio(cores), Cores: cores}
 	for _, c := range params.Configs {
-		summary.Configs = append(summary.Configs, waveConfigSummary{
+		summary.Configs = append(summary.Configs, family.WaveConfigSummary{
 			Config:           c.Config,
 			MedianLastEndMs:  ms(medianOf(c.Config, lastEnd)),
 			MedianSplit:      medianOf(c.Config, splitOf),
