@@ -66,16 +66,10 @@ type coldPlatform struct {
 	Architecture string `json:"architecture"`
 }
 
-// coldOK says the function answered with the item: the cold start's figures are evidence, as the
-// experiments count it.
+// coldOK says the function answered with the item, for a chart's label; whether a cold start is
+// evidence is the experiment's to say (ColdStart.NotEvidence).
 func coldOK(i family.Invoked) bool {
 	return i.Status == 200 && i.Error == "" && i.Body == "" && i.Answer.Found
-}
-
-// coldAnswered says every invocation of the cold start answered with the item, and the experiment
-// counted it as evidence.
-func coldAnswered(c family.ColdStart) bool {
-	return c.NotEvidence == "" && coldOK(c.First) && coldOK(c.Second) && !slices.ContainsFunc(c.Later, func(i family.Invoked) bool { return !coldOK(i) })
 }
 
 // coldRow is one waterfall: a label, the median of each phase present (0 where absent) over n
@@ -243,7 +237,7 @@ func coldPhasesCharts(e Entry) ([]Figure, error) {
 			return nil, fmt.Errorf("coldstart.phases: cold start %d is of arm %q, which the parameters do not list", i+1, c.Arm)
 		}
 		all[c.Arm]++
-		if coldAnswered(c) {
+		if c.NotEvidence == "" { // evidence, as the experiment judged it
 			byArm[c.Arm] = append(byArm[c.Arm], c.First)
 		}
 	}

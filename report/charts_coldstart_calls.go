@@ -24,7 +24,7 @@ func coldOwnConnectionCharts(e Entry) ([]Figure, error) {
 	}
 	var firsts, seconds []family.Invoked
 	for _, c := range trials {
-		if coldAnswered(c.ColdStart) {
+		if c.NotEvidence == "" { // evidence, as the experiment judged it
 			firsts, seconds = append(firsts, c.First), append(seconds, c.Second)
 		}
 	}

@@ -58,6 +58,10 @@ func coldInvocation(initMs, warmupMs float64, call coldCallJSON, handlerMs float
 }
 
 // coldFailed is an invocation whose environment failed.
+// coldNoAnswer is the reason the experiments give a cold start of coldFailed invocations for being
+// no evidence: the charts leave it out by that reason, not by judging the invocations again.
+const coldNoAnswer = "an invocation did not answer with the item (status 502 Runtime exited with error: exit status 1)"
+
 func coldFailed(clientMs float64) map[string]any {
 	return map[string]any{"status": 502, "error": "Runtime exited with error: exit status 1", "answer": map[string]any{}, "report": map[string]any{}, "clientMs": clientMs}
 }
@@ -125,7 +129,7 @@ func coldPhasesResult(t *testing.T) Entry {
 			map[string]any{"arm": "cold", "first": cold, "second": second},
 			map[string]any{"arm": "warm", "first": warm, "second": second})
 	}
-	trials = append(trials, map[string]any{"arm": "cold", "first": coldFailed(900), "second": coldFailed(0)})
+	trials = append(trials, map[string]any{"arm": "cold", "first": coldFailed(900), "second": coldFailed(0), "notEvidence": coldNoAnswer})
 	params := map[string]any{"coldStarts": 4, "warmInvocations": 1, "invocationGapMs": 20, "arms": []map[string]any{
 		{"arm": "cold", "variant": "cold", "memoryMB": 128, "unthrottled": false},
 		{"arm": "warm", "variant": "warm", "memoryMB": 128, "unthrottled": false}}}
@@ -194,7 +198,7 @@ func TestColdWaterfallLeavesOutColdStartsThatWereNotEvidence(t *testing.T) {
 func TestColdPhasesWithoutColdStartsDrawNothing(t *testing.T) {
 	// A result none of whose cold starts answered, or counted as cold, is an honest one (its
 	// verdict says why), not a malformed one.
-	failed := []map[string]any{{"arm": "cold", "first": coldFailed(1), "second": coldFailed(1)}}
+	failed := []map[string]any{{"arm": "cold", "first": coldFailed(1), "second": coldFailed(1), "notEvidence": coldNoAnswer}}
 	for family, draw := range map[string]chart{"coldstart.phases": coldPhasesCharts, "coldstart.ownConnection": coldOwnConnectionCharts} {
 		e := coldEntry(t, family, []string{"T2"}, map[string]any{"coldStarts": 1, "memoryMB": 128, "arms": []map[string]any{{"arm": "cold", "memoryMB": 128}}}, "{}", "{}", failed)
 		figs, err := draw(e)
@@ -347,7 +351,7 @@ func TestColdOwnConnectionDrawsBothCalls(t *testing.T) {
 	handshakes := 1
 	trials := []map[string]any{
 		{"arm": "128 MB, unthrottled", "first": first, "second": second, "serverHandshakes": handshakes},
-		{"arm": "128 MB, unthrottled", "first": first, "second": coldFailed(5)},
+		{"arm": "128 MB, unthrottled", "first": first, "second": coldFailed(5), "notEvidence": coldNoAnswer},
 	}
 	summary := map[string]any{"newWithHandshake": map[string]int{"k": 1, "n": 1}, "countsAgree": map[string]int{"k": 1, "n": 1},
 		"secondCallReused": map[string]int{"k": 1, "n": 1}, "firstCallTlsMs": map[string]any{}}
