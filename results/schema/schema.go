@@ -23,9 +23,11 @@ import (
 	"github.com/invopop/jsonschema"
 	orderedmap "github.com/pb33f/ordered-map/v2"
 
+	"github.com/serverless-claims/claims/catalog"
 	"github.com/serverless-claims/claims/harness/claim/results"
 	"github.com/serverless-claims/claims/harness/claim/verdict"
 	"github.com/serverless-claims/claims/results/family"
+	"github.com/serverless-claims/claims/results/family/getitem"
 )
 
 // File is the generated schema's name in this folder; results.SchemaFile names it from the
@@ -47,6 +49,8 @@ type enumer interface{ Enum() []string }
 var fieldEnums = map[reflect.Type]map[string][]string{
 	reflect.TypeFor[results.Result](): {"mode": results.Modes, "schema": {results.Schema}},
 	reflect.TypeFor[verdict.Bound]():  {"side": verdict.Sides},
+	reflect.TypeFor[family.Build]():   {"language": catalog.FunctionLanguages},
+	reflect.TypeFor[getitem.Stack]():  {"language": catalog.FunctionLanguages},
 }
 
 // Generate is the schema, as the file holds it.

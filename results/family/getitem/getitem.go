@@ -200,7 +200,7 @@ type RootsAgain struct {
 // says where its phases were timed: the same claims on another stack time other code.
 type Stack struct {
 	// Language is the function's language: go, rust, node or python.
-	Language string `json:"language" jsonschema:"enum=go,enum=rust,enum=node,enum=python"`
+	Language string `json:"language"`
 	// LanguageVersion is its runtime's or compiler's version, as the function reads it.
 	LanguageVersion string `json:"languageVersion"`
 	// SDK and SDKVersion name the AWS SDK that makes the GetItem, or what stands in for one.
