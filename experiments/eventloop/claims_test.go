@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/serverless-claims/claims/harness/claim/claimtest"
 	"github.com/serverless-claims/claims/harness/claim/stats"
 	"github.com/serverless-claims/claims/harness/claim/verdict"
@@ -29,7 +31,7 @@ var (
 
 func TestPingOnlyBaseline(t *testing.T) { claimtest.Run(t, testPingOnlyBaseline, nodeProbe, goProbe) }
 
-func testPingOnlyBaseline(t *testing.T, w *web) { experiment(baseline).check(t, w) } // W1
+func testPingOnlyBaseline(t *testing.T, w *web) { check(t, baseline, w, runSettings(t)) } // W1
 
 // baseline is W1: /ping alone answers within a millisecond on loopback.
 func baseline(t *testing.T, w *web, s settings.Settings) (claimtest.Claim, claimtest.Measurement) {
@@ -48,7 +50,9 @@ func baseline(t *testing.T, w *web, s settings.Settings) (claimtest.Claim, claim
 
 func TestPingWaitsBehindCPU(t *testing.T) { claimtest.Run(t, testPingWaitsBehindCPU, nodeProbe) }
 
-func testPingWaitsBehindCPU(t *testing.T, w *web) { checkEachCPUCount(t, w, nodeWaits) } // W2, W3
+func testPingWaitsBehindCPU(t *testing.T, w *web) { // W2, W3
+	checkEachCPUCount(t, nodeWaits, w, runSettings(t))
+}
 
 // nodeWaits is W2 (one /cpu) and W3 (two): on Node, the /ping waits until every /cpu in flight
 // has ended, and so its latency is what remains of the spins when it was sent.
@@ -76,7 +80,9 @@ func nodeWaits(cpus int) experiment {
 
 func TestGoPingDoesNotWait(t *testing.T) { claimtest.Run(t, testGoPingDoesNotWait, goProbe) }
 
-func testGoPingDoesNotWait(t *testing.T, w *web) { checkEachCPUCount(t, w, goDoesNotWait) } // W4, W5
+func testGoPingDoesNotWait(t *testing.T, w *web) { // W4, W5
+	checkEachCPUCount(t, goDoesNotWait, w, runSettings(t))
+}
 
 // goDoesNotWait is W4 (one /cpu) and W5 (two /cpu filling GOMAXPROCS=2): on Go, /ping never
 // waits for /cpu, because the runtime runs it on another thread or preempts a spinning goroutine.
@@ -99,7 +105,7 @@ func TestGoWaitsWithoutPreemption(t *testing.T) {
 }
 
 func testGoWaitsWithoutPreemption(t *testing.T, w *web) { // W10
-	experiment(goWaitsWithoutPreemption).check(t, w)
+	check(t, goWaitsWithoutPreemption, w, runSettings(t))
 }
 
 // goWaitsWithoutPreemption is W10, the control that proves W5's explanation: with asynchronous
@@ -118,9 +124,10 @@ func TestOffloadedCPUDoesNotStallPing(t *testing.T) {
 }
 
 func testOffloadedCPUDoesNotStallPing(t *testing.T, w *web) { // W11
+	s := runSettings(t)
 	for _, mode := range []string{"worker", "pbkdf2"} {
 		for _, cpus := range []int{1, 2} {
-			t.Run(fmt.Sprintf("mode=%s/cpu=%d", mode, cpus), func(t *testing.T) { offloaded(mode, cpus).check(t, w) })
+			t.Run(fmt.Sprintf("mode=%s/cpu=%d", mode, cpus), func(t *testing.T) { check(t, offloaded(mode, cpus), w, s) })
 		}
 	}
 }
@@ -139,22 +146,32 @@ func offloaded(mode string, cpus int) experiment {
 	}
 }
 
-// experiment measures one claim on a target with the run's settings and says how to decide it.
+// experiment measures one claim on a target with the run's settings s and says how to decide it.
 type experiment func(t *testing.T, w *web, s settings.Settings) (claimtest.Claim, claimtest.Measurement)
 
-// check measures e on w with the run's settings and asserts its claim.
-func (e experiment) check(t *testing.T, w *web) {
+// check measures e on w with s and asserts its claim (claimtest.Claim.Check).
+func check(t *testing.T, e experiment, w *web, s settings.Settings) {
 	t.Helper()
-	c, m := e(t, w, cfg)
+	c, m := e(t, w, s)
 	c.Check(t, m)
 }
 
 // checkEachCPUCount checks e with one /cpu in flight and with two, as subtests cpu=1 and cpu=2.
-func checkEachCPUCount(t *testing.T, w *web, e func(cpus int) experiment) {
+func checkEachCPUCount(t *testing.T, e func(cpus int) experiment, w *web, s settings.Settings) {
 	t.Helper()
 	for _, cpus := range []int{1, 2} {
-		t.Run(fmt.Sprintf("cpu=%d", cpus), func(t *testing.T) { e(cpus).check(t, w) })
+		t.Run(fmt.Sprintf("cpu=%d", cpus), func(t *testing.T) { check(t, e(cpus), w, s) })
 	}
+}
+
+// runSettings is the run's settings (CLAIMS_TRIALS, CLAIMS_SPIN_MS, CLAIMS_PAUSE_MS: trials,
+// spin, pause), read from the environment as TestMain read and checked them before any test
+// started. A test reads them once and hands them down.
+func runSettings(t testing.TB) settings.Settings {
+	t.Helper()
+	s, err := settings.FromEnv()
+	require.NoError(t, err, "the run's settings, which TestMain checked")
+	return s
 }
 
 // cpuPattern is the pattern with one /cpu (cpus = 1) or two, each spinning s.SpinMs in mode.

@@ -28,16 +28,16 @@ import (
 var runtimes = []string{webendpoints.Node, webendpoints.Go}
 
 func TestWebPingAvoidsBusyEnvironment(t *testing.T) { // W6
-	p := platform(t)
+	p, s := platform(t), runSettings(t)
 	for _, rt := range runtimes {
-		t.Run(rt, func(t *testing.T) { experiment(pingAvoidsBusy).check(t, p.endpoint(t, rt, 0)) })
+		t.Run(rt, func(t *testing.T) { check(t, pingAvoidsBusy, p.endpoint(t, rt, 0), s) })
 	}
 }
 
 func TestWebPingWaitsWhenEveryEnvironmentBusy(t *testing.T) { // W7
-	p := platform(t)
+	p, s := platform(t), runSettings(t)
 	for _, rt := range runtimes {
-		t.Run(rt, func(t *testing.T) { coLocatedPing(rt).check(t, p.endpoint(t, rt, 0)) })
+		t.Run(rt, func(t *testing.T) { check(t, coLocatedPing(rt), p.endpoint(t, rt, 0), s) })
 	}
 }
 
@@ -51,12 +51,12 @@ func TestWebTwoCPUOnOneSide(t *testing.T) { // W8
 		lr.policy = webrouter.Random
 		p = lr
 	}
-	experiment(twoOnOneSide).check(t, p.endpoint(t, webendpoints.Node, 0))
+	check(t, twoOnOneSide, p.endpoint(t, webendpoints.Node, 0), runSettings(t))
 }
 
 func TestWebEnvIDMatchesLogstream(t *testing.T) { // W9
 	p := platform(t)
-	c, m := idsAgree(t, p.endpoint(t, webendpoints.Node, 0), cfg)
+	c, m := idsAgree(t, p.endpoint(t, webendpoints.Node, 0), runSettings(t))
 	res := c.Check(t, m)
 	if lr, ok := p.(localRouter); ok && lr.omitLogstreamEvery > 0 {
 		// The local router leaves the header off every third answer: the claim must still pass
@@ -77,7 +77,7 @@ func TestWebLowerConcurrencyFewerCoLocated(t *testing.T) { // W12
 		lr.environments, lr.initialEnvironments = environments+1, environments
 		p = lr
 	}
-	c, m := concurrencyLowered(t, p, cfg)
+	c, m := concurrencyLowered(t, p, runSettings(t))
 	res := c.Check(t, m)
 	if _, ok := p.(localRouter); ok {
 		// At 1, the /ping with both /cpu running finds the two running environments full and

@@ -27,7 +27,7 @@ func TestCatchesBrokenRouters(t *testing.T) {
 	if os.Getenv(standInEnv) != "1" {
 		t.Skipf("breaks the local router on purpose: needs %s=1", standInEnv)
 	}
-	claimtest.CatchBroken(t, cfg, brokenRouters...)
+	claimtest.CatchBroken(t, runSettings(t), brokenRouters...)
 }
 
 // brokenRouters are the routing claims' broken cases (claimtest.BrokenCases).
@@ -78,7 +78,7 @@ func TestWebThrottledTrialsAreNotEvidence(t *testing.T) {
 		t.Skipf("throttles on purpose through the local router: needs %s=1", standInEnv)
 	}
 	lr := localRouter{policy: webrouter.LeastBusy, cpuBusyLimit: 1, omitLogstreamEvery: standInOmitLogstreamEvery}
-	c, m := coLocatedPing(webendpoints.Node)(t, lr.endpoint(t, webendpoints.Node, 0), claimtest.BrokenSettings(cfg, coLocatedPingClaim))
+	c, m := coLocatedPing(webendpoints.Node)(t, lr.endpoint(t, webendpoints.Node, 0), claimtest.BrokenSettings(runSettings(t), coLocatedPingClaim))
 	m.Broken = "not broken: the router keeps every request off an environment running a /cpu, so a /ping with both busy is throttled"
 	res := c.Decide(t, m)
 	sum := m.Summary.(routingSummary)
@@ -108,6 +108,7 @@ func TestWebTwoCPUNotRefutedWhereTheRouterHadNoRoom(t *testing.T) {
 	if os.Getenv(standInEnv) != "1" {
 		t.Skipf("routes through the local router: needs %s=1", standInEnv)
 	}
+	s := claimtest.BrokenSettings(runSettings(t), twoOnOneSideClaim)
 	for _, c := range []struct {
 		name string
 		lr   localRouter
@@ -119,7 +120,7 @@ func TestWebTwoCPUNotRefutedWhereTheRouterHadNoRoom(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			c.lr.broken = "not broken: " + c.name + ", the router has no room beside a busy environment"
-			claim, m := twoOnOneSide(t, c.lr.endpoint(t, webendpoints.Node, 0), claimtest.BrokenSettings(cfg, twoOnOneSideClaim))
+			claim, m := twoOnOneSide(t, c.lr.endpoint(t, webendpoints.Node, 0), s)
 			res := claim.Decide(t, m)
 			assert.Equal(t, verdict.Inconclusive, res.Verdict.Outcome, "W8 verdict = %s; want inconclusive, never a refutation (%s; %s)", res.Verdict.Outcome, res.Verdict.Reason, res.Headline)
 			assert.Contains(t, res.Verdict.Reason, "kept requests off busy environments", "the verdict's reason must say why the trials were no evidence")
@@ -194,7 +195,7 @@ func TestWebLoweredConcurrencyAllThrottledIsInconclusive(t *testing.T) {
 		t.Skipf("throttles on purpose through the local router: needs %s=1", standInEnv)
 	}
 	lr := localRouter{policy: webrouter.LeastBusy, omitLogstreamEvery: standInOmitLogstreamEvery}
-	c, m := concurrencyLowered(t, lr, claimtest.BrokenSettings(cfg, concurrencyLoweredClaim))
+	c, m := concurrencyLowered(t, lr, claimtest.BrokenSettings(runSettings(t), concurrencyLoweredClaim))
 	m.Broken = "not broken: two environments of one slot each, both held by a /cpu, throttle every /ping"
 	res := c.Decide(t, m)
 	low := m.Summary.(concurrencySummary).LoweredPings
