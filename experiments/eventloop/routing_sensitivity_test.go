@@ -205,3 +205,36 @@ func TestWebLoweredConcurrencyAllThrottledIsInconclusive(t *testing.T) {
 	assert.Contains(t, res.Verdict.Reason, "throttled", "the verdict's reason must say the /ping were throttled")
 	assert.Contains(t, res.Headline, "throttled /ping, no evidence either way", "the headline must count the throttled /ping")
 }
+
+// TestWebOneEnvironmentIsNoEvidence: on an endpoint of one environment no trial has another
+// environment to route to, so W6, W7 and W8 have no evidence: each verdict is inconclusive,
+// never fail, and each check's want states its rule rather than echo the empty count (W6 read
+// "= 0/0; want 0/0" there, and failed).
+func TestWebOneEnvironmentIsNoEvidence(t *testing.T) {
+	if os.Getenv(standInEnv) != "1" {
+		t.Skipf("routes through the local router: needs %s=1", standInEnv)
+	}
+	lr := localRouter{policy: webrouter.LeastBusy, omitLogstreamEvery: standInOmitLogstreamEvery, environments: 1}
+	s := runSettings(t)
+	for _, c := range []struct {
+		name  string
+		claim claimtest.Claim
+		e     experiment
+	}{
+		{"W6", pingAvoidsBusyClaim, pingAvoidsBusy},
+		{"W7", coLocatedPingClaim, coLocatedPing(webendpoints.Node)},
+		{"W8", twoOnOneSideClaim, twoOnOneSide},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m := measured(t, c.claim, c.e, lr.endpoint(t, webendpoints.Node, 0), claimtest.BrokenSettings(s, c.claim))
+			m.Broken = "not broken: an endpoint of one environment, so no trial has another to route to"
+			res := c.claim.Decide(t, m)
+			assert.Equal(t, verdict.Inconclusive, res.Verdict.Outcome, "%s verdict on one environment = %s; want inconclusive, no trial being evidence (%s)", c.name, res.Verdict.Outcome, res.Verdict.Reason)
+			assert.Contains(t, res.Verdict.Reason, "trials were evidence", "the reason must say too few trials were evidence")
+			for _, ch := range res.Verdict.Checks {
+				assert.NotRegexp(t, `/0\b`, ch.Want, "check %q: want = %q; want its rule, not a count of no trials", ch.Name, ch.Want)
+				assert.Contains(t, ch.Want, "at least one", "check %q: want = %q; want the rule to say it needs at least one evidential trial", ch.Name, ch.Want)
+			}
+		})
+	}
+}
