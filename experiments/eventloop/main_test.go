@@ -9,12 +9,11 @@ import (
 	"github.com/serverless-claims/claims/harness/sys/settings"
 )
 
-// cfg is the run's settings, read once; a setting that makes no sense stops the binary before any
-// probe starts.
-var cfg settings.Settings
-
-// TestMain installs Node 24 first where it can (the article ran nodejs24.x; any Node.js decides
-// these claims, so one that cannot be installed is a note) and requires some Node.js.
+// TestMain checks the run's settings, so that one that makes no sense stops the binary before any
+// probe starts (each test then reads them with runSettings), installs Node 24 first where it can
+// (the article ran nodejs24.x; any Node.js decides these claims, so one that cannot be installed
+// is a note) and requires some Node.js.
 func TestMain(m *testing.M) {
-	os.Exit(claimtest.Main(m, "eventloop experiments", &cfg, provision.Check(provision.WantNode24, provision.NeedNode)))
+	var checked settings.Settings
+	os.Exit(claimtest.Main(m, "eventloop experiments", &checked, provision.Check(provision.WantNode24, provision.NeedNode)))
 }

@@ -21,27 +21,31 @@ import (
 	"github.com/serverless-claims/claims/results/family"
 )
 
-// The routing claims as tests. Each runs the article's pattern against a Web Function endpoint
-// (routing_test.go says which) and decides from where each request ran.
+// The routing claims as tests. Each runs as the local claims do, through claimtest.Run: its body
+// runs against the targets its modes start, here the Web Function endpoints of the run's
+// platform (platform, routing_test.go: the local router or deployed endpoints), one subtest per
+// runtime where there are two, and decides from where each request ran.
 
 // runtimes are the probes the article deployed as Web Functions.
 var runtimes = []string{webendpoints.Node, webendpoints.Go}
 
-func TestWebPingAvoidsBusyEnvironment(t *testing.T) { // W6
-	p := platform(t)
-	for _, rt := range runtimes {
-		t.Run(rt, func(t *testing.T) { experiment(pingAvoidsBusy).check(t, p.endpoint(t, rt, 0)) })
-	}
+func TestWebPingAvoidsBusyEnvironment(t *testing.T) {
+	claimtest.Run(t, testWebPingAvoidsBusyEnvironment, webFunctions(platform(t), runtimes...)...)
 }
 
-func TestWebPingWaitsWhenEveryEnvironmentBusy(t *testing.T) { // W7
-	p := platform(t)
-	for _, rt := range runtimes {
-		t.Run(rt, func(t *testing.T) { coLocatedPing(rt).check(t, p.endpoint(t, rt, 0)) })
-	}
+func testWebPingAvoidsBusyEnvironment(t *testing.T, w *web) { // W6
+	check(t, pingAvoidsBusy, w, runSettings(t))
 }
 
-func TestWebTwoCPUOnOneSide(t *testing.T) { // W8
+func TestWebPingWaitsWhenEveryEnvironmentBusy(t *testing.T) {
+	claimtest.Run(t, testWebPingWaitsWhenEveryEnvironmentBusy, webFunctions(platform(t), runtimes...)...)
+}
+
+func testWebPingWaitsWhenEveryEnvironmentBusy(t *testing.T, w *web) { // W7
+	check(t, coLocatedPing(function(t, w).Runtime), w, runSettings(t))
+}
+
+func TestWebTwoCPUOnOneSide(t *testing.T) {
 	p := platform(t)
 	if lr, ok := p.(localRouter); ok {
 		// W8 says Lambda's router is not strictly least-busy: a strictly least-busy router never
@@ -51,24 +55,29 @@ func TestWebTwoCPUOnOneSide(t *testing.T) { // W8
 		lr.policy = webrouter.Random
 		p = lr
 	}
-	experiment(twoOnOneSide).check(t, p.endpoint(t, webendpoints.Node, 0))
+	claimtest.Run(t, testWebTwoCPUOnOneSide, webFunctions(p, webendpoints.Node)...)
 }
 
-func TestWebEnvIDMatchesLogstream(t *testing.T) { // W9
-	p := platform(t)
-	c, m := idsAgree(t, p.endpoint(t, webendpoints.Node, 0), cfg)
+func testWebTwoCPUOnOneSide(t *testing.T, w *web) { check(t, twoOnOneSide, w, runSettings(t)) } // W8
+
+func TestWebEnvIDMatchesLogstream(t *testing.T) {
+	claimtest.Run(t, testWebEnvIDMatchesLogstream, webFunctions(platform(t), webendpoints.Node)...)
+}
+
+func testWebEnvIDMatchesLogstream(t *testing.T, w *web) { // W9
+	c, m := idsAgree(t, w, runSettings(t))
 	res := c.Check(t, m)
-	if lr, ok := p.(localRouter); ok && lr.omitLogstreamEvery > 0 {
+	if r := function(t, w).Router; r != nil && r.OmitLogstreamEvery > 0 {
 		// The local router leaves the header off every third answer: the claim must still pass
 		// on what remains, and the result must say what was not evidence.
 		sum := m.Summary.(routingSummary)
-		assert.Positive(t, sum.LogstreamMissing, "answers without lambda-web-logstream = %d; want some, the router omits every %dth (%s)", sum.LogstreamMissing, lr.omitLogstreamEvery, res.Headline)
+		assert.Positive(t, sum.LogstreamMissing, "answers without lambda-web-logstream = %d; want some, the router omits every %dth (%s)", sum.LogstreamMissing, r.OmitLogstreamEvery, res.Headline)
 		assert.Contains(t, res.Headline, "trials not evidence", "the headline must say how many trials were not evidence")
 		assert.Contains(t, res.Headline, "without lambda-web-logstream", "the headline must say how many answers came without the header")
 	}
 }
 
-func TestWebLowerConcurrencyFewerCoLocated(t *testing.T) { // W12
+func TestWebLowerConcurrencyFewerCoLocated(t *testing.T) {
 	p := platform(t)
 	if lr, ok := p.(localRouter); ok {
 		// A throttled /ping is no evidence, so W12 is decided only where /ping are served at the
@@ -77,7 +86,14 @@ func TestWebLowerConcurrencyFewerCoLocated(t *testing.T) { // W12
 		lr.environments, lr.initialEnvironments = environments+1, environments
 		p = lr
 	}
-	c, m := concurrencyLowered(t, p, cfg)
+	// W12 compares two endpoints of one platform, the default and the lowered setting, both Go's.
+	claimtest.Run(t, testWebLowerConcurrencyFewerCoLocated, claimtest.Mode[webPlatform]{
+		Name: webendpoints.Go, Start: func(*testing.T) webPlatform { return p },
+	})
+}
+
+func testWebLowerConcurrencyFewerCoLocated(t *testing.T, p webPlatform) { // W12
+	c, m := concurrencyLowered(t, p, runSettings(t))
 	res := c.Check(t, m)
 	if _, ok := p.(localRouter); ok {
 		// At 1, the /ping with both /cpu running finds the two running environments full and
@@ -150,6 +166,11 @@ func twoOnOneSide(t *testing.T, w *web, s settings.Settings) (claimtest.Claim, c
 	same := r.w8Share()
 	lo, hi := same.Wilson()
 	ch := verdict.Some("trials with both /cpu in one environment while another existed and the router had room beside a busy one", same)
+	if same.N == 0 {
+		// Some's want is the count "at least 1/N", which with no evidential trial reads "at least
+		// 1/0": the rule instead, as All's and None's say it ("all of at least one").
+		ch.Want = "at least one of at least one"
+	}
 	ch.Note = fmt.Sprintf("frequency %.2f, 95%% interval %.2f to %.2f", share(same), lo, hi)
 	room := r.roomBesideBusy()
 	m := r.measurement(withNotEvidence(fmt.Sprintf("two /cpu on one side in %s trials where another environment existed and the router had room beside a busy one (%s); %s", same, ch.Note, room), r),

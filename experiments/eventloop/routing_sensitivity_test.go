@@ -27,7 +27,7 @@ func TestCatchesBrokenRouters(t *testing.T) {
 	if os.Getenv(standInEnv) != "1" {
 		t.Skipf("breaks the local router on purpose: needs %s=1", standInEnv)
 	}
-	claimtest.CatchBroken(t, cfg, brokenRouters...)
+	claimtest.CatchBroken(t, runSettings(t), brokenRouters...)
 }
 
 // brokenRouters are the routing claims' broken cases (claimtest.BrokenCases).
@@ -78,7 +78,7 @@ func TestWebThrottledTrialsAreNotEvidence(t *testing.T) {
 		t.Skipf("throttles on purpose through the local router: needs %s=1", standInEnv)
 	}
 	lr := localRouter{policy: webrouter.LeastBusy, cpuBusyLimit: 1, omitLogstreamEvery: standInOmitLogstreamEvery}
-	c, m := coLocatedPing(webendpoints.Node)(t, lr.endpoint(t, webendpoints.Node, 0), claimtest.BrokenSettings(cfg, coLocatedPingClaim))
+	c, m := coLocatedPing(webendpoints.Node)(t, lr.endpoint(t, webendpoints.Node, 0), claimtest.BrokenSettings(runSettings(t), coLocatedPingClaim))
 	m.Broken = "not broken: the router keeps every request off an environment running a /cpu, so a /ping with both busy is throttled"
 	res := c.Decide(t, m)
 	sum := m.Summary.(routingSummary)
@@ -108,6 +108,7 @@ func TestWebTwoCPUNotRefutedWhereTheRouterHadNoRoom(t *testing.T) {
 	if os.Getenv(standInEnv) != "1" {
 		t.Skipf("routes through the local router: needs %s=1", standInEnv)
 	}
+	s := claimtest.BrokenSettings(runSettings(t), twoOnOneSideClaim)
 	for _, c := range []struct {
 		name string
 		lr   localRouter
@@ -119,7 +120,7 @@ func TestWebTwoCPUNotRefutedWhereTheRouterHadNoRoom(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			c.lr.broken = "not broken: " + c.name + ", the router has no room beside a busy environment"
-			claim, m := twoOnOneSide(t, c.lr.endpoint(t, webendpoints.Node, 0), claimtest.BrokenSettings(cfg, twoOnOneSideClaim))
+			claim, m := twoOnOneSide(t, c.lr.endpoint(t, webendpoints.Node, 0), s)
 			res := claim.Decide(t, m)
 			assert.Equal(t, verdict.Inconclusive, res.Verdict.Outcome, "W8 verdict = %s; want inconclusive, never a refutation (%s; %s)", res.Verdict.Outcome, res.Verdict.Reason, res.Headline)
 			assert.Contains(t, res.Verdict.Reason, "kept requests off busy environments", "the verdict's reason must say why the trials were no evidence")
@@ -194,7 +195,7 @@ func TestWebLoweredConcurrencyAllThrottledIsInconclusive(t *testing.T) {
 		t.Skipf("throttles on purpose through the local router: needs %s=1", standInEnv)
 	}
 	lr := localRouter{policy: webrouter.LeastBusy, omitLogstreamEvery: standInOmitLogstreamEvery}
-	c, m := concurrencyLowered(t, lr, claimtest.BrokenSettings(cfg, concurrencyLoweredClaim))
+	c, m := concurrencyLowered(t, lr, claimtest.BrokenSettings(runSettings(t), concurrencyLoweredClaim))
 	m.Broken = "not broken: two environments of one slot each, both held by a /cpu, throttle every /ping"
 	res := c.Decide(t, m)
 	low := m.Summary.(concurrencySummary).LoweredPings
@@ -203,4 +204,37 @@ func TestWebLoweredConcurrencyAllThrottledIsInconclusive(t *testing.T) {
 	assert.Equal(t, verdict.Inconclusive, res.Verdict.Outcome, "W12 verdict = %s; want inconclusive, a throttled /ping being no evidence (%s)", res.Verdict.Outcome, res.Verdict.Reason)
 	assert.Contains(t, res.Verdict.Reason, "throttled", "the verdict's reason must say the /ping were throttled")
 	assert.Contains(t, res.Headline, "throttled /ping, no evidence either way", "the headline must count the throttled /ping")
+}
+
+// TestWebOneEnvironmentIsNoEvidence: on an endpoint of one environment no trial has another
+// environment to route to, so W6, W7 and W8 have no evidence: each verdict is inconclusive,
+// never fail, and each check's want states its rule rather than echo the empty count (W6 read
+// "= 0/0; want 0/0" there, and failed).
+func TestWebOneEnvironmentIsNoEvidence(t *testing.T) {
+	if os.Getenv(standInEnv) != "1" {
+		t.Skipf("routes through the local router: needs %s=1", standInEnv)
+	}
+	lr := localRouter{policy: webrouter.LeastBusy, omitLogstreamEvery: standInOmitLogstreamEvery, environments: 1}
+	s := runSettings(t)
+	for _, c := range []struct {
+		name  string
+		claim claimtest.Claim
+		e     experiment
+	}{
+		{"W6", pingAvoidsBusyClaim, pingAvoidsBusy},
+		{"W7", coLocatedPingClaim, coLocatedPing(webendpoints.Node)},
+		{"W8", twoOnOneSideClaim, twoOnOneSide},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m := measured(t, c.claim, c.e, lr.endpoint(t, webendpoints.Node, 0), claimtest.BrokenSettings(s, c.claim))
+			m.Broken = "not broken: an endpoint of one environment, so no trial has another to route to"
+			res := c.claim.Decide(t, m)
+			assert.Equal(t, verdict.Inconclusive, res.Verdict.Outcome, "%s verdict on one environment = %s; want inconclusive, no trial being evidence (%s)", c.name, res.Verdict.Outcome, res.Verdict.Reason)
+			assert.Contains(t, res.Verdict.Reason, "trials were evidence", "the reason must say too few trials were evidence")
+			for _, ch := range res.Verdict.Checks {
+				assert.NotRegexp(t, `/0\b`, ch.Want, "check %q: want = %q; want its rule, not a count of no trials", ch.Name, ch.Want)
+				assert.Contains(t, ch.Want, "at least one", "check %q: want = %q; want the rule to say it needs at least one evidential trial", ch.Name, ch.Want)
+			}
+		})
+	}
 }

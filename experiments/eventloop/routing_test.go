@@ -29,6 +29,7 @@ import (
 
 	"github.com/serverless-claims/claims/harness/aws/live"
 	"github.com/serverless-claims/claims/harness/aws/webendpoints"
+	"github.com/serverless-claims/claims/harness/claim/claimtest"
 	"github.com/serverless-claims/claims/harness/claim/results"
 	"github.com/serverless-claims/claims/harness/standin/sigv4check"
 	"github.com/serverless-claims/claims/harness/standin/webrouter"
@@ -58,6 +59,25 @@ type webPlatform interface {
 	// endpoint returns the Web Function of runtime (node or go) whose environments take at most
 	// conc requests each (0: the platform's default).
 	endpoint(t *testing.T, runtime string, conc int) *web
+}
+
+// webFunctions are the modes (claimtest.Run) of the Web Functions of each of runtimes on the
+// platform p, each named by its runtime and at the platform's default maxConcurrencyPerEnvironment.
+func webFunctions(p webPlatform, runtimes ...string) []claimtest.Mode[*web] {
+	modes := make([]claimtest.Mode[*web], len(runtimes))
+	for i, rt := range runtimes {
+		modes[i] = claimtest.Mode[*web]{Name: rt, Start: func(t *testing.T) *web { return p.endpoint(t, rt, 0) }}
+	}
+	return modes
+}
+
+// function is the Web Function that w is an endpoint of, as its result records it: its runtime,
+// and on the local router what the router does (Router; nil on AWS).
+func function(t testing.TB, w *web) webAbout {
+	t.Helper()
+	f, ok := w.about.(webAbout)
+	require.True(t, ok, "target = %T; want a Web Function's endpoint (%T)", w.about, f)
+	return f
 }
 
 // platform is where the routing claims run: the local router with CLAIMS_LIVE_STANDIN=1, else
