@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/serverless-claims/claims/harness/workload/record"
 	"github.com/serverless-claims/claims/report/svg"
 	"github.com/serverless-claims/claims/results/family"
 )
@@ -23,15 +24,15 @@ func init() {
 // from, a wait (eventloop: one process) or a placement (eventloop.routing and .concurrency: a
 // router in front of several). It reads either family's trial (results/family).
 type elTrial struct {
-	family.Trial
-	Wait      *family.Wait      `json:"wait"`
+	record.Trial
+	Wait      *record.Wait      `json:"wait"`
 	Placement *family.Placement `json:"placement"`
 }
 
 // probeTimes says whether the probe's own times of q can be drawn: an answer with an envId (whose
 // clock they are on) and its times, in order. An answer without times (both 0: a probe that does
 // not keep them) is drawn from the client's.
-func probeTimes(q family.Request) bool {
+func probeTimes(q record.Request) bool {
 	a := q.Answer
 	return q.Error == "" && a.EnvID != "" && (a.ReceivedAt != 0 || a.FinishedAt != 0) && a.FinishedAt >= a.ReceivedAt
 }
@@ -246,7 +247,7 @@ func elHasCPU(p family.ConcurrencyParameters, trials []elTrial) bool {
 }
 
 // elOf is the trial's requests of one kind.
-func elOf(tr elTrial, kind string) []family.Request { return tr.Of(kind) }
+func elOf(tr elTrial, kind string) []record.Request { return tr.Of(kind) }
 
 // elTitle names the figure by its claims, its probe and what each trial sent, then what it
 // shows: the page heads a row with the title alone. It leaves out every figure (spin, offsets),
@@ -278,7 +279,7 @@ func elProbe(e Entry) (string, error) {
 	var err error
 	switch e.Result.Family {
 	case "eventloop":
-		var p family.Probe
+		var p record.Probe
 		err = Decode(e.Result.Target, &p)
 		runtime = p.Runtime
 	case "eventloop.concurrency":

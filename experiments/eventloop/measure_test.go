@@ -15,6 +15,7 @@ import (
 	"github.com/serverless-claims/claims/harness/claim/verdict"
 	"github.com/serverless-claims/claims/harness/sys/settings"
 	"github.com/serverless-claims/claims/harness/workload/pattern"
+	"github.com/serverless-claims/claims/harness/workload/record"
 	"github.com/serverless-claims/claims/harness/workload/target"
 	"github.com/serverless-claims/claims/results/family"
 )
@@ -32,8 +33,8 @@ type run struct {
 	pattern  pattern.Pattern
 	started  time.Time
 	env      results.Environment
-	trials   []pattern.Trial
-	waits    []pattern.Wait // one per trial, for patterns with /cpu
+	trials   []record.Trial
+	waits    []record.Wait // one per trial, for patterns with /cpu
 }
 
 // measure runs pat against w; it fails the test only when the measurement itself breaks (a
@@ -53,8 +54,8 @@ func measure(t *testing.T, w *web, pat pattern.Pattern, s settings.Settings) *ru
 	require.NoError(t, err, "running pattern %s (allowed %v, within the test's deadline)", pat.Name, limit.Round(time.Second))
 	r.trials = trials
 	for _, tr := range trials {
-		if len(tr.Of(pattern.KindCPU)) > 0 {
-			r.waits = append(r.waits, pattern.TrialWait(tr))
+		if len(tr.Of(record.KindCPU)) > 0 {
+			r.waits = append(r.waits, record.TrialWait(tr))
 		}
 	}
 	return r
@@ -77,7 +78,7 @@ func budget(t *testing.T, p pattern.Pattern, s settings.Settings) time.Duration 
 func (r *run) ping() stats.Summary {
 	var ms []float64
 	for _, tr := range r.trials {
-		for _, p := range tr.Of(pattern.KindPing) {
+		for _, p := range tr.Of(record.KindPing) {
 			if !p.Throttled {
 				ms = append(ms, p.LatencyMs)
 			}
@@ -91,7 +92,7 @@ func (r *run) ping() stats.Summary {
 func (r *run) cpuHandler() stats.Summary {
 	var ms []float64
 	for _, tr := range r.trials {
-		for _, c := range tr.Of(pattern.KindCPU) {
+		for _, c := range tr.Of(record.KindCPU) {
 			ms = append(ms, c.Answer.FinishedAt-c.Answer.ReceivedAt)
 		}
 	}
@@ -129,7 +130,7 @@ func (r *run) waited(all bool) stats.Proportion {
 func (r *run) coLocated() stats.Proportion {
 	p := stats.Proportion{N: len(r.waits)}
 	for i, w := range r.waits {
-		if w.CoLocated == len(r.trials[i].Of(pattern.KindCPU)) {
+		if w.CoLocated == len(r.trials[i].Of(record.KindCPU)) {
 			p.K++
 		}
 	}

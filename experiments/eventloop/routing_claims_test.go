@@ -17,7 +17,7 @@ import (
 	"github.com/serverless-claims/claims/harness/claim/verdict"
 	"github.com/serverless-claims/claims/harness/standin/webrouter"
 	"github.com/serverless-claims/claims/harness/sys/settings"
-	"github.com/serverless-claims/claims/harness/workload/pattern"
+	"github.com/serverless-claims/claims/harness/workload/record"
 	"github.com/serverless-claims/claims/results/family"
 )
 
@@ -202,7 +202,7 @@ func (r *routingRun) w8Share() stats.Proportion {
 // limit; an environment under high sustained CPU), and the trial says nothing either way. The
 // /ping comes after both /cpu with no request served in between, so the room it found was there
 // when the second /cpu was routed.
-func w8Evidence(tr pattern.Trial, p placement) bool {
+func w8Evidence(tr record.Trial, p placement) bool {
 	return cpusPlaced(p) && (twoAtOnce(p) || pingRoutedBesideBusy(tr, p))
 }
 
@@ -213,15 +213,15 @@ func w8Evidence(tr pattern.Trial, p placement) bool {
 // client shares its cores with the spins (the local router), a /ping held up on its way can get
 // there after the /cpu ended and still count: 0 to 2 of 20 trials on a router that never has
 // room, in 20 runs here, far from the half of the trials W8 needs as evidence to decide.
-func pingRoutedBesideBusy(tr pattern.Trial, p placement) bool {
+func pingRoutedBesideBusy(tr record.Trial, p placement) bool {
 	if p.PingThrottled || p.PingEnv == 0 || !clocks(p) {
 		return false
 	}
-	var ping *pattern.Request
-	var cpus []pattern.Request
+	var ping *record.Request
+	var cpus []record.Request
 	for i, q := range tr.Requests {
 		switch {
-		case q.Kind == pattern.KindCPU:
+		case q.Kind == record.KindCPU:
 			cpus = append(cpus, q)
 		case ping == nil:
 			ping = &tr.Requests[i]

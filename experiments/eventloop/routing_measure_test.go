@@ -13,6 +13,7 @@ import (
 	"github.com/serverless-claims/claims/harness/claim/verdict"
 	"github.com/serverless-claims/claims/harness/sys/settings"
 	"github.com/serverless-claims/claims/harness/workload/pattern"
+	"github.com/serverless-claims/claims/harness/workload/record"
 )
 
 // discovery is sent before a routing run's trials and after them: pairs of concurrent /ping,
@@ -20,8 +21,8 @@ import (
 // the last (an endpoint scales from zero, and a second environment may come only with concurrent
 // requests). An environment seen before and after a trial existed during it.
 var discovery = pattern.Pattern{Name: "discovery", Steps: []pattern.Step{
-	{Name: "ping", Kind: pattern.KindPing, Path: "/ping"},
-	{Name: "ping2", Kind: pattern.KindPing, Path: "/ping"},
+	{Name: "ping", Kind: record.KindPing, Path: "/ping"},
+	{Name: "ping2", Kind: record.KindPing, Path: "/ping"},
 }}
 
 // discoveryRounds is how many pairs discovery sends.
@@ -78,7 +79,7 @@ func measureRouting(t *testing.T, w *web, pat pattern.Pattern, s settings.Settin
 
 // logstreamsByEnvID maps each envId to the logstream its served answers carried, leaving out an
 // envId seen with more than one: there the two ids disagree, and neither can stand for the other.
-func logstreamsByEnvID(trials []pattern.Trial) map[string]string {
+func logstreamsByEnvID(trials []record.Trial) map[string]string {
 	logs := map[string]map[string]bool{}
 	for _, tr := range trials {
 		for _, q := range tr.Requests {
@@ -104,7 +105,7 @@ func logstreamsByEnvID(trials []pattern.Trial) map[string]string {
 // logstream is the environment q ran in, by its lambda-web-logstream, or, where the answer came
 // without one, by the logstream its envId was seen with (inferred); "" for a throttled request
 // and for an answer neither id places.
-func (r *routingRun) logstream(q pattern.Request) (log string, inferred bool) {
+func (r *routingRun) logstream(q record.Request) (log string, inferred bool) {
 	switch {
 	case !q.Served():
 		return "", false
@@ -118,7 +119,7 @@ func (r *routingRun) logstream(q pattern.Request) (log string, inferred bool) {
 
 // place says where tr's requests ran; logstream places one request (routingRun.logstream), and
 // alive says whether an environment existed at tr.
-func place(tr pattern.Trial, envs map[string]int, logstream func(pattern.Request) (string, bool), alive func(env int) bool) placement {
+func place(tr record.Trial, envs map[string]int, logstream func(record.Request) (string, bool), alive func(env int) bool) placement {
 	p := placement{Placed: true, Agree: true}
 	logs := make([]string, len(tr.Requests))
 	for i, q := range tr.Requests {
@@ -139,7 +140,7 @@ func place(tr pattern.Trial, envs map[string]int, logstream func(pattern.Request
 	var cpus []int
 	ping := -1
 	for i, q := range tr.Requests {
-		if q.Kind == pattern.KindCPU {
+		if q.Kind == record.KindCPU {
 			cpus = append(cpus, i)
 			p.CPUEnvs = append(p.CPUEnvs, envs[logs[i]])
 		} else if ping < 0 {

@@ -11,21 +11,21 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/serverless-claims/claims/harness/aws/webendpoints"
-	"github.com/serverless-claims/claims/harness/workload/pattern"
 	"github.com/serverless-claims/claims/harness/workload/protocol"
+	"github.com/serverless-claims/claims/harness/workload/record"
 )
 
 // placedRequest is a served request of kind in the environment whose envId is env, with the
 // logstream log ("" for an answer without lambda-web-logstream), handled from received to
 // finished on that environment's clock.
-func placedRequest(name, kind, env, log string, received, finished float64) pattern.Request {
-	return pattern.Request{Name: name, Kind: kind, Status: http.StatusOK, EnvHint: log,
+func placedRequest(name, kind, env, log string, received, finished float64) record.Request {
+	return record.Request{Name: name, Kind: kind, Status: http.StatusOK, EnvHint: log,
 		Answer: protocol.Answer{EnvID: env, PID: 1, ReceivedAt: received, FinishedAt: finished}}
 }
 
 // throttledRequest is a request the endpoint answered 429.
-func throttledRequest(name, kind string) pattern.Request {
-	return pattern.Request{Name: name, Kind: kind, Status: http.StatusTooManyRequests, Throttled: true}
+func throttledRequest(name, kind string) record.Request {
+	return record.Request{Name: name, Kind: kind, Status: http.StatusTooManyRequests, Throttled: true}
 }
 
 // TestWebPlacementOfThrottledAndHeaderlessAnswers: a throttled /ping is placed nowhere and is never
@@ -33,18 +33,18 @@ func throttledRequest(name, kind string) pattern.Request {
 // elsewhere, or not at all, and W9 checks only pairs that both carried the header.
 func TestWebPlacementOfThrottledAndHeaderlessAnswers(t *testing.T) {
 	r := &routingRun{envs: map[string]int{"log-a": 1, "log-b": 2}}
-	r.byEnvID = logstreamsByEnvID([]pattern.Trial{{Requests: []pattern.Request{
-		placedRequest("ping", pattern.KindPing, "a", "log-a", 0, 1), placedRequest("ping2", pattern.KindPing, "b", "log-b", 0, 1),
+	r.byEnvID = logstreamsByEnvID([]record.Trial{{Requests: []record.Request{
+		placedRequest("ping", record.KindPing, "a", "log-a", 0, 1), placedRequest("ping2", record.KindPing, "b", "log-b", 0, 1),
 	}}})
 	alive := func(int) bool { return true }
 	cases := []struct {
 		name  string
-		reqs  []pattern.Request
+		reqs  []record.Request
 		check func(t *testing.T, p placement)
 	}{
-		{"ping throttled while both /cpu run", []pattern.Request{
-			placedRequest("cpu", pattern.KindCPU, "a", "log-a", 10, 210), placedRequest("cpu2", pattern.KindCPU, "b", "log-b", 60, 260),
-			throttledRequest("ping", pattern.KindPing),
+		{"ping throttled while both /cpu run", []record.Request{
+			placedRequest("cpu", record.KindCPU, "a", "log-a", 10, 210), placedRequest("cpu2", record.KindCPU, "b", "log-b", 60, 260),
+			throttledRequest("ping", record.KindPing),
 		}, func(t *testing.T, p placement) {
 			assert.True(t, p.PingThrottled, "pingThrottled")
 			assert.Equal(t, 1, p.Throttled, "throttled requests")
@@ -54,9 +54,9 @@ func TestWebPlacementOfThrottledAndHeaderlessAnswers(t *testing.T) {
 			assert.True(t, everyEnvBusy(p), "both /cpu in two environments: every environment busy (W12 selects the trial, and leaves its throttled /ping out of the share)")
 			assert.False(t, pingPlaced(p), "W6 takes a trial with a throttled /ping as evidence")
 		}},
-		{"the /ping's header missing, its envId known", []pattern.Request{
-			placedRequest("cpu", pattern.KindCPU, "a", "log-a", 10, 210), placedRequest("cpu2", pattern.KindCPU, "b", "log-b", 60, 260),
-			placedRequest("ping", pattern.KindPing, "b", "", 100, 100.1),
+		{"the /ping's header missing, its envId known", []record.Request{
+			placedRequest("cpu", record.KindCPU, "a", "log-a", 10, 210), placedRequest("cpu2", record.KindCPU, "b", "log-b", 60, 260),
+			placedRequest("ping", record.KindPing, "b", "", 100, 100.1),
 		}, func(t *testing.T, p placement) {
 			assert.True(t, p.Placed, "placed by envId")
 			assert.Equal(t, 1, p.LogstreamMissing, "answers without the header")
@@ -66,8 +66,8 @@ func TestWebPlacementOfThrottledAndHeaderlessAnswers(t *testing.T) {
 			assert.Equal(t, 1, p.PairsChecked, "W9's pairs: only cpu and cpu2 both carried the header")
 			assert.True(t, p.Agree, "agree")
 		}},
-		{"the /ping's header missing, its envId never seen with one", []pattern.Request{
-			placedRequest("cpu", pattern.KindCPU, "a", "log-a", 10, 210), placedRequest("ping", pattern.KindPing, "z", "", 100, 100.1),
+		{"the /ping's header missing, its envId never seen with one", []record.Request{
+			placedRequest("cpu", record.KindCPU, "a", "log-a", 10, 210), placedRequest("ping", record.KindPing, "z", "", 100, 100.1),
 		}, func(t *testing.T, p placement) {
 			assert.False(t, p.Placed, "placed with neither id")
 			assert.Zero(t, p.PingEnv, "the /ping's environment")
@@ -75,23 +75,23 @@ func TestWebPlacementOfThrottledAndHeaderlessAnswers(t *testing.T) {
 			assert.Zero(t, p.PairsChecked, "W9's pairs")
 			assert.False(t, idsChecked(p), "W9 takes a trial with no pair to check as evidence")
 		}},
-		{"the /ping got to its environment before the /cpu there started", []pattern.Request{
-			placedRequest("cpu", pattern.KindCPU, "a", "log-a", 10, 210), placedRequest("cpu2", pattern.KindCPU, "b", "log-b", 60, 260),
-			placedRequest("ping", pattern.KindPing, "b", "log-b", 55, 55.1),
+		{"the /ping got to its environment before the /cpu there started", []record.Request{
+			placedRequest("cpu", record.KindCPU, "a", "log-a", 10, 210), placedRequest("cpu2", record.KindCPU, "b", "log-b", 60, 260),
+			placedRequest("ping", record.KindPing, "b", "log-b", 55, 55.1),
 		}, func(t *testing.T, p placement) {
 			assert.False(t, p.PingBesideBusy, "a /ping whose handler ran before cpu2's started ran beside it running")
 			assert.True(t, p.PingBesideInFlight, "pingBesideInFlight = false; want true: cpu2 held a slot in its environment (W12)")
 			assert.False(t, p.PingAfterCPU, "pingAfterCpu")
 		}},
-		{"the /ping after the /cpu beside it finished", []pattern.Request{
-			placedRequest("cpu", pattern.KindCPU, "a", "log-a", 10, 210), placedRequest("cpu2", pattern.KindCPU, "b", "log-b", 60, 260),
-			placedRequest("ping", pattern.KindPing, "b", "log-b", 260, 260.1),
+		{"the /ping after the /cpu beside it finished", []record.Request{
+			placedRequest("cpu", record.KindCPU, "a", "log-a", 10, 210), placedRequest("cpu2", record.KindCPU, "b", "log-b", 60, 260),
+			placedRequest("ping", record.KindPing, "b", "log-b", 260, 260.1),
 		}, func(t *testing.T, p placement) {
 			assert.True(t, p.PingWaited, "pingWaited")
 			assert.False(t, p.PingBesideInFlight, "pingBesideInFlight = true; want false: cpu2 had finished (the /ping was queued, W12)")
 		}},
-		{"envId and logstream disagree", []pattern.Request{
-			placedRequest("cpu", pattern.KindCPU, "a", "log-a", 10, 210), placedRequest("ping", pattern.KindPing, "a", "log-b", 100, 100.1),
+		{"envId and logstream disagree", []record.Request{
+			placedRequest("cpu", record.KindCPU, "a", "log-a", 10, 210), placedRequest("ping", record.KindPing, "a", "log-b", 100, 100.1),
 		}, func(t *testing.T, p placement) {
 			assert.Equal(t, 1, p.PairsChecked, "W9's pairs")
 			assert.False(t, p.Agree, "one envId under two logstreams agrees")
@@ -100,7 +100,7 @@ func TestWebPlacementOfThrottledAndHeaderlessAnswers(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			c.check(t, place(pattern.Trial{Requests: c.reqs}, r.envs, r.logstream, alive))
+			c.check(t, place(record.Trial{Requests: c.reqs}, r.envs, r.logstream, alive))
 		})
 	}
 }

@@ -16,8 +16,8 @@ import (
 	"github.com/serverless-claims/claims/harness/claim/verdict"
 	"github.com/serverless-claims/claims/harness/standin/webrouter"
 	"github.com/serverless-claims/claims/harness/sys/settings"
-	"github.com/serverless-claims/claims/harness/workload/pattern"
 	"github.com/serverless-claims/claims/harness/workload/probe"
+	"github.com/serverless-claims/claims/harness/workload/record"
 )
 
 // TestCatchesBrokenRouters shows that each routing claim test can fail: run against a local
@@ -84,7 +84,7 @@ func TestWebThrottledTrialsAreNotEvidence(t *testing.T) {
 	sum := m.Summary.(routingSummary)
 	throttled := 0
 	for _, tr := range m.Trials.([]routedTrial) {
-		ping := tr.Of(pattern.KindPing)[0]
+		ping := tr.Of(record.KindPing)[0]
 		if !ping.Throttled {
 			continue // the /ping got to the router before a /cpu did: a race of a loaded machine
 		}
@@ -137,10 +137,10 @@ func TestWebTwoCPUNotRefutedWhereTheRouterHadNoRoom(t *testing.T) {
 func TestWebW8ReasonTellsAYoungEndpoint(t *testing.T) {
 	// On the client's clock: the /cpu sent at 0 and 20 ms, answered at 300 and 320; the /ping sent
 	// at 65 ms, in the first half of either's round trip.
-	trial := pattern.Trial{Requests: []pattern.Request{
-		{Kind: pattern.KindCPU, Status: http.StatusOK, SentMs: 0, DoneMs: 300},
-		{Kind: pattern.KindCPU, Status: http.StatusOK, SentMs: 20, DoneMs: 320},
-		{Kind: pattern.KindPing, Status: http.StatusOK, SentMs: 65, DoneMs: 301},
+	trial := record.Trial{Requests: []record.Request{
+		{Kind: record.KindCPU, Status: http.StatusOK, SentMs: 0, DoneMs: 300},
+		{Kind: record.KindCPU, Status: http.StatusOK, SentMs: 20, DoneMs: 320},
+		{Kind: record.KindPing, Status: http.StatusOK, SentMs: 65, DoneMs: 301},
 	}}
 	apart := func(throttled bool) placement {
 		p := placement{CPUEnvs: []int{1, 2}, PingEnv: 2, PingCoLocated: 1, OtherExisted: true, Placed: true, Agree: true, SecondCPUWhileFirstBusy: true}

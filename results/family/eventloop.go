@@ -10,13 +10,12 @@ import (
 	"fmt"
 
 	"github.com/serverless-claims/claims/harness/claim/stats"
-	"github.com/serverless-claims/claims/harness/sys/runtimes"
-	"github.com/serverless-claims/claims/harness/workload/protocol"
+	"github.com/serverless-claims/claims/harness/workload/record"
 )
 
 func init() {
 	register("eventloop", Parts{
-		Parameters: Of[EventLoopParameters](), Target: Of[Probe](), Summary: Of[EventLoopSummary](), Trials: Of[[]EventLoopTrial](),
+		Parameters: Of[EventLoopParameters](), Target: Of[record.Probe](), Summary: Of[EventLoopSummary](), Trials: Of[[]EventLoopTrial](),
 	})
 	register("eventloop.routing", Parts{
 		Parameters: Of[EventLoopParameters](), Target: Of[WebFunction](), Summary: Of[RoutingSummary](), Trials: Of[[]RoutedTrial](),
@@ -39,19 +38,9 @@ type EventLoopParameters struct {
 // Step is one request of the pattern.
 type Step struct {
 	Name     string  `json:"name" jsonschema:"minLength=1"`
-	Kind     string  `json:"kind" jsonschema:"enum=cpu,enum=ping"`
+	Kind     string  `json:"kind"`
 	Path     string  `json:"path" jsonschema:"pattern=^/"`
 	OffsetMs float64 `json:"offsetMs" jsonschema:"minimum=0"` // from the trial's start
-}
-
-// Probe is what a result records about a probe process (harness/workload/probe starts it).
-type Probe struct {
-	Runtime string            `json:"runtime" jsonschema:"enum=node,enum=go"` // node or go
-	Source  string            `json:"source" jsonschema:"minLength=1"`        // built-in, CLAIMS_NODE_PROBE, CLAIMS_GO_PROBE, or a test's own
-	Program string            `json:"program" jsonschema:"minLength=1"`       // the script or binary, relative to the repository where it is in it
-	Env     map[string]string `json:"env"`                                    // the variables the experiment set for it (nothing else is passed but PATH and HOME)
-	Node    runtimes.Node     `json:"node"`                                   // the Node.js that ran the probe or the Go probe's launcher
-	Ready   map[string]any    `json:"ready"`                                  // the READY line, whole
 }
 
 // EventLoopSummary is an eventloop result's figures. The /cpu figures are there only where the
@@ -65,90 +54,10 @@ type EventLoopSummary struct {
 	CoLocated    *stats.Proportion `json:"coLocated,omitempty"`
 }
 
-// Request is one request of a trial as sent and answered (harness/workload/pattern sends it). Times are ms from the trial's start on the harness's clock; Answer's are on
-// the probe's clock.
-type Request struct {
-	Name      string          `json:"name" jsonschema:"minLength=1"`
-	Kind      string          `json:"kind" jsonschema:"enum=cpu,enum=ping"`
-	Path      string          `json:"path" jsonschema:"pattern=^/"`
-	OffsetMs  float64         `json:"offsetMs" jsonschema:"minimum=0"` // when the pattern says to send it
-	SentMs    float64         `json:"sentMs"`                          // when it was sent
-	DoneMs    float64         `json:"doneMs"`                          // when its answer was read
-	LatencyMs float64         `json:"latencyMs"`                       // DoneMs - SentMs, what the article calls latency
-	Status    int             `json:"status"`
-	Answer    protocol.Answer `json:"answer"`
-	EnvHint   string          `json:"envHint,omitempty"`   // the platform's logstream: which environment answered
-	RequestID string          `json:"requestId,omitempty"` // the platform's id of the request
-	// Throttled: the endpoint answered 429, no environment having a free slot; no environment
-	// served the request, so it has no answer and says nothing about where requests ran.
-	Throttled bool   `json:"throttled,omitempty"`
-	Error     string `json:"error,omitempty"`
-}
-
-// Trial is one run of a pattern.
-type Trial struct {
-	Index    int       `json:"index" jsonschema:"minimum=0"`
-	Requests []Request `json:"requests" jsonschema:"minItems=1"`
-}
-
-// Of returns the trial's requests of one kind, in the pattern's order.
-func (tr Trial) Of(kind string) []Request {
-	var out []Request
-	for _, r := range tr.Requests {
-		if r.Kind == kind {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
-// Served says an environment answered r: 200 with a protocol answer, not throttled.
-func (r Request) Served() bool { return !r.Throttled && r.Error == "" }
-
-// Throttled counts the trial's throttled requests of one kind ("" for any).
-func (tr Trial) Throttled(kind string) int {
-	n := 0
-	for _, r := range tr.Requests {
-		if r.Throttled && (kind == "" || r.Kind == kind) {
-			n++
-		}
-	}
-	return n
-}
-
-// SentInOrder says each of tr's requests left the client no earlier than the one the pattern
-// puts before it, on the client's one clock. Each request is sent by a goroutine of its own at
-// its offset, so on a busy machine two late ones can leave in either order.
-func (tr Trial) SentInOrder() bool {
-	for i := 1; i < len(tr.Requests); i++ {
-		if tr.Requests[i].OffsetMs > tr.Requests[i-1].OffsetMs && tr.Requests[i].SentMs < tr.Requests[i-1].SentMs {
-			return false
-		}
-	}
-	return true
-}
-
-// Wait is the same-clock evidence of one trial (harness/workload/pattern's PingWait decides it).
-type Wait struct {
-	// CoLocated counts the /cpu answered by the /ping's environment (same envId).
-	CoLocated int `json:"coLocated" jsonschema:"minimum=0"`
-	// InFlight counts those whose handler started before the /ping's handler did.
-	InFlight int `json:"inFlight" jsonschema:"minimum=0"`
-	// WaitedFor counts those that finished at or before the /ping's handler started.
-	WaitedFor int `json:"waitedFor" jsonschema:"minimum=0"`
-	// Evidential says the /ping reached a process already busy with a /cpu (InFlight >= 1),
-	// sent after every /cpu: a /ping handled before any /cpu started, or sent ahead of a /cpu
-	// the pattern puts before it, shows nothing about waiting for it.
-	Evidential bool `json:"evidential"`
-	// SentOutOfOrder says the trial's requests left the client in another order than the
-	// pattern's (a late send on a busy machine): its /ping was not sent while every /cpu was.
-	SentOutOfOrder bool `json:"sentOutOfOrder,omitempty"`
-}
-
 // EventLoopTrial is a trial as an eventloop result keeps it: the requests and the wait evidence.
 type EventLoopTrial struct {
-	Trial
-	Wait *Wait `json:"wait,omitempty"`
+	record.Trial
+	Wait *record.Wait `json:"wait,omitempty"`
 }
 
 // WebFunction is what a routing result records as its target: a deployed Web Function (its
@@ -159,10 +68,10 @@ type WebFunction struct {
 	Region   string `json:"region,omitempty"`
 	Auth     string `json:"auth" jsonschema:"enum=IamAuth,enum=ApplicationManaged"`
 	// The endpoint's settings; zero where a deployment named by a variable does not say.
-	MaxEnvironments              int     `json:"maxEnvironments" jsonschema:"minimum=0"`
-	MaxConcurrencyPerEnvironment int     `json:"maxConcurrencyPerEnvironment" jsonschema:"maximum=128,minimum=0"`
-	Router                       *Router `json:"router,omitempty"` // the local router's model
-	Probes                       []Probe `json:"probes,omitempty"` // the local router's environments
+	MaxEnvironments              int            `json:"maxEnvironments" jsonschema:"minimum=0"`
+	MaxConcurrencyPerEnvironment int            `json:"maxConcurrencyPerEnvironment" jsonschema:"maximum=128,minimum=0"`
+	Router                       *Router        `json:"router,omitempty"` // the local router's model
+	Probes                       []record.Probe `json:"probes,omitempty"` // the local router's environments
 }
 
 // Router is the local router's routing, the documented behaviours it models, and what it breaks
@@ -224,7 +133,7 @@ type Placement struct {
 
 // RoutedTrial is a trial as a routing result keeps it.
 type RoutedTrial struct {
-	Trial
+	record.Trial
 	Placement Placement `json:"placement"`
 }
 

@@ -26,6 +26,7 @@ import (
 	"github.com/serverless-claims/claims/catalog"
 	"github.com/serverless-claims/claims/harness/claim/results"
 	"github.com/serverless-claims/claims/harness/claim/verdict"
+	"github.com/serverless-claims/claims/harness/workload/record"
 	"github.com/serverless-claims/claims/results/family"
 	"github.com/serverless-claims/claims/results/family/getitem"
 )
@@ -39,7 +40,7 @@ const module = "github.com/serverless-claims/claims"
 
 // commentDirs are the folders whose doc comments describe the result's types, relative to this
 // package's folder (go generate and go test both run in it).
-var commentDirs = []string{"../family", "../../harness/claim", "../../harness/workload/protocol", "../../harness/sys/runtimes", "../../catalog"}
+var commentDirs = []string{"../family", "../../harness/claim", "../../harness/workload", "../../harness/sys/runtimes", "../../catalog"}
 
 // enumer is a string type that lists its values; its schema is their enum.
 type enumer interface{ Enum() []string }
@@ -51,6 +52,8 @@ var fieldEnums = map[reflect.Type]map[string][]string{
 	reflect.TypeFor[verdict.Bound]():  {"side": verdict.Sides},
 	reflect.TypeFor[family.Build]():   {"language": catalog.FunctionLanguages},
 	reflect.TypeFor[getitem.Stack]():  {"language": catalog.FunctionLanguages},
+	reflect.TypeFor[family.Step]():    {"kind": record.Kinds},
+	reflect.TypeFor[record.Request](): {"kind": record.Kinds},
 }
 
 // Generate is the schema, as the file holds it.

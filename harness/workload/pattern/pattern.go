@@ -1,8 +1,8 @@
 // Package pattern holds the article's request patterns (claims W1-W12) and runs them against a
 // target: each trial sends its requests at exact offsets from the trial's start, waits for every
-// answer, then pauses. It measures and records, and decides from one probe's own clock whether a
-// /ping waited behind a /cpu (PingWait), so network jitter and a noisy machine cannot touch that;
-// a claim's verdict is the verdict package's job. A request the endpoint throttled (HTTP 429) is
+// answer, then pauses. It measures and records (harness/workload/record, which also decides from
+// one probe's own clock whether a /ping waited behind a /cpu, so that network jitter and a noisy
+// machine cannot touch that); a claim's verdict is the verdict package's job. A request the endpoint throttled (HTTP 429) is
 // an outcome of its own, recorded with its status and times, never an error of the run.
 package pattern
 
@@ -16,8 +16,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/serverless-claims/claims/harness/workload/record"
 	"github.com/serverless-claims/claims/harness/workload/target"
-	"github.com/serverless-claims/claims/results/family"
 )
 
 // The article's offsets: /ping goes 15 ms after the (last) /cpu, and in the "all busy" pattern
@@ -27,16 +27,10 @@ const (
 	SecondCPUOffset = 50 * time.Millisecond
 )
 
-// Request kinds.
-const (
-	KindCPU  = "cpu"
-	KindPing = "ping"
-)
-
 // Step is one request of a trial, sent Offset after the trial starts.
 type Step struct {
 	Name   string        // unique in the pattern: cpu, cpu2, ping
-	Kind   string        // KindCPU or KindPing
+	Kind   string        // record.KindCPU or record.KindPing
 	Path   string        // with its query
 	Offset time.Duration //
 }
@@ -64,14 +58,14 @@ func (c CPU) Path() string {
 
 // PingOnly is the baseline: one /ping per trial (W1).
 func PingOnly() Pattern {
-	return Pattern{Name: "ping-only", Steps: []Step{{Name: "ping", Kind: KindPing, Path: "/ping"}}}
+	return Pattern{Name: "ping-only", Steps: []Step{{Name: "ping", Kind: record.KindPing, Path: "/ping"}}}
 }
 
 // OneCPU is "a free environment exists": /cpu, then /ping 15 ms later (W2, W4, W6).
 func OneCPU(c CPU) Pattern {
 	return Pattern{Name: "one-cpu", Steps: []Step{
-		{Name: "cpu", Kind: KindCPU, Path: c.Path()},
-		{Name: "ping", Kind: KindPing, Path: "/ping", Offset: PingAfterCPU},
+		{Name: "cpu", Kind: record.KindCPU, Path: c.Path()},
+		{Name: "ping", Kind: record.KindPing, Path: "/ping", Offset: PingAfterCPU},
 	}}
 }
 
@@ -79,9 +73,9 @@ func OneCPU(c CPU) Pattern {
 // the second (W3, W5, W7).
 func TwoCPU(c CPU) Pattern {
 	return Pattern{Name: "two-cpu", Steps: []Step{
-		{Name: "cpu", Kind: KindCPU, Path: c.Path()},
-		{Name: "cpu2", Kind: KindCPU, Path: c.Path(), Offset: SecondCPUOffset},
-		{Name: "ping", Kind: KindPing, Path: "/ping", Offset: SecondCPUOffset + PingAfterCPU},
+		{Name: "cpu", Kind: record.KindCPU, Path: c.Path()},
+		{Name: "cpu2", Kind: record.KindCPU, Path: c.Path(), Offset: SecondCPUOffset},
+		{Name: "ping", Kind: record.KindPing, Path: "/ping", Offset: SecondCPUOffset + PingAfterCPU},
 	}}
 }
 
@@ -95,16 +89,10 @@ type Schedule struct {
 	Warmup int
 }
 
-// Request is one request of one trial as it happened, as a result keeps it (results/family).
-type Request = family.Request
-
-// Trial is one run of a pattern, as a result keeps it (results/family).
-type Trial = family.Trial
-
 // Run runs s.Trials trials of p against tgt. Each request must answer 200 with a protocol answer
 // or be throttled (429, recorded as Throttled); the first that does neither ends the run with an
 // error, and the trials so far are returned. A throttled warm-up /ping is skipped.
-func Run(ctx context.Context, tgt target.Target, p Pattern, s Schedule) ([]Trial, error) {
+func Run(ctx context.Context, tgt target.Target, p Pattern, s Schedule) ([]record.Trial, error) {
 	if s.Trials < 1 {
 		return nil, fmt.Errorf("pattern %s: trials = %d; want at least 1", p.Name, s.Trials)
 	}
@@ -113,7 +101,7 @@ func Run(ctx context.Context, tgt target.Target, p Pattern, s Schedule) ([]Trial
 			return nil, fmt.Errorf("pattern %s, warm-up /ping %d: %w", p.Name, i, r.Err)
 		}
 	}
-	var trials []Trial
+	var trials []record.Trial
 	for i := 0; i < s.Trials; i++ {
 		tr, err := runTrial(ctx, tgt, p, i)
 		trials = append(trials, tr)
@@ -135,8 +123,8 @@ func Run(ctx context.Context, tgt target.Target, p Pattern, s Schedule) ([]Trial
 // scheduled for, which a busy machine's late wake-ups cannot blur.
 var sleepUntil = func(at time.Time) { time.Sleep(time.Until(at)) }
 
-func runTrial(ctx context.Context, tgt target.Target, p Pattern, index int) (Trial, error) {
-	tr := Trial{Index: index, Requests: make([]Request, len(p.Steps))}
+func runTrial(ctx context.Context, tgt target.Target, p Pattern, index int) (record.Trial, error) {
+	tr := record.Trial{Index: index, Requests: make([]record.Request, len(p.Steps))}
 	start := time.Now()
 	ms := func(t time.Time) float64 { return float64(t.Sub(start).Nanoseconds()) / 1e6 }
 	errs := make([]error, len(p.Steps))
@@ -147,7 +135,7 @@ func runTrial(ctx context.Context, tgt target.Target, p Pattern, index int) (Tri
 			defer wg.Done()
 			sleepUntil(start.Add(st.Offset))
 			r := tgt.Get(ctx, st.Path)
-			req := Request{
+			req := record.Request{
 				Name: st.Name, Kind: st.Kind, Path: st.Path,
 				OffsetMs: float64(st.Offset.Nanoseconds()) / 1e6,
 				SentMs:   ms(r.SentAt), DoneMs: ms(r.DoneAt), LatencyMs: ms(r.DoneAt) - ms(r.SentAt),

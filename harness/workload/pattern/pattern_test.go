@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/serverless-claims/claims/harness/workload/protocol"
+	"github.com/serverless-claims/claims/harness/workload/record"
 	"github.com/serverless-claims/claims/harness/workload/target"
 )
 
@@ -53,7 +54,7 @@ func TestTwoCPUSendsAtTheArticlesOffsets(t *testing.T) {
 	require.Len(t, trials, 1)
 
 	assert.Equal(t, []string{"/ping", "/ping"}, f.seen[:2], "warm-up pings come first")
-	byName := map[string]Request{}
+	byName := map[string]record.Request{}
 	for _, r := range trials[0].Requests {
 		byName[r.Name] = r
 	}
@@ -67,8 +68,8 @@ func TestTwoCPUSendsAtTheArticlesOffsets(t *testing.T) {
 		r := byName[name]
 		assert.GreaterOrEqual(t, r.SentMs, r.OffsetMs, "%s sent at %.2f ms; want at or after %.0f ms", name, r.SentMs, r.OffsetMs)
 	}
-	assert.Len(t, trials[0].Of(KindCPU), 2)
-	assert.Len(t, trials[0].Of(KindPing), 1)
+	assert.Len(t, trials[0].Of(record.KindCPU), 2)
+	assert.Len(t, trials[0].Of(record.KindPing), 1)
 }
 
 func TestRunPausesBetweenTrials(t *testing.T) {
@@ -101,14 +102,14 @@ func TestThrottledRequestIsAnOutcome(t *testing.T) {
 	require.NoError(t, err, "a throttled /ping (and warm-up /ping) must not end the run")
 	require.Len(t, trials, 3, "every trial runs")
 	for _, tr := range trials {
-		ping := tr.Of(KindPing)[0]
+		ping := tr.Of(record.KindPing)[0]
 		assert.True(t, ping.Throttled, "trial %d: /ping throttled = false; want true (%+v)", tr.Index, ping)
 		assert.Equal(t, http.StatusTooManyRequests, ping.Status, "trial %d: /ping status", tr.Index)
 		assert.Empty(t, ping.Error, "trial %d: a throttled /ping is an outcome, not an error", tr.Index)
 		assert.False(t, ping.Served(), "trial %d: a throttled /ping was served by no environment", tr.Index)
 		assert.GreaterOrEqual(t, ping.DoneMs, ping.SentMs, "trial %d: the throttled /ping keeps its times", tr.Index)
 		assert.Equal(t, 1, tr.Throttled(""), "trial %d: throttled requests", tr.Index)
-		assert.True(t, tr.Of(KindCPU)[0].Served(), "trial %d: the /cpu was served", tr.Index)
+		assert.True(t, tr.Of(record.KindCPU)[0].Served(), "trial %d: the /cpu was served", tr.Index)
 	}
 }
 

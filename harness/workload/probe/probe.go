@@ -15,7 +15,7 @@ import (
 	"github.com/serverless-claims/claims/harness/sys/repo"
 	"github.com/serverless-claims/claims/harness/sys/runtimes"
 	"github.com/serverless-claims/claims/harness/workload/protocol"
-	"github.com/serverless-claims/claims/results/family"
+	"github.com/serverless-claims/claims/harness/workload/record"
 )
 
 // The variables that put another server under the tests.
@@ -36,12 +36,9 @@ type Probe struct {
 	// Ready is what the probe said when it started listening.
 	Ready protocol.Ready
 	// Info records what was started, for the result.
-	Info Info
+	Info record.Probe
 	proc *proc.Process
 }
-
-// Info is what a result records about a probe process (results/family).
-type Info = family.Probe
 
 // Options say how to start a probe.
 type Options struct {
@@ -60,7 +57,7 @@ func StartNode(t testing.TB, o Options) *Probe {
 	t.Helper()
 	node := mustNode(t)
 	script, source := choose(t, o, NodeProbeEnv, func() (string, error) { return repo.Path(NodeScript) })
-	return start(t, "node probe", node, script, o.Env, Info{Runtime: "node", Source: source})
+	return start(t, "node probe", node, script, o.Env, record.Probe{Runtime: "node", Source: source})
 }
 
 // StartGo starts the Go probe behind its Node.js launcher, as the article deployed it, and stops
@@ -75,7 +72,7 @@ func StartGo(t testing.TB, o Options) *Probe {
 	bin, source := choose(t, o, GoProbeEnv, func() (string, error) { return build.Go(GoPackage) })
 	env := map[string]string{"GO_PROBE_BIN": bin}
 	maps.Copy(env, o.Env)
-	return start(t, "go probe", node, launcher, env, Info{Runtime: "go", Source: source, Program: rel(bin)})
+	return start(t, "go probe", node, launcher, env, record.Probe{Runtime: "go", Source: source, Program: rel(bin)})
 }
 
 // BuildGoVariant builds the built-in Go probe with build tags, for deliberately broken probes.
@@ -118,7 +115,7 @@ func choose(t testing.TB, o Options, envVar string, builtIn func() (string, erro
 	}
 }
 
-func start(t testing.TB, name string, node runtimes.Node, script string, env map[string]string, info Info) *Probe {
+func start(t testing.TB, name string, node runtimes.Node, script string, env map[string]string, info record.Probe) *Probe {
 	t.Helper()
 	var ready protocol.Ready
 	p := proc.Start(t, proc.Spec{
