@@ -6,9 +6,9 @@
 // its jsonschema tag, and the family documentation of results/README.md is checked against each
 // part's top-level fields (readme_test.go).
 //
-// The package is a leaf for readers: it imports no SDK and no testing, only the small packages
-// whose types a result already holds (harness/claim/stats, harness/workload/protocol and
-// harness/sys/runtimes).
+// A reader links it (cmd/report): it imports no SDK and no testing, only the small packages whose
+// types a result holds (harness/claim/stats, harness/workload/record, harness/sys/runtimes), as
+// docs/layout.md's import order has it.
 package family
 
 import "reflect"

@@ -12,10 +12,11 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestIsALeaf keeps the package light for a reader (cmd/report): no SDK, no testing, nothing of
-// the harness beyond the types a result holds; and results/family/getitem and
-// results/family/throttle, which the functions answer with, import nothing at all.
-func TestIsALeaf(t *testing.T) {
+// TestLinksNoSDKAndNoTesting keeps the package light for a reader (cmd/report): no SDK and no
+// testing among its dependencies (which packages of the harness it may import, docs/layout.md's
+// import order says); and results/family/getitem and results/family/throttle, which the
+// functions answer with, import nothing at all.
+func TestLinksNoSDKAndNoTesting(t *testing.T) {
 	for _, answer := range []string{"getitem", "throttle"} {
 		fn, err := exec.Command("go", "list", "-f", "{{join .Imports \" \"}}", "./"+answer).Output()
 		require.NoError(t, err, "go list ./%s", answer)
@@ -24,19 +25,8 @@ func TestIsALeaf(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", ".").Output()
 	require.NoError(t, err, "go list -deps")
 	for _, dep := range strings.Fields(string(out)) {
-		assert.NotEqual(t, "testing", dep, "results/family imports testing; want a leaf")
-		assert.NotContains(t, dep, "aws-sdk-go", "results/family imports %s; want no SDK", dep)
-		if strings.HasPrefix(dep, "github.com/serverless-claims/claims/") {
-			assert.Contains(t, []string{
-				"github.com/serverless-claims/claims/results/family",
-				"github.com/serverless-claims/claims/results/family/getitem",
-				"github.com/serverless-claims/claims/results/family/throttle",
-				"github.com/serverless-claims/claims/harness/claim/stats",
-				"github.com/serverless-claims/claims/harness/workload/protocol",
-				"github.com/serverless-claims/claims/harness/sys/runtimes",
-				"github.com/serverless-claims/claims/harness/sys/repo", // runtimes'
-			}, dep, "results/family depends on %s; want only the packages whose types a result holds", dep)
-		}
+		assert.NotEqual(t, "testing", dep, "results/family depends on testing; want a package a reader links")
+		assert.NotContains(t, dep, "aws-sdk-go", "results/family depends on %s; want no SDK", dep)
 	}
 }
 
