@@ -166,11 +166,6 @@ func twoOnOneSide(t *testing.T, w *web, s settings.Settings) (claimtest.Claim, c
 	same := r.w8Share()
 	lo, hi := same.Wilson()
 	ch := verdict.Some("trials with both /cpu in one environment while another existed and the router had room beside a busy one", same)
-	if same.N == 0 {
-		// Some's want is the count "at least 1/N", which with no evidential trial reads "at least
-		// 1/0": the rule instead, as All's and None's say it ("all of at least one").
-		ch.Want = "at least one of at least one"
-	}
 	ch.Note = fmt.Sprintf("frequency %.2f, 95%% interval %.2f to %.2f", share(same), lo, hi)
 	room := r.roomBesideBusy()
 	m := r.measurement(withNotEvidence(fmt.Sprintf("two /cpu on one side in %s trials where another environment existed and the router had room beside a busy one (%s); %s", same, ch.Note, room), r),

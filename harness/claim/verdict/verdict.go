@@ -218,11 +218,16 @@ func Minority(name string, p stats.Proportion) Check {
 	return c
 }
 
-// Some checks that at least one trial counted: "ignored = 1/4; want at least 1/4". It is for a
+// Some checks that at least one trial counted: "ignored = 1/4; want at least 1/4", and with no
+// trial "want at least one of at least one", as All and None state their rule. It is for a
 // claim that something can happen ("not guaranteed"), which one case shows. Its Bound is the
 // count at least 1, in trials.
 func Some(name string, p stats.Proportion) Check {
-	c := Check{Name: name, Got: p.String(), Want: fmt.Sprintf("at least 1/%d", p.N), Pass: p.K >= 1}
+	want := fmt.Sprintf("at least 1/%d", p.N)
+	if p.N == 0 {
+		want = "at least one of at least one"
+	}
+	c := Check{Name: name, Got: p.String(), Want: want, Pass: p.K >= 1}
 	c.Bound = bound(float64(p.K), 1, BoundAtLeast, "trials")
 	return c
 }

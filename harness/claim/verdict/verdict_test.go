@@ -147,6 +147,7 @@ func TestSomeAndExactly(t *testing.T) {
 	assert.False(t, Some("ignored", stats.Proportion{K: 0, N: 4}).Pass)
 	assert.False(t, Some("ignored", stats.Proportion{}).Pass, "no trials is no case")
 	assert.Equal(t, "ignored = 1/4; want at least 1/4", Some("ignored", stats.Proportion{K: 1, N: 4}).String())
+	assert.Equal(t, "ignored = 0/0; want at least one of at least one", Some("ignored", stats.Proportion{}).String(), "with no trial, the want states the rule, not a count of none")
 
 	assert.True(t, Exactly("threads", 1024, 1024, "").Pass)
 	assert.False(t, Exactly("threads", 1023, 1024, "").Pass)
