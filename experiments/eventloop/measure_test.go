@@ -163,15 +163,8 @@ func (r *run) measurement(headline string, evidence stats.Proportion, checks ...
 	}
 }
 
-// The eventloop family's parts (results/family).
-type (
-	parameters  = family.EventLoopParameters
-	summary     = family.EventLoopSummary
-	trialRecord = family.EventLoopTrial
-)
-
-func (r *run) parameters() parameters {
-	p := parameters{
+func (r *run) parameters() family.EventLoopParameters {
+	p := family.EventLoopParameters{
 		Pattern: r.pattern.Name, Trials: r.settings.Trials, SpinMs: r.settings.SpinMs,
 		PauseMs: r.settings.PauseMs(), WarmupPings: warmupPings,
 	}
@@ -181,8 +174,8 @@ func (r *run) parameters() parameters {
 	return p
 }
 
-func (r *run) summary(evidence stats.Proportion) summary {
-	s := summary{Ping: r.ping(), Evidential: evidence}
+func (r *run) summary(evidence stats.Proportion) family.EventLoopSummary {
+	s := family.EventLoopSummary{Ping: r.ping(), Evidential: evidence}
 	if len(r.waits) > 0 {
 		cpu, all, anyWait, co := r.cpuHandler(), r.waited(true), r.waited(false), r.coLocated()
 		s.CPUHandler, s.WaitedForAll, s.WaitedForAny, s.CoLocated = &cpu, &all, &anyWait, &co
@@ -190,8 +183,8 @@ func (r *run) summary(evidence stats.Proportion) summary {
 	return s
 }
 
-func (r *run) records() []trialRecord {
-	out := make([]trialRecord, len(r.trials))
+func (r *run) records() []family.EventLoopTrial {
+	out := make([]family.EventLoopTrial, len(r.trials))
 	for i, tr := range r.trials {
 		out[i].Trial = tr
 		if i < len(r.waits) {

@@ -70,7 +70,7 @@ func testWebEnvIDMatchesLogstream(t *testing.T, w *web) { // W9
 	if r := function(t, w).Router; r != nil && r.OmitLogstreamEvery > 0 {
 		// The local router leaves the header off every third answer: the claim must still pass
 		// on what remains, and the result must say what was not evidence.
-		sum := m.Summary.(routingSummary)
+		sum := m.Summary.(family.RoutingSummary)
 		assert.Positive(t, sum.LogstreamMissing, "answers without lambda-web-logstream = %d; want some, the router omits every %dth (%s)", sum.LogstreamMissing, r.OmitLogstreamEvery, res.Headline)
 		assert.Contains(t, res.Headline, "trials not evidence", "the headline must say how many trials were not evidence")
 		assert.Contains(t, res.Headline, "without lambda-web-logstream", "the headline must say how many answers came without the header")
@@ -98,7 +98,7 @@ func testWebLowerConcurrencyFewerCoLocated(t *testing.T, p webPlatform) { // W12
 	if _, ok := p.(localRouter); ok {
 		// At 1, the /ping with both /cpu running finds the two running environments full and
 		// is served by the third: none throttled, none beside a busy /cpu.
-		sum := m.Summary.(concurrencySummary)
+		sum := m.Summary.(family.ConcurrencySummary)
 		low := sum.LoweredPings
 		assert.Zero(t, low.Throttled.K, "throttled /ping at maxConcurrencyPerEnvironment 1 = %s; want none, a third environment could start (%s)", low.Throttled, res.Headline)
 		assert.GreaterOrEqual(t, low.ServedBesideBusy.N, w12MinServed, "served /ping at the lowered setting = %s; want at least %d (%s)", low.ServedBesideBusy, w12MinServed, res.Headline)
@@ -124,7 +124,7 @@ var (
 func pingAvoidsBusy(t *testing.T, w *web, s settings.Settings) (claimtest.Claim, claimtest.Measurement) {
 	c := pingAvoidsBusyClaim
 	r := measureRouting(t, w, cpuPattern(1, "", s), s)
-	away := r.share(func(p placement) bool { return otherExisted(p) && pingPlaced(p) }, func(p placement) bool { return p.PingEnv != p.CPUEnvs[0] })
+	away := r.share(func(p family.Placement) bool { return otherExisted(p) && pingPlaced(p) }, func(p family.Placement) bool { return p.PingEnv != p.CPUEnvs[0] })
 	return c, r.measurement(withNotEvidence(fmt.Sprintf("/ping in another environment than the busy one in %s trials where one existed; /ping %s", away, r.ping()), r),
 		away.N, verdict.All("trials whose /ping went to another environment than the /cpu's", away))
 }
@@ -139,8 +139,8 @@ func coLocatedPing(runtime string) experiment {
 		// one of them after its /cpu had started, and envId agreeing with the logstream, so that
 		// the /ping's and the /cpu's times are of one clock. A throttled /ping landed nowhere, so
 		// its trial is no evidence; the result counts them.
-		waited := r.share(func(p placement) bool { return everyEnvBusy(p) && p.PingCoLocated == 1 && p.PingAfterCPU },
-			func(p placement) bool { return p.PingWaited })
+		waited := r.share(func(p family.Placement) bool { return everyEnvBusy(p) && p.PingCoLocated == 1 && p.PingAfterCPU },
+			func(p family.Placement) bool { return p.PingWaited })
 		check := verdict.None("co-located /ping that waited for the /cpu beside it", waited)
 		if runtime == webendpoints.Node {
 			check = verdict.All("co-located /ping that waited for the /cpu beside it", waited)
@@ -197,7 +197,7 @@ func (r *routingRun) w8Share() stats.Proportion {
 // limit; an environment under high sustained CPU), and the trial says nothing either way. The
 // /ping comes after both /cpu with no request served in between, so the room it found was there
 // when the second /cpu was routed.
-func w8Evidence(tr record.Trial, p placement) bool {
+func w8Evidence(tr record.Trial, p family.Placement) bool {
 	return cpusPlaced(p) && (twoAtOnce(p) || pingRoutedBesideBusy(tr, p))
 }
 
@@ -208,7 +208,7 @@ func w8Evidence(tr record.Trial, p placement) bool {
 // client shares its cores with the spins (the local router), a /ping held up on its way can get
 // there after the /cpu ended and still count: 0 to 2 of 20 trials on a router that never has
 // room, in 20 runs here, far from the half of the trials W8 needs as evidence to decide.
-func pingRoutedBesideBusy(tr record.Trial, p placement) bool {
+func pingRoutedBesideBusy(tr record.Trial, p family.Placement) bool {
 	if p.PingThrottled || p.PingEnv == 0 || !clocks(p) {
 		return false
 	}
@@ -300,7 +300,7 @@ const w12MinServed = 4
 func idsAgree(t *testing.T, w *web, s settings.Settings) (claimtest.Claim, claimtest.Measurement) {
 	c := idsAgreeClaim
 	r := measureRouting(t, w, cpuPattern(2, "", s), s)
-	agree := r.share(idsChecked, func(p placement) bool { return p.Agree })
+	agree := r.share(idsChecked, func(p family.Placement) bool { return p.Agree })
 	pairs, partial := 0, 0
 	for _, p := range r.placements {
 		pairs += p.PairsChecked
@@ -335,8 +335,8 @@ func concurrencyLowered(t *testing.T, p webPlatform, s settings.Settings) (claim
 	// puts a /ping it serves, so it is out of the share (N counts served /ping only), counted in
 	// the outcomes and named in the headline. The selection is the trials whose two /cpu ran in
 	// two environments with ids that agree.
-	served := func(p placement) bool { return everyEnvBusy(p) && !p.PingThrottled }
-	beside := func(p placement) bool { return p.PingBesideInFlight }
+	served := func(p family.Placement) bool { return everyEnvBusy(p) && !p.PingThrottled }
+	beside := func(p family.Placement) bool { return p.PingBesideInFlight }
 	defShare, lowShare := def.share(served, beside), low.share(served, beside)
 	defOut, lowOut := def.pingOutcomes(), low.pingOutcomes()
 	ch := fewer("share of served /ping beside an unfinished /cpu, lowered vs default", lowShare, defShare)
@@ -348,7 +348,7 @@ func concurrencyLowered(t *testing.T, p webPlatform, s settings.Settings) (claim
 	}
 	ch.Note = strings.TrimPrefix(ch.Note+fmt.Sprintf("; lowered: %s; default: %s", lowOut, defOut), "; ")
 	defPing, lowPing := def.ping(), low.ping()
-	sum := concurrencySummary{Default: def.summary(), Lowered: low.summary(), DefaultPings: defOut, LoweredPings: lowOut}
+	sum := family.ConcurrencySummary{Default: def.summary(), Lowered: low.summary(), DefaultPings: defOut, LoweredPings: lowOut}
 	latency := fmt.Sprintf("no /ping served at the lowered setting (%s throttled)", lowOut.Throttled)
 	if defPing.N > 0 && lowPing.N > 0 {
 		ratio := lowPing.P50Ms / defPing.P50Ms
@@ -366,7 +366,7 @@ func concurrencyLowered(t *testing.T, p webPlatform, s settings.Settings) (claim
 	}
 	m.Evidence = stats.Proportion{K: defShare.N + lowShare.N, N: len(def.trials) + len(low.trials)}
 	m.Summary = sum
-	m.Parameters = concurrencyParameters{EventLoopParameters: def.parameters(), Default: webrouter.DefaultMaxConcurrency, Lowered: 1}
+	m.Parameters = family.ConcurrencyParameters{EventLoopParameters: def.parameters(), Default: webrouter.DefaultMaxConcurrency, Lowered: 1}
 	m.Trials = family.ConcurrencyTrials{Default: def.routed(), Lowered: low.routed()}
 	m.Target = &web{mode: def.w.mode, about: family.ConcurrencyTarget{Default: def.w.about.(family.WebFunction), Lowered: low.w.about.(family.WebFunction)}}
 	require.Equal(t, def.w.mode, low.w.mode, "both endpoints on one platform")
@@ -382,30 +382,30 @@ func withNotEvidence(headline string, r *routingRun) string {
 }
 
 // otherExisted selects the trials in which an environment other than the first /cpu's existed.
-func otherExisted(p placement) bool { return p.OtherExisted }
+func otherExisted(p family.Placement) bool { return p.OtherExisted }
 
 // pingPlaced selects the trials whose /cpu and /ping were served and placed: a throttled request
 // ran nowhere, so it is never evidence of where requests go.
-func pingPlaced(p placement) bool {
+func pingPlaced(p family.Placement) bool {
 	return p.Placed && p.Throttled == 0 && p.PingEnv != 0 && !slices.Contains(p.CPUEnvs, 0)
 }
 
 // cpusPlaced selects W8's trials: another environment existed, both /cpu were served and placed
 // with ids that agree (the /ping may have been throttled), and the second was routed while the
 // first was in flight.
-func cpusPlaced(p placement) bool {
+func cpusPlaced(p family.Placement) bool {
 	return p.OtherExisted && clocks(p) && len(p.CPUEnvs) == 2 && !slices.Contains(p.CPUEnvs, 0) && p.SecondCPUWhileFirstBusy
 }
 
 // twoAtOnce holds when both /cpu ran in one environment.
-func twoAtOnce(p placement) bool { return p.CPUEnvs[0] == p.CPUEnvs[1] }
+func twoAtOnce(p family.Placement) bool { return p.CPUEnvs[0] == p.CPUEnvs[1] }
 
 // idsChecked selects the trials with a pair of answers that both carried a logstream (W9).
-func idsChecked(p placement) bool { return p.PairsChecked > 0 }
+func idsChecked(p family.Placement) bool { return p.PairsChecked > 0 }
 
 // everyEnvBusy selects the trials whose two /cpu ran in two environments (with maxEnvironments 2,
 // all of them) and whose ids agree, so that their clocks can be compared.
-func everyEnvBusy(p placement) bool {
+func everyEnvBusy(p family.Placement) bool {
 	return len(p.CPUEnvs) == 2 && !slices.Contains(p.CPUEnvs, 0) && p.CPUEnvs[0] != p.CPUEnvs[1] && clocks(p)
 }
 
@@ -433,20 +433,10 @@ func share(p stats.Proportion) float64 {
 	return float64(p.K) / float64(p.N)
 }
 
-// The routing families' parts (results/family).
-type (
-	placement             = family.Placement
-	routedTrial           = family.RoutedTrial
-	routingSummary        = family.RoutingSummary
-	concurrencySummary    = family.ConcurrencySummary
-	pingOutcomes          = family.PingOutcomes
-	concurrencyParameters = family.ConcurrencyParameters
-)
-
-// TestFewerDecidesOnTheIntervals: W12's rule. A lowered share whose interval clears the
+// TestWebFewerDecidesOnTheIntervals: W12's rule. A lowered share whose interval clears the
 // default's passes; one the default's own interval holds fails, a single late /ping in a few
 // trials included; one below the default's interval whose interval still reaches it is open.
-func TestFewerDecidesOnTheIntervals(t *testing.T) {
+func TestWebFewerDecidesOnTheIntervals(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		a, b stats.Proportion

@@ -14,6 +14,7 @@ import (
 	"github.com/serverless-claims/claims/harness/sys/settings"
 	"github.com/serverless-claims/claims/harness/workload/pattern"
 	"github.com/serverless-claims/claims/harness/workload/record"
+	"github.com/serverless-claims/claims/results/family"
 )
 
 // discovery is sent before a routing run's trials and after them: pairs of concurrent /ping,
@@ -31,8 +32,8 @@ const discoveryRounds = 5
 // routingRun is a run of a pattern on a Web Function, with where each request ran.
 type routingRun struct {
 	*run
-	envs       map[string]int // logstream -> environment number, from 1 in order of first sighting
-	placements []placement    // one per trial
+	envs       map[string]int     // logstream -> environment number, from 1 in order of first sighting
+	placements []family.Placement // one per trial
 	// byEnvID is the one logstream each envId was seen with, over discovery and trials: it places
 	// an answer that came without lambda-web-logstream (Lambda sends it only "when present").
 	byEnvID map[string]string
@@ -119,8 +120,8 @@ func (r *routingRun) logstream(q record.Request) (log string, inferred bool) {
 
 // place says where tr's requests ran; logstream places one request (routingRun.logstream), and
 // alive says whether an environment existed at tr.
-func place(tr record.Trial, envs map[string]int, logstream func(record.Request) (string, bool), alive func(env int) bool) placement {
-	p := placement{Placed: true, Agree: true}
+func place(tr record.Trial, envs map[string]int, logstream func(record.Request) (string, bool), alive func(env int) bool) family.Placement {
+	p := family.Placement{Placed: true, Agree: true}
 	logs := make([]string, len(tr.Requests))
 	for i, q := range tr.Requests {
 		var inferred bool
@@ -203,10 +204,10 @@ func place(tr record.Trial, envs map[string]int, logstream func(record.Request) 
 
 // clocks says whether the trial's answers in one environment may be compared on its clock: every
 // served answer placed, and envId agreeing with the logstream wherever both were given.
-func clocks(p placement) bool { return p.Placed && p.Agree }
+func clocks(p family.Placement) bool { return p.Placed && p.Agree }
 
 // share counts, among the trials for which sel holds (N), those for which hit holds too (K).
-func (r *routingRun) share(sel, hit func(placement) bool) stats.Proportion {
+func (r *routingRun) share(sel, hit func(family.Placement) bool) stats.Proportion {
 	var p stats.Proportion
 	for _, pl := range r.placements {
 		if sel(pl) {
@@ -227,19 +228,19 @@ func (r *routingRun) measurement(headline string, evidential int, checks ...verd
 	return m
 }
 
-func (r *routingRun) summary() routingSummary {
-	all := func(placement) bool { return true }
-	coLocated := func(p placement) bool { return p.PingCoLocated > 0 && clocks(p) }
-	s := routingSummary{
+func (r *routingRun) summary() family.RoutingSummary {
+	all := func(family.Placement) bool { return true }
+	coLocated := func(p family.Placement) bool { return p.PingCoLocated > 0 && clocks(p) }
+	s := family.RoutingSummary{
 		Ping: r.ping(), Environments: len(r.envs),
 		OtherExisted:   r.share(all, otherExisted),
-		PingElsewhere:  r.share(pingPlaced, func(p placement) bool { return p.PingCoLocated == 0 }),
-		PingWaited:     r.share(coLocated, func(p placement) bool { return p.PingWaited }),
-		PingBesideBusy: r.share(all, func(p placement) bool { return p.PingBesideBusy }),
-		IDsAgree:       r.share(idsChecked, func(p placement) bool { return p.Agree }),
-		Throttled:      r.share(all, func(p placement) bool { return p.Throttled > 0 }),
-		PingThrottled:  r.share(all, func(p placement) bool { return p.PingThrottled }),
-		Unplaced:       r.share(all, func(p placement) bool { return !p.Placed }),
+		PingElsewhere:  r.share(pingPlaced, func(p family.Placement) bool { return p.PingCoLocated == 0 }),
+		PingWaited:     r.share(coLocated, func(p family.Placement) bool { return p.PingWaited }),
+		PingBesideBusy: r.share(all, func(p family.Placement) bool { return p.PingBesideBusy }),
+		IDsAgree:       r.share(idsChecked, func(p family.Placement) bool { return p.Agree }),
+		Throttled:      r.share(all, func(p family.Placement) bool { return p.Throttled > 0 }),
+		PingThrottled:  r.share(all, func(p family.Placement) bool { return p.PingThrottled }),
+		Unplaced:       r.share(all, func(p family.Placement) bool { return !p.Placed }),
 	}
 	if len(r.pattern.Steps) == 3 {
 		two := r.w8Share()
@@ -267,7 +268,7 @@ func (r *routingRun) summary() routingSummary {
 
 // notEvidence says, for a headline, what kept trials from being evidence: throttled requests and
 // answers without a logstream; "" when nothing did.
-func notEvidence(s routingSummary) string {
+func notEvidence(s family.RoutingSummary) string {
 	var parts []string
 	if s.ThrottledRequests > 0 {
 		parts = append(parts, fmt.Sprintf("%d requests throttled (429) in %s trials", s.ThrottledRequests, s.Throttled))
@@ -279,24 +280,24 @@ func notEvidence(s routingSummary) string {
 }
 
 // routed is every trial with its placement.
-func (r *routingRun) routed() []routedTrial {
-	out := make([]routedTrial, len(r.trials))
+func (r *routingRun) routed() []family.RoutedTrial {
+	out := make([]family.RoutedTrial, len(r.trials))
 	for i, tr := range r.trials {
-		out[i] = routedTrial{Trial: tr, Placement: r.placements[i]}
+		out[i] = family.RoutedTrial{Trial: tr, Placement: r.placements[i]}
 	}
 	return out
 }
 
 // pingOutcomes counts where r's /ping went in the trials with every environment busy.
-func (r *routingRun) pingOutcomes() pingOutcomes {
-	beside := func(p placement) bool { return p.PingBesideBusy }
-	return pingOutcomes{
+func (r *routingRun) pingOutcomes() family.PingOutcomes {
+	beside := func(p family.Placement) bool { return p.PingBesideBusy }
+	return family.PingOutcomes{
 		BesideBusy:       r.share(everyEnvBusy, beside),
-		Elsewhere:        r.share(everyEnvBusy, func(p placement) bool { return p.PingEnv != 0 && p.PingCoLocated == 0 }),
-		Queued:           r.share(everyEnvBusy, func(p placement) bool { return p.PingWaited }),
-		ArrivedFirst:     r.share(everyEnvBusy, func(p placement) bool { return p.PingCoLocated > 0 && !p.PingAfterCPU }),
-		Throttled:        r.share(everyEnvBusy, func(p placement) bool { return p.PingThrottled }),
-		Unplaced:         r.share(everyEnvBusy, func(p placement) bool { return !p.PingThrottled && p.PingEnv == 0 }),
-		ServedBesideBusy: r.share(func(p placement) bool { return everyEnvBusy(p) && !p.PingThrottled }, beside),
+		Elsewhere:        r.share(everyEnvBusy, func(p family.Placement) bool { return p.PingEnv != 0 && p.PingCoLocated == 0 }),
+		Queued:           r.share(everyEnvBusy, func(p family.Placement) bool { return p.PingWaited }),
+		ArrivedFirst:     r.share(everyEnvBusy, func(p family.Placement) bool { return p.PingCoLocated > 0 && !p.PingAfterCPU }),
+		Throttled:        r.share(everyEnvBusy, func(p family.Placement) bool { return p.PingThrottled }),
+		Unplaced:         r.share(everyEnvBusy, func(p family.Placement) bool { return !p.PingThrottled && p.PingEnv == 0 }),
+		ServedBesideBusy: r.share(func(p family.Placement) bool { return everyEnvBusy(p) && !p.PingThrottled }, beside),
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/serverless-claims/claims/harness/aws/webendpoints"
 	"github.com/serverless-claims/claims/harness/workload/protocol"
 	"github.com/serverless-claims/claims/harness/workload/record"
+	"github.com/serverless-claims/claims/results/family"
 )
 
 // placedRequest is a served request of kind in the environment whose envId is env, with the
@@ -40,12 +41,12 @@ func TestWebPlacementOfThrottledAndHeaderlessAnswers(t *testing.T) {
 	cases := []struct {
 		name  string
 		reqs  []record.Request
-		check func(t *testing.T, p placement)
+		check func(t *testing.T, p family.Placement)
 	}{
 		{"ping throttled while both /cpu run", []record.Request{
 			placedRequest("cpu", record.KindCPU, "a", "log-a", 10, 210), placedRequest("cpu2", record.KindCPU, "b", "log-b", 60, 260),
 			throttledRequest("ping", record.KindPing),
-		}, func(t *testing.T, p placement) {
+		}, func(t *testing.T, p family.Placement) {
 			assert.True(t, p.PingThrottled, "pingThrottled")
 			assert.Equal(t, 1, p.Throttled, "throttled requests")
 			assert.Zero(t, p.PingEnv, "a throttled /ping's environment")
@@ -57,7 +58,7 @@ func TestWebPlacementOfThrottledAndHeaderlessAnswers(t *testing.T) {
 		{"the /ping's header missing, its envId known", []record.Request{
 			placedRequest("cpu", record.KindCPU, "a", "log-a", 10, 210), placedRequest("cpu2", record.KindCPU, "b", "log-b", 60, 260),
 			placedRequest("ping", record.KindPing, "b", "", 100, 100.1),
-		}, func(t *testing.T, p placement) {
+		}, func(t *testing.T, p family.Placement) {
 			assert.True(t, p.Placed, "placed by envId")
 			assert.Equal(t, 1, p.LogstreamMissing, "answers without the header")
 			assert.Equal(t, 1, p.LogstreamInferred, "answers placed by envId")
@@ -68,7 +69,7 @@ func TestWebPlacementOfThrottledAndHeaderlessAnswers(t *testing.T) {
 		}},
 		{"the /ping's header missing, its envId never seen with one", []record.Request{
 			placedRequest("cpu", record.KindCPU, "a", "log-a", 10, 210), placedRequest("ping", record.KindPing, "z", "", 100, 100.1),
-		}, func(t *testing.T, p placement) {
+		}, func(t *testing.T, p family.Placement) {
 			assert.False(t, p.Placed, "placed with neither id")
 			assert.Zero(t, p.PingEnv, "the /ping's environment")
 			assert.False(t, pingPlaced(p), "W6 takes an unplaced /ping as evidence")
@@ -78,7 +79,7 @@ func TestWebPlacementOfThrottledAndHeaderlessAnswers(t *testing.T) {
 		{"the /ping got to its environment before the /cpu there started", []record.Request{
 			placedRequest("cpu", record.KindCPU, "a", "log-a", 10, 210), placedRequest("cpu2", record.KindCPU, "b", "log-b", 60, 260),
 			placedRequest("ping", record.KindPing, "b", "log-b", 55, 55.1),
-		}, func(t *testing.T, p placement) {
+		}, func(t *testing.T, p family.Placement) {
 			assert.False(t, p.PingBesideBusy, "a /ping whose handler ran before cpu2's started ran beside it running")
 			assert.True(t, p.PingBesideInFlight, "pingBesideInFlight = false; want true: cpu2 held a slot in its environment (W12)")
 			assert.False(t, p.PingAfterCPU, "pingAfterCpu")
@@ -86,13 +87,13 @@ func TestWebPlacementOfThrottledAndHeaderlessAnswers(t *testing.T) {
 		{"the /ping after the /cpu beside it finished", []record.Request{
 			placedRequest("cpu", record.KindCPU, "a", "log-a", 10, 210), placedRequest("cpu2", record.KindCPU, "b", "log-b", 60, 260),
 			placedRequest("ping", record.KindPing, "b", "log-b", 260, 260.1),
-		}, func(t *testing.T, p placement) {
+		}, func(t *testing.T, p family.Placement) {
 			assert.True(t, p.PingWaited, "pingWaited")
 			assert.False(t, p.PingBesideInFlight, "pingBesideInFlight = true; want false: cpu2 had finished (the /ping was queued, W12)")
 		}},
 		{"envId and logstream disagree", []record.Request{
 			placedRequest("cpu", record.KindCPU, "a", "log-a", 10, 210), placedRequest("ping", record.KindPing, "a", "log-b", 100, 100.1),
-		}, func(t *testing.T, p placement) {
+		}, func(t *testing.T, p family.Placement) {
 			assert.Equal(t, 1, p.PairsChecked, "W9's pairs")
 			assert.False(t, p.Agree, "one envId under two logstreams agrees")
 			assert.False(t, clocks(p), "clocks compared across a disagreement")

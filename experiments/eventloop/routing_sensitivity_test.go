@@ -18,6 +18,7 @@ import (
 	"github.com/serverless-claims/claims/harness/sys/settings"
 	"github.com/serverless-claims/claims/harness/workload/probe"
 	"github.com/serverless-claims/claims/harness/workload/record"
+	"github.com/serverless-claims/claims/results/family"
 )
 
 // TestCatchesBrokenRouters shows that each routing claim test can fail: run against a local
@@ -81,9 +82,9 @@ func TestWebThrottledTrialsAreNotEvidence(t *testing.T) {
 	c, m := coLocatedPing(webendpoints.Node)(t, lr.endpoint(t, webendpoints.Node, 0), claimtest.BrokenSettings(runSettings(t), coLocatedPingClaim))
 	m.Broken = "not broken: the router keeps every request off an environment running a /cpu, so a /ping with both busy is throttled"
 	res := c.Decide(t, m)
-	sum := m.Summary.(routingSummary)
+	sum := m.Summary.(family.RoutingSummary)
 	throttled := 0
-	for _, tr := range m.Trials.([]routedTrial) {
+	for _, tr := range m.Trials.([]family.RoutedTrial) {
 		ping := tr.Of(record.KindPing)[0]
 		if !ping.Throttled {
 			continue // the /ping got to the router before a /cpu did: a race of a loaded machine
@@ -142,23 +143,23 @@ func TestWebW8ReasonTellsAYoungEndpoint(t *testing.T) {
 		{Kind: record.KindCPU, Status: http.StatusOK, SentMs: 20, DoneMs: 320},
 		{Kind: record.KindPing, Status: http.StatusOK, SentMs: 65, DoneMs: 301},
 	}}
-	apart := func(throttled bool) placement {
-		p := placement{CPUEnvs: []int{1, 2}, PingEnv: 2, PingCoLocated: 1, OtherExisted: true, Placed: true, Agree: true, SecondCPUWhileFirstBusy: true}
+	apart := func(throttled bool) family.Placement {
+		p := family.Placement{CPUEnvs: []int{1, 2}, PingEnv: 2, PingCoLocated: 1, OtherExisted: true, Placed: true, Agree: true, SecondCPUWhileFirstBusy: true}
 		if throttled {
 			p.PingEnv, p.PingCoLocated, p.PingThrottled = 0, 0, true
 		}
 		return p
 	}
-	together := placement{CPUEnvs: []int{1, 1}, PingEnv: 2, OtherExisted: true, Placed: true, Agree: true, SecondCPUWhileFirstBusy: true}
+	together := family.Placement{CPUEnvs: []int{1, 1}, PingEnv: 2, OtherExisted: true, Placed: true, Agree: true, SecondCPUWhileFirstBusy: true}
 	cases := []struct {
 		name  string
-		trial []placement
+		trial []family.Placement
 		want  string
 	}{
-		{"throttled, then room", []placement{apart(true), apart(true), apart(false), together, apart(false)}, "the endpoint was too young: with both environments busy, every /ping was throttled up to trial 2 and ran beside a busy /cpu from trial 3 on (2 of 4 throttled)"},
-		{"throttled throughout", []placement{apart(true), apart(true), apart(true)}, "the router kept requests off busy environments: 3 of 3 /ping throttled"},
-		{"on and off", []placement{apart(true), apart(false), apart(true)}, "the router kept requests off busy environments: 2 of 3 /ping throttled"},
-		{"never throttled", []placement{apart(false), together}, ""},
+		{"throttled, then room", []family.Placement{apart(true), apart(true), apart(false), together, apart(false)}, "the endpoint was too young: with both environments busy, every /ping was throttled up to trial 2 and ran beside a busy /cpu from trial 3 on (2 of 4 throttled)"},
+		{"throttled throughout", []family.Placement{apart(true), apart(true), apart(true)}, "the router kept requests off busy environments: 3 of 3 /ping throttled"},
+		{"on and off", []family.Placement{apart(true), apart(false), apart(true)}, "the router kept requests off busy environments: 2 of 3 /ping throttled"},
+		{"never throttled", []family.Placement{apart(false), together}, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -198,7 +199,7 @@ func TestWebLoweredConcurrencyAllThrottledIsInconclusive(t *testing.T) {
 	c, m := concurrencyLowered(t, lr, claimtest.BrokenSettings(runSettings(t), concurrencyLoweredClaim))
 	m.Broken = "not broken: two environments of one slot each, both held by a /cpu, throttle every /ping"
 	res := c.Decide(t, m)
-	low := m.Summary.(concurrencySummary).LoweredPings
+	low := m.Summary.(family.ConcurrencySummary).LoweredPings
 	assert.Positive(t, low.Throttled.K, "throttled /ping at maxConcurrencyPerEnvironment 1 = %s; want some (%s)", low.Throttled, res.Headline)
 	assert.Less(t, low.ServedBesideBusy.N, w12MinServed, "served /ping at the lowered setting = %s; want fewer than %d, the setting throttling them (%s)", low.ServedBesideBusy, w12MinServed, res.Headline)
 	assert.Equal(t, verdict.Inconclusive, res.Verdict.Outcome, "W12 verdict = %s; want inconclusive, a throttled /ping being no evidence (%s)", res.Verdict.Outcome, res.Verdict.Reason)

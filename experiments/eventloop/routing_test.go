@@ -73,9 +73,9 @@ func webFunctions(p webPlatform, runtimes ...string) []claimtest.Mode[*web] {
 
 // function is the Web Function that w is an endpoint of, as its result records it: its runtime,
 // and on the local router what the router does (Router; nil on AWS).
-func function(t testing.TB, w *web) webAbout {
+func function(t testing.TB, w *web) family.WebFunction {
 	t.Helper()
-	f, ok := w.about.(webAbout)
+	f, ok := w.about.(family.WebFunction)
 	require.True(t, ok, "target = %T; want a Web Function's endpoint (%T)", w.about, f)
 	return f
 }
@@ -120,12 +120,6 @@ func deployed(ctx context.Context) (p liveWeb, missing string, err error) {
 	return liveWeb{d: d, creds: awsCfg.Credentials, region: awsCfg.Region}, "", nil
 }
 
-// The routing families' target (results/family).
-type (
-	webAbout    = family.WebFunction
-	routerAbout = family.Router
-)
-
 // signsAny reports whether any endpoint of d takes only SigV4-signed requests (IamAuth).
 func signsAny(d webendpoints.Deployment) bool {
 	return slices.ContainsFunc(d.Endpoints, func(e webendpoints.Endpoint) bool { return e.Auth != webendpoints.AuthPublic })
@@ -166,10 +160,10 @@ func (l localRouter) endpoint(t *testing.T, runtime string, conc int) *web {
 		YoungLimit: young, MatureAfter: l.matureAfter, InitialEnvironments: l.initialEnvironments,
 		Keys: sigv4check.Keys{standInKeyID: standInSecret}, Region: standInRegion,
 	}
-	about := webAbout{
+	about := family.WebFunction{
 		Runtime: runtime, Endpoint: "local router", Auth: webendpoints.AuthIAM, MaxEnvironments: n,
 		MaxConcurrencyPerEnvironment: cmp.Or(conc, webrouter.DefaultMaxConcurrency),
-		Router: &routerAbout{
+		Router: &family.Router{
 			Policy: string(l.policy), CPUBusyLimit: l.busyLimit(conc), OmitLogstreamEvery: l.omitLogstreamEvery,
 			IgnoreConcurrencyLimit: l.ignoreConcurrencyLimit, SwapLogstreams: l.swapLogstreams,
 			YoungLimit: young, MatureAfter: l.matureAfter, InitialEnvironments: l.initialEnvironments,
@@ -242,7 +236,7 @@ func (l liveWeb) endpoint(t *testing.T, runtime string, conc int) *web {
 	require.NoError(t, err)
 	t.Cleanup(tgt.Close)
 	env := results.Fingerprint()
-	about := webAbout{
+	about := family.WebFunction{
 		Runtime: runtime, Endpoint: cmp.Or(e.Function, e.Name), Region: o.Region, Auth: e.Auth,
 		MaxEnvironments: e.MaxEnvironments, MaxConcurrencyPerEnvironment: e.MaxConcurrencyPerEnvironment,
 	}
