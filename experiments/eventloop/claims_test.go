@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/stretchr/testify/require"
-
 	"github.com/serverless-claims/claims/harness/claim/claimtest"
 	"github.com/serverless-claims/claims/harness/claim/stats"
 	"github.com/serverless-claims/claims/harness/claim/verdict"
@@ -31,7 +29,7 @@ var (
 
 func TestPingOnlyBaseline(t *testing.T) { claimtest.Run(t, testPingOnlyBaseline, nodeProbe, goProbe) }
 
-func testPingOnlyBaseline(t *testing.T, w *web) { check(t, baseline, w, runSettings(t)) } // W1
+func testPingOnlyBaseline(t *testing.T, w *web) { check(t, baseline, w, claimtest.Settings(t)) } // W1
 
 // baseline is W1: /ping alone answers within a millisecond on loopback.
 func baseline(t *testing.T, w *web, s settings.Settings) (claimtest.Claim, claimtest.Measurement) {
@@ -51,7 +49,7 @@ func baseline(t *testing.T, w *web, s settings.Settings) (claimtest.Claim, claim
 func TestPingWaitsBehindCPU(t *testing.T) { claimtest.Run(t, testPingWaitsBehindCPU, nodeProbe) }
 
 func testPingWaitsBehindCPU(t *testing.T, w *web) { // W2, W3
-	checkEachCPUCount(t, nodeWaits, w, runSettings(t))
+	checkEachCPUCount(t, nodeWaits, w, claimtest.Settings(t))
 }
 
 // nodeWaits is W2 (one /cpu) and W3 (two): on Node, the /ping waits until every /cpu in flight
@@ -81,7 +79,7 @@ func nodeWaits(cpus int) experiment {
 func TestGoPingDoesNotWait(t *testing.T) { claimtest.Run(t, testGoPingDoesNotWait, goProbe) }
 
 func testGoPingDoesNotWait(t *testing.T, w *web) { // W4, W5
-	checkEachCPUCount(t, goDoesNotWait, w, runSettings(t))
+	checkEachCPUCount(t, goDoesNotWait, w, claimtest.Settings(t))
 }
 
 // goDoesNotWait is W4 (one /cpu) and W5 (two /cpu filling GOMAXPROCS=2): on Go, /ping never
@@ -105,7 +103,7 @@ func TestGoWaitsWithoutPreemption(t *testing.T) {
 }
 
 func testGoWaitsWithoutPreemption(t *testing.T, w *web) { // W10
-	check(t, goWaitsWithoutPreemption, w, runSettings(t))
+	check(t, goWaitsWithoutPreemption, w, claimtest.Settings(t))
 }
 
 // goWaitsWithoutPreemption is W10, the control that proves W5's explanation: with asynchronous
@@ -124,7 +122,7 @@ func TestOffloadedCPUDoesNotStallPing(t *testing.T) {
 }
 
 func testOffloadedCPUDoesNotStallPing(t *testing.T, w *web) { // W11
-	s := runSettings(t)
+	s := claimtest.Settings(t)
 	for _, mode := range []string{"worker", "pbkdf2"} {
 		for _, cpus := range []int{1, 2} {
 			t.Run(fmt.Sprintf("mode=%s/cpu=%d", mode, cpus), func(t *testing.T) { check(t, offloaded(mode, cpus), w, s) })
@@ -162,16 +160,6 @@ func checkEachCPUCount(t *testing.T, e func(cpus int) experiment, w *web, s sett
 	for _, cpus := range []int{1, 2} {
 		t.Run(fmt.Sprintf("cpu=%d", cpus), func(t *testing.T) { check(t, e(cpus), w, s) })
 	}
-}
-
-// runSettings is the run's settings (CLAIMS_TRIALS, CLAIMS_SPIN_MS, CLAIMS_PAUSE_MS: trials,
-// spin, pause), read from the environment as TestMain read and checked them before any test
-// started. A test reads them once and hands them down.
-func runSettings(t testing.TB) settings.Settings {
-	t.Helper()
-	s, err := settings.FromEnv()
-	require.NoError(t, err, "the run's settings, which TestMain checked")
-	return s
 }
 
 // cpuPattern is the pattern with one /cpu (cpus = 1) or two, each spinning s.SpinMs in mode.

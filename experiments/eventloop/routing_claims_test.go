@@ -34,7 +34,7 @@ func TestWebPingAvoidsBusyEnvironment(t *testing.T) {
 }
 
 func testWebPingAvoidsBusyEnvironment(t *testing.T, w *web) { // W6
-	check(t, pingAvoidsBusy, w, runSettings(t))
+	check(t, pingAvoidsBusy, w, claimtest.Settings(t))
 }
 
 func TestWebPingWaitsWhenEveryEnvironmentBusy(t *testing.T) {
@@ -42,7 +42,7 @@ func TestWebPingWaitsWhenEveryEnvironmentBusy(t *testing.T) {
 }
 
 func testWebPingWaitsWhenEveryEnvironmentBusy(t *testing.T, w *web) { // W7
-	check(t, coLocatedPing(function(t, w).Runtime), w, runSettings(t))
+	check(t, coLocatedPing(function(t, w).Runtime), w, claimtest.Settings(t))
 }
 
 func TestWebTwoCPUOnOneSide(t *testing.T) {
@@ -58,14 +58,14 @@ func TestWebTwoCPUOnOneSide(t *testing.T) {
 	claimtest.Run(t, testWebTwoCPUOnOneSide, webFunctions(p, webendpoints.Node)...)
 }
 
-func testWebTwoCPUOnOneSide(t *testing.T, w *web) { check(t, twoOnOneSide, w, runSettings(t)) } // W8
+func testWebTwoCPUOnOneSide(t *testing.T, w *web) { check(t, twoOnOneSide, w, claimtest.Settings(t)) } // W8
 
 func TestWebEnvIDMatchesLogstream(t *testing.T) {
 	claimtest.Run(t, testWebEnvIDMatchesLogstream, webFunctions(platform(t), webendpoints.Node)...)
 }
 
 func testWebEnvIDMatchesLogstream(t *testing.T, w *web) { // W9
-	c, m := idsAgree(t, w, runSettings(t))
+	c, m := idsAgree(t, w, claimtest.Settings(t))
 	res := c.Check(t, m)
 	if r := function(t, w).Router; r != nil && r.OmitLogstreamEvery > 0 {
 		// The local router leaves the header off every third answer: the claim must still pass
@@ -93,7 +93,7 @@ func TestWebLowerConcurrencyFewerCoLocated(t *testing.T) {
 }
 
 func testWebLowerConcurrencyFewerCoLocated(t *testing.T, p webPlatform) { // W12
-	c, m := concurrencyLowered(t, p, runSettings(t))
+	c, m := concurrencyLowered(t, p, claimtest.Settings(t))
 	res := c.Check(t, m)
 	if _, ok := p.(localRouter); ok {
 		// At 1, the /ping with both /cpu running finds the two running environments full and

@@ -28,7 +28,7 @@ func TestCatchesBrokenRouters(t *testing.T) {
 	if os.Getenv(standInEnv) != "1" {
 		t.Skipf("breaks the local router on purpose: needs %s=1", standInEnv)
 	}
-	claimtest.CatchBroken(t, runSettings(t), brokenRouters...)
+	claimtest.CatchBroken(t, claimtest.Settings(t), brokenRouters...)
 }
 
 // brokenRouters are the routing claims' broken cases (claimtest.BrokenCases).
@@ -79,7 +79,7 @@ func TestWebThrottledTrialsAreNotEvidence(t *testing.T) {
 		t.Skipf("throttles on purpose through the local router: needs %s=1", standInEnv)
 	}
 	lr := localRouter{policy: webrouter.LeastBusy, cpuBusyLimit: 1, omitLogstreamEvery: standInOmitLogstreamEvery}
-	c, m := coLocatedPing(webendpoints.Node)(t, lr.endpoint(t, webendpoints.Node, 0), claimtest.BrokenSettings(runSettings(t), coLocatedPingClaim))
+	c, m := coLocatedPing(webendpoints.Node)(t, lr.endpoint(t, webendpoints.Node, 0), claimtest.BrokenSettings(claimtest.Settings(t), coLocatedPingClaim))
 	m.Broken = "not broken: the router keeps every request off an environment running a /cpu, so a /ping with both busy is throttled"
 	res := c.Decide(t, m)
 	sum := m.Summary.(family.RoutingSummary)
@@ -109,7 +109,7 @@ func TestWebTwoCPUNotRefutedWhereTheRouterHadNoRoom(t *testing.T) {
 	if os.Getenv(standInEnv) != "1" {
 		t.Skipf("routes through the local router: needs %s=1", standInEnv)
 	}
-	s := claimtest.BrokenSettings(runSettings(t), twoOnOneSideClaim)
+	s := claimtest.BrokenSettings(claimtest.Settings(t), twoOnOneSideClaim)
 	for _, c := range []struct {
 		name string
 		lr   localRouter
@@ -196,7 +196,7 @@ func TestWebLoweredConcurrencyAllThrottledIsInconclusive(t *testing.T) {
 		t.Skipf("throttles on purpose through the local router: needs %s=1", standInEnv)
 	}
 	lr := localRouter{policy: webrouter.LeastBusy, omitLogstreamEvery: standInOmitLogstreamEvery}
-	c, m := concurrencyLowered(t, lr, claimtest.BrokenSettings(runSettings(t), concurrencyLoweredClaim))
+	c, m := concurrencyLowered(t, lr, claimtest.BrokenSettings(claimtest.Settings(t), concurrencyLoweredClaim))
 	m.Broken = "not broken: two environments of one slot each, both held by a /cpu, throttle every /ping"
 	res := c.Decide(t, m)
 	low := m.Summary.(family.ConcurrencySummary).LoweredPings
@@ -216,7 +216,7 @@ func TestWebOneEnvironmentIsNoEvidence(t *testing.T) {
 		t.Skipf("routes through the local router: needs %s=1", standInEnv)
 	}
 	lr := localRouter{policy: webrouter.LeastBusy, omitLogstreamEvery: standInOmitLogstreamEvery, environments: 1}
-	s := runSettings(t)
+	s := claimtest.Settings(t)
 	for _, c := range []struct {
 		name  string
 		claim claimtest.Claim

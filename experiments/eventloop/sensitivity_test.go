@@ -14,7 +14,7 @@ import (
 // (claimtest.CatchBroken). Their results say what was broken and go under results/sensitivity:
 // they describe the broken probes, not the runtimes.
 func TestCatchesBrokenProbes(t *testing.T) {
-	claimtest.CatchBroken(t, runSettings(t), brokenProbes...)
+	claimtest.CatchBroken(t, claimtest.Settings(t), brokenProbes...)
 }
 
 // brokenProbes are the event-loop claims' broken cases (claimtest.BrokenCases), each run against

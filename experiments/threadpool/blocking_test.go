@@ -153,7 +153,7 @@ func measureSyncBlocksLoop(t *testing.T, l lab, s settings.Settings, broken bool
 func TestSyncBlocksLoop(t *testing.T) { claimtest.RunEach(t, testSyncBlocksLoop, nodeModes(t)...) }
 
 func testSyncBlocksLoop(t *testing.T, l lab) {
-	syncBlocksLoopClaim.Check(t, measureSyncBlocksLoop(t, l, cfg, false))
+	syncBlocksLoopClaim.Check(t, measureSyncBlocksLoop(t, l, claimtest.Settings(t), false))
 }
 
 // measureGzipSyncVsAsync is P9: zlib.gzipSync against zlib.gzip on 8 MB.
@@ -170,7 +170,7 @@ func measureGzipSyncVsAsync(t *testing.T, l lab, s settings.Settings, broken boo
 func TestGzipSyncVsAsync(t *testing.T) { claimtest.RunEach(t, testGzipSyncVsAsync, nodeModes(t)...) }
 
 func testGzipSyncVsAsync(t *testing.T, l lab) {
-	gzipSyncVsAsyncClaim.Check(t, measureGzipSyncVsAsync(t, l, cfg, false))
+	gzipSyncVsAsyncClaim.Check(t, measureGzipSyncVsAsync(t, l, claimtest.Settings(t), false))
 }
 
 // measureJSONParseBlocksLoop is P8: JSON.parse of a 12.9 MB document.
@@ -195,5 +195,5 @@ func TestJSONParseBlocksLoop(t *testing.T) {
 }
 
 func testJSONParseBlocksLoop(t *testing.T, l lab) {
-	jsonParseBlocksLoopClaim.Check(t, measureJSONParseBlocksLoop(t, l, cfg, false))
+	jsonParseBlocksLoopClaim.Check(t, measureJSONParseBlocksLoop(t, l, claimtest.Settings(t), false))
 }

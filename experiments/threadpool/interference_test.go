@@ -117,9 +117,10 @@ func TestSharedPoolInterference(t *testing.T) {
 }
 
 func testSharedPoolInterference(t *testing.T, l lab) {
-	run := measureInterference(t, l, cfg, "4")
+	s := claimtest.Settings(t)
+	run := measureInterference(t, l, s, "4")
 	t.Run("P6", func(t *testing.T) {
-		compressionSlowsReadsClaim.Check(t, compressionSlowsReads(run, measureInterference(t, l, cfg, roomyPool)))
+		compressionSlowsReadsClaim.Check(t, compressionSlowsReads(run, measureInterference(t, l, s, roomyPool)))
 	})
 	t.Run("P7", func(t *testing.T) { lookupsSlowReadsClaim.Check(t, lookupsSlowReads(run)) })
 }

@@ -15,7 +15,7 @@ import (
 // opposite. It runs on the first runtime only: what it checks is the tests, not the runtimes.
 // Its results go under results/sensitivity.
 func TestCatchesBrokenLabs(t *testing.T) {
-	claimtest.CatchBroken(t, cfg, brokenLabs...)
+	claimtest.CatchBroken(t, claimtest.Settings(t), brokenLabs...)
 }
 
 // brokenLabs are the threadpool claims' broken cases (claimtest.BrokenCases), each on the first

@@ -79,7 +79,7 @@ func TestSyncOnRequestPath(t *testing.T) {
 }
 
 func testSyncOnRequestPath(t *testing.T, l lab) {
-	syncOnRequestPathClaim.Check(t, measureSyncOnRequestPath(t, l, cfg, false))
+	syncOnRequestPathClaim.Check(t, measureSyncOnRequestPath(t, l, claimtest.Settings(t), false))
 }
 
 // syncPathTarget is threadpool.syncPath's target, run on this machine.

@@ -68,7 +68,9 @@ func expectedTotalRatio(cores int) float64 {
 
 func TestPoolWaves(t *testing.T) { claimtest.RunEach(t, testPoolWaves, nodeModes(t)...) }
 
-func testPoolWaves(t *testing.T, l lab) { poolWavesClaim.Check(t, measurePoolWaves(t, l, cfg, "4")) }
+func testPoolWaves(t *testing.T, l lab) {
+	poolWavesClaim.Check(t, measurePoolWaves(t, l, claimtest.Settings(t), "4"))
+}
 
 // measurePoolWaves runs s.Trials trials of the three configurations on l's runtime, the "4
 // slots" ones with UV_THREADPOOL_SIZE=fourSlots: P3 and P4.

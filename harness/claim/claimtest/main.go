@@ -53,6 +53,18 @@ func Main(m *testing.M, what string, s *settings.Settings, checks ...func(settin
 	return code
 }
 
+// Settings are the run's settings, for a test to pass on as a value: Main checked them before
+// any test ran, so an error here is a setting a test changed (t.Setenv) into one that makes no
+// sense.
+func Settings(t testing.TB) settings.Settings {
+	t.Helper()
+	s, err := settings.FromEnv()
+	if err != nil {
+		t.Fatalf("the run's settings = %v; want the ones Main checked", err)
+	}
+	return s
+}
+
 // flagValue is the value of the testing flag name ("test.run"), "" where there is none.
 func flagValue(name string) string {
 	if f := flag.Lookup(name); f != nil {
