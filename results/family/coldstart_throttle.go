@@ -53,15 +53,24 @@ type SizeFigures struct {
 // figure the prediction takes from the run, and the loop gets what they leave of the quota, at
 // most one vCPU.
 type CPUPrediction struct {
-	QuotaVCPU         float64 `json:"quotaVcpu" jsonschema:"exclusiveMinimum=0"`        // M/1,769 of one vCPU, per period
-	OtherThreadsVCPU  float64 `json:"otherThreadsVcpu" jsonschema:"minimum=0"`          // what the function's other threads took in this run, measured
-	LoopShareOfVCPU   float64 `json:"loopShareOfVcpu" jsonschema:"maximum=1,minimum=0"` // min(1, quota - other threads): the loop's share over the run
-	RunMs             float64 `json:"runMs" jsonschema:"minimum=0"`                     // a run of the loop between stalls: its share of a period; 0 where it never stalls
-	StallMs           float64 `json:"stallMs" jsonschema:"minimum=0"`                   // a stall: the rest of the period; 0 where it never stalls
-	StallGapMs        float64 `json:"stallGapMs" jsonschema:"minimum=0"`                // from one stall's end to the next: one period; 0 where it never stalls
-	Stalls            int     `json:"stalls" jsonschema:"minimum=0"`                    // over the loop's wall time, one a period; 0 where it never stalls
-	PeriodMs          float64 `json:"periodMs" jsonschema:"exclusiveMinimum=0"`         // the period the prediction is made for
-	FromPublishedOnly string  `json:"fromPublishedOnly" jsonschema:"minLength=1"`       // what the prediction took from published figures
+	// M/1,769 of one vCPU, per period
+	QuotaVCPU float64 `json:"quotaVcpu" jsonschema:"exclusiveMinimum=0"`
+	// what the function's other threads took in this run, measured
+	OtherThreadsVCPU float64 `json:"otherThreadsVcpu" jsonschema:"minimum=0"`
+	// min(1, quota - other threads): the loop's share over the run
+	LoopShareOfVCPU float64 `json:"loopShareOfVcpu" jsonschema:"maximum=1,minimum=0"`
+	// a run of the loop between stalls: its share of a period; 0 where it never stalls
+	RunMs float64 `json:"runMs" jsonschema:"minimum=0"`
+	// a stall: the rest of the period; 0 where it never stalls
+	StallMs float64 `json:"stallMs" jsonschema:"minimum=0"`
+	// from one stall's end to the next: one period; 0 where it never stalls
+	StallGapMs float64 `json:"stallGapMs" jsonschema:"minimum=0"`
+	// over the loop's wall time, one a period; 0 where it never stalls
+	Stalls int `json:"stalls" jsonschema:"minimum=0"`
+	// the period the prediction is made for
+	PeriodMs float64 `json:"periodMs" jsonschema:"exclusiveMinimum=0"`
+	// what the prediction took from published figures
+	FromPublishedOnly string `json:"fromPublishedOnly" jsonschema:"minLength=1"`
 }
 
 // SizeLoops are one memory size's busy loops.

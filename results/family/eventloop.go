@@ -27,7 +27,8 @@ func init() {
 
 // EventLoopParameters is what an event-loop result was asked to do.
 type EventLoopParameters struct {
-	Pattern     string `json:"pattern" jsonschema:"enum=ping-only,enum=one-cpu,enum=two-cpu"` // ping-only, one-cpu, two-cpu
+	// ping-only, one-cpu, two-cpu
+	Pattern     string `json:"pattern" jsonschema:"enum=ping-only,enum=one-cpu,enum=two-cpu"`
 	Steps       []Step `json:"steps" jsonschema:"minItems=1"`
 	Trials      int    `json:"trials" jsonschema:"minimum=1"`
 	SpinMs      int    `json:"spinMs" jsonschema:"minimum=1"`
@@ -77,7 +78,8 @@ type WebFunction struct {
 // Router is the local router's routing, the documented behaviours it models, and what it breaks
 // on purpose.
 type Router struct {
-	Policy                 string `json:"policy" jsonschema:"enum=least-busy,enum=random,enum=sticky,enum=co-locate"` // a webrouter.Policy
+	// a webrouter.Policy
+	Policy                 string `json:"policy" jsonschema:"enum=least-busy,enum=random,enum=sticky,enum=co-locate"`
 	CPUBusyLimit           int    `json:"cpuBusyLimit,omitempty" jsonschema:"maximum=128,minimum=1"`
 	OmitLogstreamEvery     int    `json:"omitLogstreamEvery,omitempty" jsonschema:"minimum=1"`
 	IgnoreConcurrencyLimit bool   `json:"ignoreConcurrencyLimit,omitempty"`
@@ -140,26 +142,40 @@ type RoutedTrial struct {
 // RoutingSummary is a routing result's figures: the shares behind each routing claim, whichever
 // the result decides, so that one run's result can be read for all of them.
 type RoutingSummary struct {
-	Ping         stats.Summary `json:"ping"`                                // client-side /ping latency, served ones
-	Environments int           `json:"environments" jsonschema:"minimum=0"` // distinct logstreams seen, discovery included
+	Ping stats.Summary `json:"ping"` // client-side /ping latency, served ones
+	// distinct logstreams seen, discovery included
+	Environments int `json:"environments" jsonschema:"minimum=0"`
 	// Each share's N is the trials it is taken over, K those it counts.
-	OtherExisted    stats.Proportion  `json:"otherExisted"`                           // another environment than the first /cpu's existed, of all
-	PingElsewhere   stats.Proportion  `json:"pingElsewhere"`                          // the /ping in no /cpu's environment, of those
-	TwoOnOneSide    *stats.Proportion `json:"twoOnOneSide,omitempty"`                 // both /cpu in one environment at once, of those (two /cpu)
-	EveryEnvBusy    stats.Proportion  `json:"everyEnvBusy"`                           // the two /cpu in two environments, of all (two /cpu)
-	PingWaited      stats.Proportion  `json:"pingWaited"`                             // the /ping waited for the /cpu beside it, of co-located trials
-	PingBesideBusy  stats.Proportion  `json:"pingBesideBusy"`                         // the /ping's handler started while a /cpu beside it ran, of all
-	IDsAgree        stats.Proportion  `json:"idsAgree"`                               // envId and logstream agreed, of trials with a pair to check
-	EnvIDsSeen      int               `json:"envIdsSeen" jsonschema:"minimum=0"`      // distinct envIds seen in the trials
-	LogstreamsInRun int               `json:"logstreamsInRun" jsonschema:"minimum=0"` // distinct logstreams seen in the trials
+	OtherExisted stats.Proportion `json:"otherExisted"` // another environment than the first /cpu's existed, of all
+	// the /ping in no /cpu's environment, of those
+	PingElsewhere stats.Proportion `json:"pingElsewhere"`
+	// both /cpu in one environment at once, of those (two /cpu)
+	TwoOnOneSide *stats.Proportion `json:"twoOnOneSide,omitempty"`
+	// the two /cpu in two environments, of all (two /cpu)
+	EveryEnvBusy stats.Proportion `json:"everyEnvBusy"`
+	// the /ping waited for the /cpu beside it, of co-located trials
+	PingWaited stats.Proportion `json:"pingWaited"`
+	// the /ping's handler started while a /cpu beside it ran, of all
+	PingBesideBusy stats.Proportion `json:"pingBesideBusy"`
+	// envId and logstream agreed, of trials with a pair to check
+	IDsAgree stats.Proportion `json:"idsAgree"`
+	// distinct envIds seen in the trials
+	EnvIDsSeen int `json:"envIdsSeen" jsonschema:"minimum=0"`
+	// distinct logstreams seen in the trials
+	LogstreamsInRun int `json:"logstreamsInRun" jsonschema:"minimum=0"`
 	// What kept trials from being evidence: throttled requests (429, served nowhere) and
 	// answers without lambda-web-logstream, placed by their envId or not at all.
-	Throttled         stats.Proportion `json:"throttled"`                                // trials with a throttled request, of all
-	PingThrottled     stats.Proportion `json:"pingThrottled"`                            // trials whose /ping was throttled, of all
-	ThrottledRequests int              `json:"throttledRequests" jsonschema:"minimum=0"` // throttled requests in the trials
-	LogstreamMissing  int              `json:"logstreamMissing" jsonschema:"minimum=0"`  // served answers in the trials without the header
-	LogstreamInferred int              `json:"logstreamInferred" jsonschema:"minimum=0"` // of those, placed by the logstream their envId carried elsewhere
-	Unplaced          stats.Proportion `json:"unplaced"`                                 // trials with a served answer neither id placed, of all
+	Throttled stats.Proportion `json:"throttled"` // trials with a throttled request, of all
+	// trials whose /ping was throttled, of all
+	PingThrottled stats.Proportion `json:"pingThrottled"`
+	// throttled requests in the trials
+	ThrottledRequests int `json:"throttledRequests" jsonschema:"minimum=0"`
+	// served answers in the trials without the header
+	LogstreamMissing int `json:"logstreamMissing" jsonschema:"minimum=0"`
+	// of those, placed by the logstream their envId carried elsewhere
+	LogstreamInferred int `json:"logstreamInferred" jsonschema:"minimum=0"`
+	// trials with a served answer neither id placed, of all
+	Unplaced stats.Proportion `json:"unplaced"`
 }
 
 // ConcurrencyParameters are W12's: the pattern's, and the two settings compared.

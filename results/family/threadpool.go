@@ -64,13 +64,15 @@ func (c SlotCount) String() string {
 type SlotsParameters struct {
 	Runs    int `json:"runs" jsonschema:"minimum=1"`    // processes that each counted
 	MaxJobs int `json:"maxJobs" jsonschema:"minimum=1"` // the most slot-holding jobs a count tries
-	HoldMs  int `json:"holdMs" jsonschema:"minimum=1"`  // how long a round waits for its tiny job before letting the slots go
-	Want    int `json:"want" jsonschema:"minimum=1"`    // the slot count the claim says
+	// how long a round waits for its tiny job before letting the slots go
+	HoldMs int `json:"holdMs" jsonschema:"minimum=1"`
+	Want   int `json:"want" jsonschema:"minimum=1"` // the slot count the claim says
 }
 
 // SlotsSummary is threadpool.slots' figures.
 type SlotsSummary struct {
-	Counts         []*int           `json:"counts" jsonschema:"minimum=1,minItems=1"` // each run's count; null where none was found
+	// each run's count; null where none was found
+	Counts         []*int           `json:"counts" jsonschema:"minimum=1,minItems=1"`
 	CountsAgreeing stats.Proportion `json:"countsAgreeing"`
 }
 
@@ -113,9 +115,10 @@ type WaveTrial struct {
 
 // WavesParameters are threadpool.waves' (P3, P4).
 type WavesParameters struct {
-	Trials     int          `json:"trials" jsonschema:"minimum=1"`
-	JobMs      int          `json:"jobMs" jsonschema:"minimum=1"`      // one job's length on an idle core
-	Iterations int          `json:"iterations" jsonschema:"minimum=1"` // pbkdf2 iterations of a job, calibrated to JobMs
+	Trials int `json:"trials" jsonschema:"minimum=1"`
+	JobMs  int `json:"jobMs" jsonschema:"minimum=1"` // one job's length on an idle core
+	// pbkdf2 iterations of a job, calibrated to JobMs
+	Iterations int          `json:"iterations" jsonschema:"minimum=1"`
 	Configs    []WaveConfig `json:"configs" jsonschema:"minItems=1"`
 }
 
@@ -131,9 +134,10 @@ type WavesSummary struct {
 
 // WaveConfigSummary is one configuration's figures over the trials.
 type WaveConfigSummary struct {
-	Config           string    `json:"config"`
-	MedianLastEndMs  float64   `json:"medianLastEndMs" jsonschema:"minimum=0"`
-	MedianSplit      float64   `json:"medianSplit"`                             // later half's median end / earlier half's
+	Config          string  `json:"config"`
+	MedianLastEndMs float64 `json:"medianLastEndMs" jsonschema:"minimum=0"`
+	// later half's median end / earlier half's
+	MedianSplit      float64   `json:"medianSplit"`
 	FirstTrialEndsMs []float64 `json:"firstTrialEndsMs" jsonschema:"minimum=0"` // as the article printed its ends
 }
 
@@ -197,11 +201,14 @@ type CompressedBytes struct {
 
 // BlockingParameters are threadpool.blocking's (P1, P8, P9).
 type BlockingParameters struct {
-	Op         string `json:"op" jsonschema:"enum=pbkdf2,enum=gzip,enum=json"` // pbkdf2, gzip or json
-	Reps       int    `json:"reps" jsonschema:"minimum=1"`                     // runs each way, in one process
-	JobMs      int    `json:"jobMs,omitempty" jsonschema:"minimum=1"`          // pbkdf2: one call's length on an idle core
-	Iterations int    `json:"iterations,omitempty" jsonschema:"minimum=1"`     // pbkdf2: its iterations, calibrated to JobMs
-	Bytes      int    `json:"bytes,omitempty" jsonschema:"minimum=1"`          // gzip: the input; json: the document asked for
+	Op   string `json:"op" jsonschema:"enum=pbkdf2,enum=gzip,enum=json"` // pbkdf2, gzip or json
+	Reps int    `json:"reps" jsonschema:"minimum=1"`                     // runs each way, in one process
+	// pbkdf2: one call's length on an idle core
+	JobMs int `json:"jobMs,omitempty" jsonschema:"minimum=1"`
+	// pbkdf2: its iterations, calibrated to JobMs
+	Iterations int `json:"iterations,omitempty" jsonschema:"minimum=1"`
+	// gzip: the input; json: the document asked for
+	Bytes int `json:"bytes,omitempty" jsonschema:"minimum=1"`
 }
 
 // BlockingSummary is threadpool.blocking's figures.
@@ -349,16 +356,19 @@ type SyncServer struct {
 
 // SyncServerReady is a sync-path server's READY line.
 type SyncServerReady struct {
-	Addr          string   `json:"addr"`
-	EnvID         string   `json:"envId"`
-	PID           int      `json:"pid" jsonschema:"minimum=1"`
-	Runtime       string   `json:"runtime"`
-	Version       string   `json:"version"`
-	SyncAt        string   `json:"syncAt" jsonschema:"enum=startup,enum=request"` // startup or request
-	Mode          string   `json:"mode"`                                          // SyncAt, or request-async-read when broken
-	Broken        *string  `json:"broken"`                                        // LAB_BROKEN, null when unset
-	StartupBytes  *int     `json:"startupBytes" jsonschema:"minimum=0"`           // the start-up read's length; null on the request path
-	StartupReadMs *float64 `json:"startupReadMs" jsonschema:"minimum=0"`          // the start-up read's time; null on the request path
+	Addr    string `json:"addr"`
+	EnvID   string `json:"envId"`
+	PID     int    `json:"pid" jsonschema:"minimum=1"`
+	Runtime string `json:"runtime"`
+	Version string `json:"version"`
+	SyncAt  string `json:"syncAt" jsonschema:"enum=startup,enum=request"` // startup or request
+	// SyncAt, or request-async-read when broken
+	Mode   string  `json:"mode"`
+	Broken *string `json:"broken"` // LAB_BROKEN, null when unset
+	// the start-up read's length; null on the request path
+	StartupBytes *int `json:"startupBytes" jsonschema:"minimum=0"`
+	// the start-up read's time; null on the request path
+	StartupReadMs *float64 `json:"startupReadMs" jsonschema:"minimum=0"`
 }
 
 // SyncPathSummary is threadpool.syncPath's figures.

@@ -57,21 +57,28 @@ const MatrixDir = "matrix"
 // experiment's family (Family names which); a reader that does not know the family gets them as
 // json.RawMessage.
 type Result struct {
-	Schema     string          `json:"schema"`
-	Experiment string          `json:"experiment" jsonschema:"pattern=^(Test|Benchmark)[A-Za-z0-9_]+(/.+)?$"` // the test's full name
-	Family     string          `json:"family"`                                                                // which parameters, summary and trials: eventloop, threadpool.waves...
-	Claims     []string        `json:"claims" jsonschema:"pattern=^[WTP][0-9]{1\\,2}$,minItems=1"`            // catalog IDs: W2, W3...
-	Claim      string          `json:"claim" jsonschema:"minLength=1"`                                        // the claim in a sentence, as this run tests it
-	Mode       string          `json:"mode"`                                                                  // ModeLocal, ModeLive, ModeLiveStandIn or ModeLocalRouter, as the target says
-	Broken     string          `json:"broken,omitempty" jsonschema:"minLength=1"`                             // what a sensitivity run broke on purpose
-	StartedAt  time.Time       `json:"startedAt"`
-	FinishedAt time.Time       `json:"finishedAt"`
-	Headline   string          `json:"headline" jsonschema:"minLength=1"` // our key figures in one line
-	Parameters any             `json:"parameters"`
-	Target     any             `json:"target"` // what was measured: the probe, lab or function, its runtime and settings
-	Summary    any             `json:"summary"`
-	Verdict    verdict.Verdict `json:"verdict"`
-	Expected   *Expected       `json:"expected,omitempty"` // what the test asserts when not that the claim holds
+	Schema string `json:"schema"`
+	// the test's full name
+	Experiment string `json:"experiment" jsonschema:"pattern=^(Test|Benchmark)[A-Za-z0-9_]+(/.+)?$"`
+	// which parameters, summary and trials: eventloop, threadpool.waves...
+	Family string `json:"family"`
+	// catalog IDs: W2, W3...
+	Claims []string `json:"claims" jsonschema:"pattern=^[WTP][0-9]{1\\,2}$,minItems=1"`
+	// the claim in a sentence, as this run tests it
+	Claim string `json:"claim" jsonschema:"minLength=1"`
+	// ModeLocal, ModeLive, ModeLiveStandIn or ModeLocalRouter, as the target says
+	Mode string `json:"mode"`
+	// what a sensitivity run broke on purpose
+	Broken     string    `json:"broken,omitempty" jsonschema:"minLength=1"`
+	StartedAt  time.Time `json:"startedAt"`
+	FinishedAt time.Time `json:"finishedAt"`
+	Headline   string    `json:"headline" jsonschema:"minLength=1"` // our key figures in one line
+	Parameters any       `json:"parameters"`
+	// what was measured: the probe, lab or function, its runtime and settings
+	Target   any             `json:"target"`
+	Summary  any             `json:"summary"`
+	Verdict  verdict.Verdict `json:"verdict"`
+	Expected *Expected       `json:"expected,omitempty"` // what the test asserts when not that the claim holds
 	// ModelPrediction is, on a platform that judges the local model (ModeLive), what the model
 	// predicted of this claim here: what the same test asserts locally and through the
 	// stand-ins. The test asserts the article's claim there, never the model's refutation, so
@@ -87,7 +94,8 @@ type Result struct {
 // Outcome. A reader tells "fail, as the test asserts" from "fail" by it.
 type Expected struct {
 	Outcome verdict.Outcome `json:"outcome"`
-	Why     string          `json:"why" jsonschema:"minLength=1"` // why the claim does not hold here, as the test states it
+	// why the claim does not hold here, as the test states it
+	Why string `json:"why" jsonschema:"minLength=1"`
 	// OrInconclusive says the test accepts an inconclusive verdict too: the claim's effect is
 	// at its bound here, so more evidence moves its interval onto the bound, not past it.
 	OrInconclusive bool `json:"orInconclusive,omitempty"`
@@ -96,9 +104,11 @@ type Expected struct {
 // Prediction is the local model's prediction of a verdict: Outcome pass where it predicts the
 // claim holds, else the refutation its test asserts locally, with why.
 type Prediction struct {
-	Outcome        verdict.Outcome `json:"outcome"`
-	Why            string          `json:"why,omitempty" jsonschema:"minLength=1"` // why the model refutes the claim here; "" where it predicts pass
-	OrInconclusive bool            `json:"orInconclusive,omitempty"`               // the model predicts fail or inconclusive
+	Outcome verdict.Outcome `json:"outcome"`
+	// why the model refutes the claim here; "" where it predicts pass
+	Why string `json:"why,omitempty" jsonschema:"minLength=1"`
+	// the model predicts fail or inconclusive
+	OrInconclusive bool `json:"orInconclusive,omitempty"`
 }
 
 // Disagrees says whether a verdict of outcome differs from the prediction.
@@ -131,14 +141,15 @@ func PublishedFor(ids []string) ([]Published, error) {
 
 // Environment is the machine and runtimes a result was measured on.
 type Environment struct {
-	Go               string `json:"go"`
-	Node             string `json:"node,omitempty"`
-	OpenSSL          string `json:"openssl,omitempty"`
-	OS               string `json:"os"`
-	Kernel           string `json:"kernel"`
-	CPUModel         string `json:"cpuModel"`
-	Cores            int    `json:"cores" jsonschema:"minimum=1"`
-	GOMAXPROCS       int    `json:"gomaxprocs" jsonschema:"minimum=1"` // the probe's, where it is a Go probe; else the harness's
+	Go       string `json:"go"`
+	Node     string `json:"node,omitempty"`
+	OpenSSL  string `json:"openssl,omitempty"`
+	OS       string `json:"os"`
+	Kernel   string `json:"kernel"`
+	CPUModel string `json:"cpuModel"`
+	Cores    int    `json:"cores" jsonschema:"minimum=1"`
+	// the probe's, where it is a Go probe; else the harness's
+	GOMAXPROCS       int    `json:"gomaxprocs" jsonschema:"minimum=1"`
 	UVThreadpoolSize string `json:"uvThreadpoolSize,omitempty"`
 	CPUQuota         string `json:"cpuQuota,omitempty"` // cgroup quota/period where one was applied
 	// Cgroup is the machine's cgroup hierarchy with the cpu controller and how a quota is made in

@@ -23,13 +23,14 @@ var Kinds = []string{KindCPU, KindPing}
 // Request is one request of a trial as sent and answered (harness/workload/pattern sends it).
 // Times are ms from the trial's start on the harness's clock; Answer's are on the probe's clock.
 type Request struct {
-	Name      string          `json:"name" jsonschema:"minLength=1"`
-	Kind      string          `json:"kind"`
-	Path      string          `json:"path" jsonschema:"pattern=^/"`
-	OffsetMs  float64         `json:"offsetMs" jsonschema:"minimum=0"` // when the pattern says to send it
-	SentMs    float64         `json:"sentMs"`                          // when it was sent
-	DoneMs    float64         `json:"doneMs"`                          // when its answer was read
-	LatencyMs float64         `json:"latencyMs"`                       // DoneMs - SentMs, what the article calls latency
+	Name     string  `json:"name" jsonschema:"minLength=1"`
+	Kind     string  `json:"kind"`
+	Path     string  `json:"path" jsonschema:"pattern=^/"`
+	OffsetMs float64 `json:"offsetMs" jsonschema:"minimum=0"` // when the pattern says to send it
+	SentMs   float64 `json:"sentMs"`                          // when it was sent
+	DoneMs   float64 `json:"doneMs"`                          // when its answer was read
+	// DoneMs - SentMs, what the article calls latency
+	LatencyMs float64         `json:"latencyMs"`
 	Status    int             `json:"status"`
 	Answer    protocol.Answer `json:"answer"`
 	EnvHint   string          `json:"envHint,omitempty"`   // the platform's logstream: which environment answered
@@ -103,12 +104,16 @@ type Wait struct {
 
 // Probe is what a result records about a probe process (harness/workload/probe starts it).
 type Probe struct {
-	Runtime string            `json:"runtime" jsonschema:"enum=node,enum=go"` // node or go
-	Source  string            `json:"source" jsonschema:"minLength=1"`        // built-in, CLAIMS_NODE_PROBE, CLAIMS_GO_PROBE, or a test's own
-	Program string            `json:"program" jsonschema:"minLength=1"`       // the script or binary, relative to the repository where it is in it
-	Env     map[string]string `json:"env"`                                    // the variables the experiment set for it (nothing else is passed but PATH and HOME)
-	Node    runtimes.Node     `json:"node"`                                   // the Node.js that ran the probe or the Go probe's launcher
-	Ready   map[string]any    `json:"ready"`                                  // the READY line, whole
+	Runtime string `json:"runtime" jsonschema:"enum=node,enum=go"` // node or go
+	// built-in, CLAIMS_NODE_PROBE, CLAIMS_GO_PROBE, or a test's own
+	Source string `json:"source" jsonschema:"minLength=1"`
+	// the script or binary, relative to the repository where it is in it
+	Program string `json:"program" jsonschema:"minLength=1"`
+	// the variables the experiment set for it (nothing else is passed but PATH and HOME)
+	Env map[string]string `json:"env"`
+	// the Node.js that ran the probe or the Go probe's launcher
+	Node  runtimes.Node  `json:"node"`
+	Ready map[string]any `json:"ready"` // the READY line, whole
 }
 
 // PingWait decides from the probe's own clock how the /ping related to the trial's /cpu. Times of
