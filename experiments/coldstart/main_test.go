@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/serverless-claims/claims/harness/claim/claimtest"
 	"github.com/serverless-claims/claims/harness/lambda/lambdalocal"
@@ -16,10 +17,6 @@ import (
 	"github.com/serverless-claims/claims/harness/sys/provision"
 	"github.com/serverless-claims/claims/harness/sys/settings"
 )
-
-// cfg is the run's settings, read once; CLAIMS_TRIALS is the number of cold starts of the claims
-// that do not depend on a CPU share, CLAIMS_COLD_STARTS of those that do.
-var cfg settings.Settings
 
 // TestMain installs dynalite, the DynamoDB stand-in, and requires a Node.js to run it on, after
 // the checks that cost nothing: the selection by claim and language (claimtest.SelectFromEnv),
@@ -39,7 +36,22 @@ func TestMain(m *testing.M) {
 			prebuild)
 	}
 	checks = append(checks, func(settings.Settings) error { budget.testsStart = time.Now(); return nil })
-	os.Exit(claimtest.Main(m, "coldstart experiments", &cfg, checks...))
+	// Main reads and checks the settings for the checks above; each test reads them again
+	// where it starts its platform (runSettings) and hands them down, so none is kept here.
+	var checked settings.Settings
+	os.Exit(claimtest.Main(m, "coldstart experiments", &checked, checks...))
+}
+
+// runSettings are the run's settings, read from the environment as TestMain read and checked
+// them before any test: CLAIMS_TRIALS is the number of cold starts of the claims that do not
+// depend on a CPU share, CLAIMS_COLD_STARTS of those that do, CLAIMS_CPU_PERIOD_MS the model's
+// CFS period. A test reads them once, where it starts its platform, and hands them down (the
+// platform's Settings), so that what a claim ran with is in the values it was given.
+func runSettings(t testing.TB) settings.Settings {
+	t.Helper()
+	s, err := settings.FromEnv()
+	require.NoError(t, err, "the run's settings, which TestMain checked before any test")
+	return s
 }
 
 // quotaReachesKernelMinimum refuses a CPU period at which the smallest memory size's quota would

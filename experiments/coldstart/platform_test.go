@@ -19,6 +19,7 @@ import (
 	"github.com/serverless-claims/claims/harness/claim/claimtest"
 	"github.com/serverless-claims/claims/harness/lambda/lambdareport"
 	"github.com/serverless-claims/claims/harness/lambda/lambdazip"
+	"github.com/serverless-claims/claims/harness/sys/settings"
 	"github.com/serverless-claims/claims/results/family"
 )
 
@@ -28,6 +29,11 @@ type lambdaPlatform interface {
 	// Language is the language of the GetItem function the platform runs for the claims
 	// (functionCode's zero Package).
 	Language() lambdazip.Language
+	// Settings are the settings the platform was started with, the run's (runSettings) or, in
+	// a broken case, those claimtest.CatchBroken hands it: the claims take their cold starts
+	// from them, and their CPUPeriod is the CFS period of the platform's CPU model, one of
+	// which passes between a cold start's invocations (pause).
+	Settings() settings.Settings
 	// Create creates a function as cfg says; it is deleted when t ends, if not before. A
 	// platform that cannot give cfg what it asks (a CPU share where no quota can be made) skips
 	// t, saying why.
