@@ -41,10 +41,11 @@ const noQuotaColdStarts = 6
 // to fail (claimtest.CatchBroken): against a function that breaks a claim, or in a model that
 // does (no quota, so no memory size has less CPU than another; the kernel's default period,
 // which is not Lambda's). Each case is far from its bounds, so that its verdict is the same every
-// run, and counts its own cold starts, the settings' trials cut or not: T3's are the run's
-// CLAIMS_TRIALS, the rest fixed. Each runs its platform with the settings CatchBroken hands it
-// (the run's, their trials cut by claimtest.BrokenSettings). They break the local model, so a
-// run with -tags lambda, whose claim tests run on Lambda, leaves them out.
+// run. Each runs its platform with the settings CatchBroken hands it (the run's, their trials
+// cut by claimtest.BrokenSettings), and counts its own cold starts: the Go function's T3 case
+// the trials it is handed, at most four (each cold start of a warm-up on a client of its own
+// misses the reuse T3 wants, so four fail it as surely as twenty), the rest fixed. They break
+// the local model, so a run with -tags lambda, whose claim tests run on Lambda, leaves them out.
 func TestCatchesBrokenFunctions(t *testing.T) {
 	beginFixed(t)
 	claimtest.CatchBroken(t, runSettings(t), brokenFunctions...)
@@ -69,7 +70,7 @@ var brokenFunctions = claimtest.BrokenCases(slices.Concat([]claimtest.BrokenCase
 	// A warm-up on a client of its own: T3's reuse check must catch it, whatever the quota.
 	claimtest.BrokenCase{Name: "T3 with the warm-up on a client of its own", Claim: warmupClaim, Broken: brokenWarmClient.inLanguage(lambdazip.Go).described(),
 		Measure: func(t *testing.T, s settings.Settings) claimtest.Measurement {
-			return measureWarmup(t, startLocal(t, s, localOptions{}), brokenWarmClient, runSettings(t).Trials)
+			return measureWarmup(t, startLocal(t, s, localOptions{}), brokenWarmClient, s.Trials)
 		}},
 	claimtest.BrokenCase{Name: "T6 with the trace off the SDK's call", Claim: ownConnectionClaim, Broken: brokenTrace.inLanguage(lambdazip.Go).described(),
 		Measure: func(t *testing.T, s settings.Settings) claimtest.Measurement {
