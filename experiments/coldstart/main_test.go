@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"github.com/serverless-claims/claims/harness/claim/claimtest"
 	"github.com/serverless-claims/claims/harness/lambda/lambdalocal"
@@ -40,18 +39,6 @@ func TestMain(m *testing.M) {
 	// where it starts its platform (runSettings) and hands them down, so none is kept here.
 	var checked settings.Settings
 	os.Exit(claimtest.Main(m, "coldstart experiments", &checked, checks...))
-}
-
-// runSettings are the run's settings, read from the environment as TestMain read and checked
-// them before any test: CLAIMS_TRIALS is the number of cold starts of the claims that do not
-// depend on a CPU share, CLAIMS_COLD_STARTS of those that do, CLAIMS_CPU_PERIOD_MS the model's
-// CFS period. A test reads them once, where it starts its platform, and hands them down (the
-// platform's Settings), so that what a claim ran with is in the values it was given.
-func runSettings(t testing.TB) settings.Settings {
-	t.Helper()
-	s, err := settings.FromEnv()
-	require.NoError(t, err, "the run's settings, which TestMain checked before any test")
-	return s
 }
 
 // quotaReachesKernelMinimum refuses a CPU period at which the smallest memory size's quota would
