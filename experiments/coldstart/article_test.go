@@ -66,7 +66,7 @@ func compareWithArticle(t *testing.T, p lambdaPlatform, quota, control, article 
 		OtherFirstCallMs: mean(quota, func(c coldStart) float64 { return c.First.Answer.TotalMs - c.First.Answer.SetupMs() }),
 		Machine:          machineOf(p),
 		ArticleArch:      articleArch,
-		PeriodMs:         float64(cfg.CPUPeriod.Microseconds()) / 1000,
+		PeriodMs:         float64(p.Settings().CPUPeriod.Microseconds()) / 1000,
 	}
 	a.ExpectedTLSMs = a.TLSCPUMs / share
 	var roots []*family.Roots

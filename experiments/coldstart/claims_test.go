@@ -44,7 +44,7 @@ func TestPhasesAreTheSDKsOwnConnection(t *testing.T) {
 }
 
 func testPhasesAreTheSDKsOwnConnection(t *testing.T, p lambdaPlatform) {
-	on(ownConnectionClaim, p.Language()).Check(t, measureOwnConnection(t, p, getitem, cfg.Trials))
+	on(ownConnectionClaim, p.Language()).Check(t, measureOwnConnection(t, p, getitem, p.Settings().Trials))
 }
 
 // The coldstart.ownConnection family's parts (results/family).
@@ -64,7 +64,7 @@ func measureOwnConnection(t *testing.T, p lambdaPlatform, b functionCode, trials
 	fn := p.Create(t, c)
 	counter, counts := p.(handshakeCounter)
 
-	pl := planColdStarts(t, p, "cold starts", trials, 1, fewestTrials())
+	pl := planColdStarts(t, p, "cold starts", trials, 1, fewestTrials(p.Settings()))
 	runs := make([]ownConnection, 0, pl.n)
 	startWithin(t, pl, func(i int) {
 		runs = append(runs, ownConnection{})
@@ -72,7 +72,7 @@ func measureOwnConnection(t *testing.T, p lambdaPlatform, b functionCode, trials
 		if counts {
 			before = counter.DynamoDBHandshakes()
 		}
-		runs[i].ColdStart = runColdStart(t, fn, c.String(), 0)
+		runs[i].ColdStart = runColdStart(t, fn, c.String(), 0, p.Settings().CPUPeriod)
 		if counts {
 			n := counter.DynamoDBHandshakes() - before
 			runs[i].ServerHandshakes = &n
@@ -167,7 +167,7 @@ func TestWarmupFailureDoesNotFailInit(t *testing.T) {
 }
 
 func testWarmupFailureDoesNotFailInit(t *testing.T, p lambdaPlatform) {
-	on(warmupFailureClaim, p.Language()).Check(t, measureWarmupFailure(t, p, getitem, warmupTimeout, cfg.Trials))
+	on(warmupFailureClaim, p.Language()).Check(t, measureWarmupFailure(t, p, getitem, warmupTimeout, p.Settings().Trials))
 }
 
 // The coldstart.warmupFailure family's parts (results/family).
@@ -193,7 +193,7 @@ func measureWarmupFailure(t *testing.T, p lambdaPlatform, b functionCode, timeou
 	c.Env["CLAIMS_WARMUP_TIMEOUT_MS"] = strconv.Itoa(int(timeout.Milliseconds()))
 	f := p.Create(t, c)
 
-	pl := planColdStarts(t, p, "cold starts", trials, 1, fewestTrials())
+	pl := planColdStarts(t, p, "cold starts", trials, 1, fewestTrials(p.Settings()))
 	runs := make([]unreachableStart, 0, pl.n)
 	startWithin(t, pl, func(i int) {
 		runs = append(runs, unreachableStart{})

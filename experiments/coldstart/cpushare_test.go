@@ -69,8 +69,9 @@ type phasesRun struct {
 func runPhases(t *testing.T, p lambdaPlatform, n, fewest, warmInvocations int, arms ...arm) *phasesRun {
 	t.Helper()
 	pl := planColdStarts(t, p, "rounds of cold starts", n, len(arms), fewest)
+	period := p.Settings().CPUPeriod // between a cold start's invocations
 	r := &phasesRun{p: p, build: arms[0].Config.Build, started: time.Now(), arms: arms, plan: pl,
-		params: phasesParameters{ColdStarts: pl.rounds(), Cut: pl.record(), WarmInvocations: warmInvocations, InvocationGapMs: float64(cfg.CPUPeriod) / float64(time.Millisecond)}}
+		params: phasesParameters{ColdStarts: pl.rounds(), Cut: pl.record(), WarmInvocations: warmInvocations, InvocationGapMs: float64(period) / float64(time.Millisecond)}}
 	fns := make([]function, len(arms))
 	for i, a := range arms {
 		fns[i] = p.Create(t, a.Config)
@@ -79,7 +80,7 @@ func runPhases(t *testing.T, p lambdaPlatform, n, fewest, warmInvocations int, a
 	r.all = make([][]coldStart, len(arms))
 	startWithin(t, pl, func(int) {
 		for i, a := range arms {
-			r.all[i] = append(r.all[i], runColdStart(t, fns[i], a.Name, warmInvocations-1))
+			r.all[i] = append(r.all[i], runColdStart(t, fns[i], a.Name, warmInvocations-1, period))
 		}
 	})
 	// The plan may have been cut while it ran.

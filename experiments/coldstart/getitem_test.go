@@ -234,22 +234,23 @@ func startWithin(t *testing.T, pl *coldStartPlan, start func(i int)) int {
 	return pl.ran
 }
 
-// pause lets one CFS period pass between invocations: a warm invocation is a later request, not
-// one on the heels of the first, which would inherit the first's throttling.
-func pause() { time.Sleep(cfg.CPUPeriod) }
+// pause lets one CFS period of the platform's CPU model pass between invocations: a warm
+// invocation is a later request, not one on the heels of the first, which would inherit the
+// first's throttling.
+func pause(period time.Duration) { time.Sleep(period) }
 
 // runColdStart runs one cold start of f, the arm named arm: its first invocation, a second and
-// later more, each one period after the last. Where its evidence is counted, coldStart.judge
-// says whether it is any.
-func runColdStart(t *testing.T, f function, arm string, later int) coldStart {
+// later more, each one period (the platform's CFS period) after the last. Where its evidence is
+// counted, coldStart.judge says whether it is any.
+func runColdStart(t *testing.T, f function, arm string, later int, period time.Duration) coldStart {
 	t.Helper()
 	require.NoError(t, f.ColdStart(t.Context()), "cold-starting %s", arm)
 	c := coldStart{Arm: arm}
 	c.First = invoke(t, f)
-	pause()
+	pause(period)
 	c.Second = invoke(t, f)
 	for range later {
-		pause()
+		pause(period)
 		c.Later = append(c.Later, invoke(t, f))
 	}
 	c.Throttling = throttlingOf(t, f)

@@ -56,7 +56,7 @@ func initBurstAssumed(p lambdaPlatform) claimtest.Measurement {
 		"until the runtime's first request for an event; its Init Durations would show that assumption, not evidence, so none is taken here: "+
 		"a platform that judges the model decides T9 (go test -tags lambda)", initBurstShare)
 	r := &phasesRun{p: p, arms: initBurstArms(p), plan: &coldStartPlan{}}
-	r.params = phasesParameters{WarmInvocations: 1, InvocationGapMs: float64(cfg.CPUPeriod) / float64(time.Millisecond)}
+	r.params = phasesParameters{WarmInvocations: 1, InvocationGapMs: float64(p.Settings().CPUPeriod) / float64(time.Millisecond)}
 	for _, a := range r.arms {
 		r.kept, r.all, r.answered = append(r.kept, nil), append(r.all, nil), append(r.answered, stats.Proportion{})
 		r.notEvidence = append(r.notEvidence, notEvidence{})

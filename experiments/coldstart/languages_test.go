@@ -55,8 +55,11 @@ func withColdStartsFor(s settings.Settings, l lambdazip.Language) settings.Setti
 	return s
 }
 
-// coldStartsOn is the cold starts the claims about a CPU share take on p.
-func coldStartsOn(p lambdaPlatform) int { return withColdStartsFor(cfg, p.Language()).ColdStarts }
+// coldStartsOn is the cold starts the claims about a CPU share take on p: its settings'
+// CLAIMS_COLD_STARTS, times its language's factor.
+func coldStartsOn(p lambdaPlatform) int {
+	return withColdStartsFor(p.Settings(), p.Language()).ColdStarts
+}
 
 // on is c as the test on language l's function asserts it: as refutedOn says, where it names l.
 func on(c claimtest.Claim, l lambdazip.Language) claimtest.Claim {

@@ -84,8 +84,8 @@ type standInModel struct {
 }
 
 // launchStandIns starts the three stand-ins for t, as Lambda and its neighbours behave unless m
-// says otherwise; they stop when t ends.
-func launchStandIns(t *testing.T, m ...standInModel) *standIns {
+// says otherwise, the Lambda stand-in's CPU model at s's CFS period; they stop when t ends.
+func launchStandIns(t *testing.T, s settings.Settings, m ...standInModel) *standIns {
 	t.Helper()
 	needLinux(t)
 	var model standInModel
@@ -133,7 +133,7 @@ func launchStandIns(t *testing.T, m ...standInModel) *standIns {
 		},
 		RuntimeEnv: runtimeTrust(trust.Path, caFile, certDir),
 		Quota:      noQuota == nil,
-		Period:     cfg.CPUPeriod,
+		Period:     s.CPUPeriod,
 	}
 	// Init's burst is a change of the quota: without one the stand-in takes none.
 	if o.Quota && !model.noInitBurst {
@@ -190,18 +190,18 @@ func (s *standIns) env() map[string]string {
 	}
 }
 
-// startStandIns starts the stand-ins for t (m as launchStandIns) and points this process's SDK
-// configuration at them, for the rest of t.
-func startStandIns(t *testing.T, m ...standInModel) *standIns {
+// startStandIns starts the stand-ins for t (s and m as launchStandIns) and points this
+// process's SDK configuration at them, for the rest of t.
+func startStandIns(t *testing.T, s settings.Settings, m ...standInModel) *standIns {
 	t.Helper()
-	s := launchStandIns(t, m...)
-	for k, v := range s.env() {
+	st := launchStandIns(t, s, m...)
+	for k, v := range st.env() {
 		t.Setenv(k, v)
 	}
 	dir := t.TempDir()
 	t.Setenv("AWS_CONFIG_FILE", filepath.Join(dir, "config"))
 	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", filepath.Join(dir, "credentials"))
-	return s
+	return st
 }
 
 // tables lists the DynamoDB stand-in's tables; it is called from cleanups too, when t's own
@@ -288,7 +288,7 @@ func waitExit(t *testing.T, cmd *exec.Cmd, limit time.Duration, out *bytes.Buffe
 // TestLiveRunAboveTheCapMakesNothing: a run whose estimate is above CLAIMS_LIVE_MAX_USD stops
 // before its first create, saying the estimate and the cap.
 func TestLiveRunAboveTheCapMakesNothing(t *testing.T) {
-	s := launchStandIns(t)
+	s := launchStandIns(t, runSettings(t))
 	cmd, out := childTest(t, s, "TestThrottleSlices", map[string]string{live.EnvMaxUSD: "0.000001"})
 	waitExit(t, cmd, 2*time.Minute, out)
 	assert.NotZero(t, cmd.ProcessState.ExitCode(), "exit status = 0; want a refusal (output:\n%s)", out)
@@ -301,7 +301,7 @@ func TestLiveRunAboveTheCapMakesNothing(t *testing.T) {
 // TestLiveRunInterruptedLeavesNothing: Ctrl-C in the middle of a live run (its first function
 // made and running) deletes everything the run made before the binary dies.
 func TestLiveRunInterruptedLeavesNothing(t *testing.T) {
-	s := launchStandIns(t)
+	s := launchStandIns(t, runSettings(t))
 	cmd, out := childTest(t, s, t6OnGo, map[string]string{"CLAIMS_TRIALS": "20"})
 	deadline := time.Now().Add(2 * time.Minute)
 	for s.lambda.Environments() == 0 {
@@ -326,7 +326,7 @@ func TestLiveRunInterruptedLeavesNothing(t *testing.T) {
 // deadline would cut off, and deletes what it made before the deadline, whose panic would run
 // no cleanup at all. With no room beside the clean-up's margin at all it starts none.
 func TestLivePlanFitsItsTimeout(t *testing.T) {
-	s := launchStandIns(t)
+	s := launchStandIns(t, runSettings(t))
 	for _, tc := range []struct {
 		name     string
 		room     time.Duration // the -timeout beyond the live platform's clean-up margin
@@ -385,7 +385,7 @@ func TestAPlatformIsJudgedOnTheArticlesClaim(t *testing.T) {
 		{"as the model predicts", 0, []string{"fail", "inconclusive"}, "want pass, the article's claim"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := launchStandIns(t, standInModel{handshakeDelay: tc.delay})
+			s := launchStandIns(t, runSettings(t), standInModel{handshakeDelay: tc.delay})
 			cmd, out := childTest(t, s, "TestFirstInvocationIsSlow$/^rust", map[string]string{settings.ColdStartsEnv: "5"})
 			waitExit(t, cmd, 3*time.Minute, out)
 			res := childResult(t, out.String())
@@ -433,7 +433,8 @@ const keptColdStarts = 3
 // too. Such cold starts are no evidence, so each claim must come out inconclusive, naming them,
 // counted; never pass, never fail.
 func TestColdStartsThatWereNotColdAreInconclusive(t *testing.T) {
-	st := startStandIns(t, standInModel{keepEnvironments: true})
+	run := runSettings(t)
+	st := startStandIns(t, run, standInModel{keepEnvironments: true})
 	t.Setenv(results.DirEnv, t.TempDir())
 	for _, tc := range []struct {
 		name, plan string
@@ -463,7 +464,7 @@ func TestColdStartsThatWereNotColdAreInconclusive(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res := tc.claim.Decide(t, tc.measure(t, openLive(t, st, tc.plan, lambdazip.Go)))
+			res := tc.claim.Decide(t, tc.measure(t, openLive(t, run, st, tc.plan, lambdazip.Go)))
 			assert.Equal(t, verdict.Inconclusive, res.Verdict.Outcome, "verdict for %v = %s; want inconclusive: each arm's cold starts after its first were served warm (%s)",
 				res.Claims, res.Verdict.Outcome, res.Verdict.Reason)
 			require.NotEmpty(t, res.Verdict.Checks)
@@ -499,9 +500,10 @@ func TestInitBurstDecidesT9(t *testing.T) {
 		{"without it", standInModel{noInitBurst: true}, verdict.Fail},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			st := startStandIns(t, tc.model)
+			run := runSettings(t)
+			st := startStandIns(t, run, tc.model)
 			t.Setenv(results.DirEnv, t.TempDir())
-			res := initBurstClaim.Decide(t, measureInitBurst(t, openLive(t, st, "TestInitIsNotThrottled", lambdazip.Go), initBurstCheckColdStarts))
+			res := initBurstClaim.Decide(t, measureInitBurst(t, openLive(t, run, st, "TestInitIsNotThrottled", lambdazip.Go), initBurstCheckColdStarts))
 			assert.Equal(t, tc.want, res.Verdict.Outcome, "T9 %s: verdict (%s)", tc.name, res.Verdict.Reason)
 		})
 	}
@@ -515,9 +517,10 @@ const initBurstCheckColdStarts = 3 * settings.MinColdStarts
 // starts are no evidence, and the result names them, counted, rather than dropping them.
 func TestGetItemsDeniedBeforeThePolicyIsInForceAreNamed(t *testing.T) {
 	// Longer than the run: every cold start meets the denial.
-	st := startStandIns(t, standInModel{policyDelay: 10 * time.Minute})
+	run := runSettings(t)
+	st := startStandIns(t, run, standInModel{policyDelay: 10 * time.Minute})
 	t.Setenv(results.DirEnv, t.TempDir())
-	res := ownConnectionClaim.Decide(t, measureOwnConnection(t, openLive(t, st, "TestPhasesAreTheSDKsOwnConnection", lambdazip.Go), getitem, keptColdStarts))
+	res := ownConnectionClaim.Decide(t, measureOwnConnection(t, openLive(t, run, st, "TestPhasesAreTheSDKsOwnConnection", lambdazip.Go), getitem, keptColdStarts))
 	assert.Equal(t, verdict.Inconclusive, res.Verdict.Outcome, "verdict = %s; want inconclusive: every GetItem was denied (%s)", res.Verdict.Outcome, res.Verdict.Reason)
 	require.NotEmpty(t, res.Verdict.Checks)
 	named := res.Verdict.Checks[0]

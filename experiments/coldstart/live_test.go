@@ -53,7 +53,7 @@ func liveModes() []claimtest.Mode[lambdaPlatform] {
 	for _, l := range lambdazip.Languages {
 		modes = append(modes, claimtest.Mode[lambdaPlatform]{
 			Name:  string(l),
-			Start: func(t *testing.T) lambdaPlatform { return startLive(t, l) },
+			Start: func(t *testing.T) lambdaPlatform { return startLive(t, runSettings(t), l) },
 		})
 	}
 	return modes
@@ -110,6 +110,9 @@ type livePlatform struct {
 	standIns *standIns
 	// language is the GetItem function's; "" is Go's.
 	language lambdazip.Language
+	// settings are what the platform runs with (openLive): its plan's cold starts, and the
+	// stand-ins' CFS period.
+	settings settings.Settings
 	// outage is what the next cold starts give the warm-up (T4); "" for DynamoDB itself.
 	outage outage
 	table  string
@@ -119,22 +122,22 @@ type livePlatform struct {
 	invokes   int
 }
 
-// startLive opens the test's session, after printing what it will make and its cost and
-// checking both against what is left of the cap. Without an AWS configuration it skips, naming
-// what is missing.
-func startLive(t *testing.T, l lambdazip.Language) lambdaPlatform {
+// startLive opens the test's session with the settings s, after printing what it will make and
+// its cost and checking both against what is left of the cap. Without an AWS configuration it
+// skips, naming what is missing.
+func startLive(t *testing.T, s settings.Settings, l lambdazip.Language) lambdaPlatform {
 	t.Helper()
 	var standIns *standIns
 	if os.Getenv(standInEnv) == "1" {
-		standIns = startStandIns(t)
+		standIns = startStandIns(t, s)
 	}
-	return openLive(t, standIns, topName(t), l)
+	return openLive(t, s, standIns, topName(t), l)
 }
 
-// openLive opens t's session as startLive does, on standIns where they are not nil (already
-// started, the SDK's configuration pointed at them), with the plan livePlans has for planKey on
-// the GetItem function in l.
-func openLive(t *testing.T, standIns *standIns, planKey string, l lambdazip.Language) *livePlatform {
+// openLive opens t's session as startLive does, with the settings s, on standIns where they are
+// not nil (already started, the SDK's configuration pointed at them), with the plan livePlans has
+// for planKey on the GetItem function in l at s.
+func openLive(t *testing.T, s settings.Settings, standIns *standIns, planKey string, l lambdazip.Language) *livePlatform {
 	t.Helper()
 	needLinux(t)
 	mode, api := results.ModeLive, "AWS Lambda"
@@ -151,7 +154,7 @@ func openLive(t *testing.T, standIns *standIns, planKey string, l lambdazip.Lang
 	}
 	require.NoError(t, err, "the SDK's configuration, pointed at the stand-ins")
 
-	plan, ok := livePlans(withColdStartsFor(cfg, l), l)[planKey]
+	plan, ok := livePlans(withColdStartsFor(s, l), l)[planKey]
 	require.True(t, ok, "%s has no entry in livePlans: its cost cannot be estimated before it runs", planKey)
 	if c.Ledger == "" {
 		// With a ledger (CLAIMS_LIVE_LEDGER) the session subtracts what the whole run billed,
@@ -163,13 +166,13 @@ func openLive(t *testing.T, standIns *standIns, planKey string, l lambdazip.Lang
 	if c.MaxUSD <= 0 {
 		t.Fatalf("live mode: the runs before %s billed the whole cap (%s): not starting it", t.Name(), live.EnvMaxUSD)
 	}
-	s, err := live.Open(t.Context(), c, awsCfg)
+	session, err := live.Open(t.Context(), c, awsCfg)
 	require.NoError(t, err)
-	p := &livePlatform{t: t, s: s, mode: mode, api: api, plan: plan, standIns: standIns, language: l}
-	p.estimate = live.EstimateCost(s.Region, c.Arch, plan, dynamoReads(plan))
+	p := &livePlatform{t: t, s: session, mode: mode, api: api, plan: plan, standIns: standIns, language: l, settings: s}
+	p.estimate = live.EstimateCost(session.Region, c.Arch, plan, dynamoReads(plan))
 	t.Cleanup(p.close)
 	var admitted strings.Builder
-	err = s.Admit(p.estimate, &admitted)
+	err = session.Admit(p.estimate, &admitted)
 	t.Log(strings.TrimRight(admitted.String(), "\n"))
 	require.NoError(t, err, "the estimate of %s", t.Name())
 	return p
@@ -234,6 +237,9 @@ func (p *livePlatform) Language() lambdazip.Language {
 	}
 	return p.language
 }
+
+// Settings implements lambdaPlatform.
+func (p *livePlatform) Settings() settings.Settings { return p.settings }
 
 // Create implements lambdaPlatform: the function's zip for the run's architecture, its role and,
 // where it reads DynamoDB, the table with the item, then the function, Active.
@@ -386,7 +392,7 @@ func (p *livePlatform) MarshalJSON() ([]byte, error) {
 		CPU:        "Lambda's: memory / 1769 MB of a vCPU",
 		InitSource: "the function's own measure (initMs); the REPORT's Init Duration is kept beside it (report.initMs)"}
 	if p.mode == results.ModeLiveStandIn {
-		r.CPU = fmt.Sprintf("the local model behind the Lambda API stand-in: memory / 1769 MB of one CPU per %v CFS period, Init with at least %g CPU", cfg.CPUPeriod, initBurstShare)
+		r.CPU = fmt.Sprintf("the local model behind the Lambda API stand-in: memory / 1769 MB of one CPU per %v CFS period, Init with at least %g CPU", p.settings.CPUPeriod, initBurstShare)
 	}
 	for _, f := range p.functions {
 		r.Functions = append(r.Functions, liveFunctionRecord{Name: f.f.Name, ARN: live.RedactARN(f.f.ARN), MemoryMB: f.f.MemoryMB,
@@ -444,7 +450,7 @@ func TestLivePlansAreTheLiveClaimTests(t *testing.T) {
 		}
 	}
 	slices.Sort(want)
-	got := slices.Sorted(maps.Keys(livePlans(cfg, lambdazip.Go)))
+	got := slices.Sorted(maps.Keys(livePlans(runSettings(t), lambdazip.Go)))
 	assert.Equal(t, want, got, "livePlans' tests = %v; want catalog.Tests of experiments/coldstart of kind both", got)
 }
 
@@ -511,7 +517,7 @@ func admitLiveRun(s settings.Settings) error {
 	if err != nil {
 		return fmt.Errorf("live mode: go test's -timeout %q: %w", flagValue("test.timeout"), err)
 	}
-	for _, l := range plannedTime(timeout) {
+	for _, l := range plannedTime(s, timeout) {
 		fmt.Println(l)
 	}
 	if e.USD > c.MaxUSD {

@@ -17,10 +17,6 @@ import (
 	"github.com/serverless-claims/claims/harness/sys/settings"
 )
 
-// cfg is the run's settings, read once; CLAIMS_TRIALS is the number of cold starts of the claims
-// that do not depend on a CPU share, CLAIMS_COLD_STARTS of those that do.
-var cfg settings.Settings
-
 // TestMain installs dynalite, the DynamoDB stand-in, and requires a Node.js to run it on, after
 // the checks that cost nothing: the selection by claim and language (claimtest.SelectFromEnv),
 // the settings' and, with -tags lambda, the live run's estimate
@@ -39,7 +35,10 @@ func TestMain(m *testing.M) {
 			prebuild)
 	}
 	checks = append(checks, func(settings.Settings) error { budget.testsStart = time.Now(); return nil })
-	os.Exit(claimtest.Main(m, "coldstart experiments", &cfg, checks...))
+	// Main reads and checks the settings for the checks above; each test reads them again
+	// where it starts its platform (runSettings) and hands them down, so none is kept here.
+	var checked settings.Settings
+	os.Exit(claimtest.Main(m, "coldstart experiments", &checked, checks...))
 }
 
 // quotaReachesKernelMinimum refuses a CPU period at which the smallest memory size's quota would

@@ -15,10 +15,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/serverless-claims/claims/functions"
 	"github.com/serverless-claims/claims/harness/claim/claimtest"
 	"github.com/serverless-claims/claims/harness/lambda/lambdareport"
 	"github.com/serverless-claims/claims/harness/lambda/lambdazip"
+	"github.com/serverless-claims/claims/harness/sys/settings"
 	"github.com/serverless-claims/claims/results/family"
 )
 
@@ -28,10 +31,29 @@ type lambdaPlatform interface {
 	// Language is the language of the GetItem function the platform runs for the claims
 	// (functionCode's zero Package).
 	Language() lambdazip.Language
+	// Settings are the settings the platform was started with, the run's (runSettings) or, in
+	// a broken case, those claimtest.CatchBroken hands it: the claims take their cold starts
+	// from them, and their CPUPeriod is the CFS period of the platform's CPU model, one of
+	// which passes between a cold start's invocations (pause).
+	Settings() settings.Settings
 	// Create creates a function as cfg says; it is deleted when t ends, if not before. A
 	// platform that cannot give cfg what it asks (a CPU share where no quota can be made) skips
 	// t, saying why.
 	Create(t *testing.T, cfg functionConfig) function
+}
+
+// runSettings are the run's settings, read from the environment as TestMain read and checked
+// them before any test (main_test.go): CLAIMS_TRIALS is the number of cold starts of the claims
+// that do not depend on a CPU share, CLAIMS_COLD_STARTS of those that do, CLAIMS_CPU_PERIOD_MS
+// the model's CFS period. A test reads them once, where it starts its platform, and hands them
+// down (lambdaPlatform.Settings), so that what a claim ran with is in the values it was given.
+// They are here, beside the platform that carries them, so that a reader of a claim finds
+// where its settings come from without opening the test binary's setup.
+func runSettings(t testing.TB) settings.Settings {
+	t.Helper()
+	s, err := settings.FromEnv()
+	require.NoError(t, err, "the run's settings, which TestMain checked before any test")
+	return s
 }
 
 // functionConfig is what a claim asks of a function: Lambda's function configuration as far as

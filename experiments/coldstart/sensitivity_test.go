@@ -41,12 +41,14 @@ const noQuotaColdStarts = 6
 // to fail (claimtest.CatchBroken): against a function that breaks a claim, or in a model that
 // does (no quota, so no memory size has less CPU than another; the kernel's default period,
 // which is not Lambda's). Each case is far from its bounds, so that its verdict is the same every
-// run, and counts its own cold starts, the settings' trials cut or not: T3's are the run's
-// CLAIMS_TRIALS, the rest fixed. They break the local model, so a run with -tags lambda, whose
-// claim tests run on Lambda, leaves them out.
+// run. Each runs its platform with the settings CatchBroken hands it (the run's, their trials
+// cut by claimtest.BrokenSettings), and counts its own cold starts: the Go function's T3 case
+// the trials it is handed, at most four (each cold start of a warm-up on a client of its own
+// misses the reuse T3 wants, so four fail it as surely as twenty), the rest fixed. They break
+// the local model, so a run with -tags lambda, whose claim tests run on Lambda, leaves them out.
 func TestCatchesBrokenFunctions(t *testing.T) {
 	beginFixed(t)
-	claimtest.CatchBroken(t, cfg, brokenFunctions...)
+	claimtest.CatchBroken(t, runSettings(t), brokenFunctions...)
 }
 
 // brokenFunctions are the cold-start claims' broken cases (claimtest.BrokenCases).
@@ -54,34 +56,34 @@ var brokenFunctions = claimtest.BrokenCases(slices.Concat([]claimtest.BrokenCase
 	// With no quota the handshake takes the machine's CPU in both arms (slowdown about 1,
 	// against 5), and Init is longer than the first invocation (about 0.7, against 2).
 	claimtest.BrokenCase{Name: "T1 with no quota", Claim: firstCallClaim, Broken: noQuotaPlatform.broken,
-		Measure: func(t *testing.T, _ settings.Settings) claimtest.Measurement {
-			return measureSetup(t, startLocal(t, noQuotaPlatform), noQuotaColdStarts)
+		Measure: func(t *testing.T, s settings.Settings) claimtest.Measurement {
+			return measureSetup(t, startLocal(t, s, noQuotaPlatform), noQuotaColdStarts)
 		}},
 	claimtest.BrokenCase{Name: "T2 with no quota", Claim: firstInvocationClaim, Broken: noQuotaPlatform.broken,
-		Measure: func(t *testing.T, _ settings.Settings) claimtest.Measurement {
-			return measureFirstInvocation(t, startLocal(t, noQuotaPlatform), noQuotaColdStarts)
+		Measure: func(t *testing.T, s settings.Settings) claimtest.Measurement {
+			return measureFirstInvocation(t, startLocal(t, s, noQuotaPlatform), noQuotaColdStarts)
 		}},
 	claimtest.BrokenCase{Name: "T5 with no quota", Claim: scalingClaim, Broken: noQuotaPlatform.broken,
-		Measure: func(t *testing.T, _ settings.Settings) claimtest.Measurement {
-			return measureScaling(t, startLocal(t, noQuotaPlatform), noQuotaColdStarts)
+		Measure: func(t *testing.T, s settings.Settings) claimtest.Measurement {
+			return measureScaling(t, startLocal(t, s, noQuotaPlatform), noQuotaColdStarts)
 		}},
 	// A warm-up on a client of its own: T3's reuse check must catch it, whatever the quota.
 	claimtest.BrokenCase{Name: "T3 with the warm-up on a client of its own", Claim: warmupClaim, Broken: brokenWarmClient.inLanguage(lambdazip.Go).described(),
-		Measure: func(t *testing.T, _ settings.Settings) claimtest.Measurement {
-			return measureWarmup(t, startLocal(t, localOptions{}), brokenWarmClient, cfg.Trials)
+		Measure: func(t *testing.T, s settings.Settings) claimtest.Measurement {
+			return measureWarmup(t, startLocal(t, s, localOptions{}), brokenWarmClient, s.Trials)
 		}},
 	claimtest.BrokenCase{Name: "T6 with the trace off the SDK's call", Claim: ownConnectionClaim, Broken: brokenTrace.inLanguage(lambdazip.Go).described(),
-		Measure: func(t *testing.T, _ settings.Settings) claimtest.Measurement {
-			return measureOwnConnection(t, startLocal(t, localOptions{}), brokenTrace, 2)
+		Measure: func(t *testing.T, s settings.Settings) claimtest.Measurement {
+			return measureOwnConnection(t, startLocal(t, s, localOptions{}), brokenTrace, 2)
 		}},
 	claimtest.BrokenCase{Name: "T4 with Init failing on the warm-up's error", Claim: warmupFailureClaim, Broken: brokenWarmup.inLanguage(lambdazip.Go).described(),
-		Measure: func(t *testing.T, _ settings.Settings) claimtest.Measurement {
-			return measureWarmupFailure(t, startLocal(t, localOptions{}), brokenWarmup, warmupTimeout, 2)
+		Measure: func(t *testing.T, s settings.Settings) claimtest.Measurement {
+			return measureWarmupFailure(t, startLocal(t, s, localOptions{}), brokenWarmup, warmupTimeout, 2)
 		}},
 	// At the kernel's default period the stalls end on a 100 ms grid, not Lambda's 20 ms.
 	claimtest.BrokenCase{Name: "T8 at a 100 ms CFS period", Claim: throttleClaim, Broken: kernelPeriod.broken,
-		Measure: func(t *testing.T, _ settings.Settings) claimtest.Measurement {
-			return measureThrottleSlices(t, startLocal(t, kernelPeriod), throttleInvocations)
+		Measure: func(t *testing.T, s settings.Settings) claimtest.Measurement {
+			return measureThrottleSlices(t, startLocal(t, s, kernelPeriod), throttleInvocations)
 		}},
 }, brokenBuilds(lambdazip.Rust), brokenBuilds(lambdazip.Node), brokenBuilds(lambdazip.Python))...)
 
@@ -91,19 +93,21 @@ var brokenFunctions = claimtest.BrokenCases(slices.Concat([]claimtest.BrokenCase
 // one of them misses what its claim wants (a trace of the connection, an Init that goes on, the
 // warm-up's connection reused), which is all it takes to fail it.
 func brokenBuilds(l lambdazip.Language) []claimtest.BrokenCase {
-	on := func(t *testing.T) lambdaPlatform { return startLocal(t, localOptions{language: l}) }
+	on := func(t *testing.T, s settings.Settings) lambdaPlatform {
+		return startLocal(t, s, localOptions{language: l})
+	}
 	return []claimtest.BrokenCase{
 		{Name: fmt.Sprintf("T6 %s with the trace off the SDK's call", l), Claim: ownConnectionClaim, Broken: brokenTrace.inLanguage(l).described(),
-			Measure: func(t *testing.T, _ settings.Settings) claimtest.Measurement {
-				return measureOwnConnection(t, on(t), brokenTrace, 2)
+			Measure: func(t *testing.T, s settings.Settings) claimtest.Measurement {
+				return measureOwnConnection(t, on(t, s), brokenTrace, 2)
 			}},
 		{Name: fmt.Sprintf("T4 %s with Init failing on the warm-up's error", l), Claim: warmupFailureClaim, Broken: brokenWarmup.inLanguage(l).described(),
-			Measure: func(t *testing.T, _ settings.Settings) claimtest.Measurement {
-				return measureWarmupFailure(t, on(t), brokenWarmup, warmupTimeout, 2)
+			Measure: func(t *testing.T, s settings.Settings) claimtest.Measurement {
+				return measureWarmupFailure(t, on(t, s), brokenWarmup, warmupTimeout, 2)
 			}},
 		{Name: fmt.Sprintf("T3 %s with the warm-up on a client of its own", l), Claim: warmupClaim, Broken: brokenWarmClient.inLanguage(l).described(),
-			Measure: func(t *testing.T, _ settings.Settings) claimtest.Measurement {
-				return measureWarmup(t, on(t), brokenWarmClient, 2)
+			Measure: func(t *testing.T, s settings.Settings) claimtest.Measurement {
+				return measureWarmup(t, on(t, s), brokenWarmClient, 2)
 			}},
 	}
 }

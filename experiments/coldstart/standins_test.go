@@ -41,7 +41,7 @@ func localModes() []claimtest.Mode[lambdaPlatform] {
 	for _, l := range lambdazip.Languages {
 		modes = append(modes, claimtest.Mode[lambdaPlatform]{
 			Name:  string(l),
-			Start: func(t *testing.T) lambdaPlatform { return startLocal(t, localOptions{language: l}) },
+			Start: func(t *testing.T) lambdaPlatform { return startLocal(t, runSettings(t), localOptions{language: l}) },
 		})
 	}
 	return modes
@@ -54,7 +54,7 @@ type localOptions struct {
 	language lambdazip.Language
 	// noQuota gives every function the machine's CPU, whatever its memory size.
 	noQuota bool
-	// period is the quota's CFS period; zero means CLAIMS_CPU_PERIOD_MS.
+	// period is the quota's CFS period; zero means the settings' (CLAIMS_CPU_PERIOD_MS).
 	period time.Duration
 	// broken says what the options break, for a sensitivity result; "" for Lambda's model.
 	broken string
@@ -108,9 +108,11 @@ func checkFunctionTimeout(settings.Settings) error {
 // start of any of its functions ends the environment that ran before, so that an idle one takes
 // nothing from the one measured.
 type local struct {
-	t      *testing.T
-	opts   localOptions
-	period time.Duration
+	t    *testing.T
+	opts localOptions
+	// settings are what the platform runs with (startLocal): their CPUPeriod is the quota's
+	// CFS period.
+	settings settings.Settings
 	// db is DynamoDB, started by the first function that reads it; trust and certDir are what
 	// the function verifies it against.
 	db      *dynalite.Server
@@ -130,18 +132,18 @@ func needLinux(t *testing.T) {
 	}
 }
 
-// startLocal makes the local platform of t.
-func startLocal(t *testing.T, o localOptions) *local {
+// startLocal makes the local platform of t, running with s: its quota's CFS period is s's
+// CPUPeriod, unless o sets one of its own.
+func startLocal(t *testing.T, s settings.Settings, o localOptions) *local {
 	t.Helper()
 	needLinux(t)
 	if o.language == "" {
 		o.language = lambdazip.Go
 	}
-	p := &local{t: t, opts: o, period: o.period}
-	if p.period == 0 {
-		p.period = cfg.CPUPeriod
+	if o.period != 0 {
+		s.CPUPeriod = o.period
 	}
-	return p
+	return &local{t: t, opts: o, settings: s}
 }
 
 // Mode implements claimtest.Target.
@@ -149,6 +151,9 @@ func (p *local) Mode() string { return "local" }
 
 // Language implements lambdaPlatform.
 func (p *local) Language() lambdazip.Language { return p.opts.language }
+
+// Settings implements lambdaPlatform.
+func (p *local) Settings() settings.Settings { return p.settings }
 
 // Broken implements brokenPlatform.
 func (p *local) Broken() string { return p.opts.broken }
@@ -290,7 +295,7 @@ type localFunction struct {
 // a Lambda cold start, and would otherwise spend the first period's quota before Init begins.
 func (f *localFunction) ColdStart(ctx context.Context) error {
 	f.p.end()
-	o := lambdalocal.Options{Bootstrap: f.bootstrap, Env: f.vars, MemoryMB: f.cfg.MemoryMB, Period: f.p.period, Timeout: functionTimeout}
+	o := lambdalocal.Options{Bootstrap: f.bootstrap, Env: f.vars, MemoryMB: f.cfg.MemoryMB, Period: f.p.settings.CPUPeriod, Timeout: functionTimeout}
 	if f.p.quota(f.cfg) {
 		o.Quota, o.InitShare = true, initBurstShare
 	} else if _, err := cgroup.Available(); err == nil {
@@ -299,7 +304,7 @@ func (f *localFunction) ColdStart(ctx context.Context) error {
 	f.e = lambdalocal.Start(f.t, o)
 	f.p.running = f
 	select {
-	case <-time.After(f.p.period):
+	case <-time.After(f.p.settings.CPUPeriod):
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
@@ -425,13 +430,13 @@ func (p *local) MarshalJSON() ([]byte, error) {
 	} else {
 		machine = fmt.Sprintf("the machine's CPU, in a cgroup (%s) of every CPU with the largest weight, as a quota's group has", where)
 	}
-	r.CPU.PeriodMs = float64(p.period) / float64(time.Millisecond)
+	r.CPU.PeriodMs = float64(p.settings.CPUPeriod) / float64(time.Millisecond)
 	r.CPU.Quota = !p.opts.noQuota
 	r.CPU.Model = "no quota: " + machine
 	if r.CPU.Quota {
 		r.CPU.InitBurstCPUs = initBurstShare
 		r.CPU.Model = fmt.Sprintf("memory / 1769 MB of one CPU per %v CFS period (cgroup %s), for the emulator and the function together; Init runs with %g CPU until the runtime first asks for an event; an unthrottled function: %s",
-			p.period, where, initBurstShare, machine)
+			p.settings.CPUPeriod, where, initBurstShare, machine)
 	}
 	if p.db != nil {
 		r.DynamoDB = &localDynamo{"dynalite " + p.db.Version + " behind TLS", p.db.Endpoint, p.db.Key, p.trust, table, itemKey, region}

@@ -138,7 +138,7 @@ func measureThrottleSlices(t *testing.T, p lambdaPlatform, invocations int) clai
 			t.Log(why)
 			return
 		}
-		sz, loops := runLoops(t, p.Create(t, c), mb, invocations)
+		sz, loops := runLoops(t, p.Create(t, c), mb, invocations, p.Settings().CPUPeriod)
 		sizes, trials = append(sizes, sz), append(trials, loops)
 		if len(loops.Loops) == invocations {
 			evidence.K++
@@ -250,8 +250,9 @@ func gridsText(grids []stats.GridFit) string {
 }
 
 // runLoops cold-starts f, the throttle function at memoryMB, and runs invocations busy loops in
-// the one execution environment, each one period after what went before.
-func runLoops(t *testing.T, f function, memoryMB, invocations int) (sizeFigures, sizeLoops) {
+// the one execution environment, each one period (the platform's CFS period) after what went
+// before.
+func runLoops(t *testing.T, f function, memoryMB, invocations int, period time.Duration) (sizeFigures, sizeLoops) {
 	t.Helper()
 	sz := sizeFigures{MemoryMB: memoryMB, ExpectedShare: min(1, float64(memoryMB)/oneCPUMB)}
 	loops := sizeLoops{MemoryMB: memoryMB}
@@ -262,7 +263,7 @@ func runLoops(t *testing.T, f function, memoryMB, invocations int) (sizeFigures,
 	var wall, run, thread, process float64
 	for i := range invocations {
 		if i > 0 {
-			pause()
+			pause(period)
 		}
 		ctx, cancel := context.WithTimeout(t.Context(), throttleBusy+time.Minute)
 		inv, err := f.Invoke(ctx, payload)

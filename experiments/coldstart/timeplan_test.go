@@ -53,9 +53,9 @@ const killGrace = time.Minute
 // language, at the run's settings, which it cuts where the time is short; or the fixed time of
 // a test that cuts nothing (the broken cases, T8), which is kept for it in full.
 type timedTest struct {
-	// coldStarts is the test's cold starts in language l, every arm's together; nil for a
-	// fixed test.
-	coldStarts func(l lambdazip.Language) int
+	// coldStarts is the test's cold starts in language l at the settings s, every arm's
+	// together; nil for a fixed test.
+	coldStarts func(s settings.Settings, l lambdazip.Language) int
 	// perColdStart is what one of them cost here, by language (measured, below).
 	perColdStart map[lambdazip.Language]time.Duration
 	fixed        time.Duration
@@ -73,18 +73,28 @@ var timedTests = map[string]timedTest{
 	// Every other cold start of T4 is stalled: it waits out the warm-up's bound and the stall;
 	// Python's SDK retries a refused connection for some 26 s before it answers.
 	"TestWarmupFailureDoesNotFailInit": {coldStarts: trials, perColdStart: perLanguage(710, 1740, 870, 13640)},
-	"TestFirstCallDominatedByTLS": {coldStarts: func(l lambdazip.Language) int { return t1Arms(l) * t1ColdStarts * coldStartsIn(l) },
-		perColdStart: perLanguage(210, 110, 600, 850)},
+	"TestFirstCallDominatedByTLS": {
+		coldStarts: func(s settings.Settings, l lambdazip.Language) int {
+			return t1Arms(l) * t1ColdStarts * coldStartsIn(s, l)
+		},
+		perColdStart: perLanguage(210, 110, 600, 850),
+	},
 	// Four warm invocations each.
 	"TestFirstInvocationIsSlow": {coldStarts: coldStartsIn, perColdStart: perLanguage(500, 300, 1470, 1200)},
-	"TestWarmupRemovesHandshake": {coldStarts: func(l lambdazip.Language) int { return 2 * coldStartsIn(l) },
-		perColdStart: perLanguage(300, 150, 800, 830)},
-	"TestHandshakeScalesWithCPU": {coldStarts: func(l lambdazip.Language) int { return len(scalingSizes) * coldStartsIn(l) },
-		perColdStart: perLanguage(160, 110, 470, 640)},
+	"TestWarmupRemovesHandshake": {
+		coldStarts:   func(s settings.Settings, l lambdazip.Language) int { return 2 * coldStartsIn(s, l) },
+		perColdStart: perLanguage(300, 150, 800, 830),
+	},
+	"TestHandshakeScalesWithCPU": {
+		coldStarts:   func(s settings.Settings, l lambdazip.Language) int { return len(scalingSizes) * coldStartsIn(s, l) },
+		perColdStart: perLanguage(160, 110, 470, 640),
+	},
 	// Not measured at c18ed6b, which had no T9: T5's figures, whose cold starts are the same
 	// function's cold variant across memory sizes.
-	"TestInitIsNotThrottled": {coldStarts: func(l lambdazip.Language) int { return len(initBurstSizes) * coldStartsIn(l) },
-		perColdStart: perLanguage(160, 110, 470, 640)},
+	"TestInitIsNotThrottled": {
+		coldStarts:   func(s settings.Settings, l lambdazip.Language) int { return len(initBurstSizes) * coldStartsIn(s, l) },
+		perColdStart: perLanguage(160, 110, 470, 640),
+	},
 	// The broken cases' fixed cold starts in every language (49 s), and T8's busy loops of 2 s
 	// at five sizes, each in a fresh environment (10.5 s), with a sixth added since (3,008 MB).
 	"TestCatchesBrokenFunctions": {fixed: 60 * time.Second},
@@ -124,15 +134,17 @@ func perLanguage(goMs, rustMs, nodeMs, pythonMs int) map[lambdazip.Language]time
 		lambdazip.Node: time.Duration(nodeMs) * time.Millisecond, lambdazip.Python: time.Duration(pythonMs) * time.Millisecond}
 }
 
-// trials is the run's cold starts of the claims that do not depend on a CPU share.
-func trials(lambdazip.Language) int { return cfg.Trials }
+// trials is the cold starts at s of the claims that do not depend on a CPU share.
+func trials(s settings.Settings, _ lambdazip.Language) int { return s.Trials }
 
 // minMeasured is how much of the measured costs this run's cold starts must have repeated
 // before their speed replaces the measure's (1).
 const minMeasured = 10 * time.Second
 
-// coldStartsIn is the run's cold starts of the claims about a CPU share in language l.
-func coldStartsIn(l lambdazip.Language) int { return withColdStartsFor(cfg, l).ColdStarts }
+// coldStartsIn is the cold starts at s of the claims about a CPU share in language l.
+func coldStartsIn(s settings.Settings, l lambdazip.Language) int {
+	return withColdStartsFor(s, l).ColdStarts
+}
 
 // timeBudget is the package's time, as the plan knows it.
 type timeBudget struct {
@@ -201,9 +213,9 @@ func (b *timeBudget) begin(name string) {
 	b.begun[name] = true
 }
 
-// still is the time the timed tests that have not started and that the run selects will need,
-// and the part of it that is fixed (cannot be cut).
-func (b *timeBudget) still(except string) (all, fixed time.Duration, tests int) {
+// still is the time the timed tests that have not started and that the run selects will need
+// at the run's settings s, and the part of it that is fixed (cannot be cut).
+func (b *timeBudget) still(s settings.Settings, except string) (all, fixed time.Duration, tests int) {
 	for top, tt := range timedTests {
 		if !runsHere(top) {
 			continue
@@ -220,7 +232,7 @@ func (b *timeBudget) still(except string) (all, fixed time.Duration, tests int) 
 			if name == except || b.hasBegun(name) || !selected(top, string(l)) {
 				continue
 			}
-			all += time.Duration(tt.coldStarts(l))*b.cost(top, l) + onThisPlatform.perTest
+			all += time.Duration(tt.coldStarts(s, l))*b.cost(top, l) + onThisPlatform.perTest
 			fixed += onThisPlatform.perTest
 			tests++
 		}
@@ -264,8 +276,9 @@ type coldStartPlan struct {
 }
 
 // planColdStarts plans planned rounds of arms cold starts each on p, of which the claim needs at
-// least minimum to be decided. A timed test's rounds are cut to its share of the time left;
-// another test's are not, and only the deadline (with the platform's margin) stops them.
+// least minimum to be decided. A timed test's rounds are cut to its share of the time left,
+// beside what the tests still to run need at p's settings; another test's are not, and only the
+// deadline (with the platform's margin) stops them.
 func planColdStarts(t *testing.T, p lambdaPlatform, what string, planned, arms, minimum int) *coldStartPlan {
 	t.Helper()
 	pl := &coldStartPlan{t: t, lang: p.Language(), what: what, planned: planned, n: planned, minimum: min(minimum, planned), arms: arms, margin: onThisPlatform.margin}
@@ -291,7 +304,7 @@ func planColdStarts(t *testing.T, p lambdaPlatform, what string, planned, arms, 
 	}
 	budget.begin(t.Name())
 	pl.measured = time.Duration(arms) * priorCost(top, pl.lang)
-	rest, fixed, tests := budget.still(t.Name())
+	rest, fixed, tests := budget.still(p.Settings(), t.Name())
 	_, measured := budget.speed()
 	round := time.Duration(arms) * budget.cost(top, pl.lang)
 	n := fitRounds(planned, pl.minimum, round, avail, rest, fixed)
@@ -322,12 +335,12 @@ func planColdStarts(t *testing.T, p lambdaPlatform, what string, planned, arms, 
 }
 
 // plannedTime is the run's estimate of its own time before anything starts, as lines to print:
-// the selected timed tests' cold starts at their prior cost (priorCost: this run has measured
+// the selected timed tests' cold starts at the run's settings s, at their prior cost (priorCost: this run has measured
 // nothing yet) and each test's own time, against timeout (go test's -timeout; 0 for none) less
 // the platform's margin, and, where they do not fit, how many of its cold starts each test will
 // plan: fitRounds gives each the same part, as this does, so that the tests' own plans come out
 // near these figures unless the run's speed differs from the prior's.
-func plannedTime(timeout time.Duration) []string {
+func plannedTime(s settings.Settings, timeout time.Duration) []string {
 	var (
 		lines      []string
 		all, fixed time.Duration
@@ -356,7 +369,7 @@ func plannedTime(timeout time.Duration) []string {
 			if !selected(top, string(l)) {
 				continue
 			}
-			n := tt.coldStarts(l)
+			n := tt.coldStarts(s, l)
 			rounds := time.Duration(n) * priorCost(top, l)
 			all, fixed, coldStarts = all+rounds+onThisPlatform.perTest, fixed+onThisPlatform.perTest, coldStarts+n
 			shares = append(shares, share{named(top) + "/" + string(l), n, rounds})
@@ -479,8 +492,8 @@ func fewestColdStarts(l lambdazip.Language) int {
 }
 
 // fewestTrials is the fewest cold starts that decide T6 or T4, whose checks want every one: as
-// few as a claim about a CPU share, or the run's trials where they are fewer.
-func fewestTrials() int { return min(settings.MinColdStarts, cfg.Trials) }
+// few as a claim about a CPU share, or s's trials where they are fewer.
+func fewestTrials(s settings.Settings) int { return min(settings.MinColdStarts, s.Trials) }
 
 // selected says whether the run's -test.run and -test.skip select the test named by its
 // elements (the top-level name, then a subtest's), as the testing package matches them: each
@@ -640,11 +653,13 @@ func TestAPlanWithNoRoomForItsClaimIsInconclusive(t *testing.T) {
 	if _, err := cgroup.Available(); err != nil {
 		t.Skipf("T1 and T8, the claims whose cut plan this checks, need a CPU quota: %v", err)
 	}
+	// The child reads the same settings from the same environment.
+	coldStarts := runSettings(t).ColdStarts
 	for _, tc := range []struct {
 		run, test, result string
 		planned, trials   int
 	}{
-		{"^TestFirstCallDominatedByTLS$/^go$", "TestFirstCallDominatedByTLS", "TestFirstCallDominatedByTLS/go", t1ColdStarts * cfg.ColdStarts, 0},
+		{"^TestFirstCallDominatedByTLS$/^go$", "TestFirstCallDominatedByTLS", "TestFirstCallDominatedByTLS/go", t1ColdStarts * coldStarts, 0},
 		{"^TestThrottleSlices$", "TestThrottleSlices", "TestThrottleSlices", len(throttleSizes), len(throttleSizes)},
 	} {
 		t.Run(tc.test, func(t *testing.T) {
