@@ -288,7 +288,7 @@ func waitExit(t *testing.T, cmd *exec.Cmd, limit time.Duration, out *bytes.Buffe
 // TestLiveRunAboveTheCapMakesNothing: a run whose estimate is above CLAIMS_LIVE_MAX_USD stops
 // before its first create, saying the estimate and the cap.
 func TestLiveRunAboveTheCapMakesNothing(t *testing.T) {
-	s := launchStandIns(t, runSettings(t))
+	s := launchStandIns(t, claimtest.Settings(t))
 	cmd, out := childTest(t, s, "TestThrottleSlices", map[string]string{live.EnvMaxUSD: "0.000001"})
 	waitExit(t, cmd, 2*time.Minute, out)
 	assert.NotZero(t, cmd.ProcessState.ExitCode(), "exit status = 0; want a refusal (output:\n%s)", out)
@@ -301,7 +301,7 @@ func TestLiveRunAboveTheCapMakesNothing(t *testing.T) {
 // TestLiveRunInterruptedLeavesNothing: Ctrl-C in the middle of a live run (its first function
 // made and running) deletes everything the run made before the binary dies.
 func TestLiveRunInterruptedLeavesNothing(t *testing.T) {
-	s := launchStandIns(t, runSettings(t))
+	s := launchStandIns(t, claimtest.Settings(t))
 	cmd, out := childTest(t, s, t6OnGo, map[string]string{"CLAIMS_TRIALS": "20"})
 	deadline := time.Now().Add(2 * time.Minute)
 	for s.lambda.Environments() == 0 {
@@ -326,7 +326,7 @@ func TestLiveRunInterruptedLeavesNothing(t *testing.T) {
 // deadline would cut off, and deletes what it made before the deadline, whose panic would run
 // no cleanup at all. With no room beside the clean-up's margin at all it starts none.
 func TestLivePlanFitsItsTimeout(t *testing.T) {
-	s := launchStandIns(t, runSettings(t))
+	s := launchStandIns(t, claimtest.Settings(t))
 	for _, tc := range []struct {
 		name     string
 		room     time.Duration // the -timeout beyond the live platform's clean-up margin
@@ -385,7 +385,7 @@ func TestAPlatformIsJudgedOnTheArticlesClaim(t *testing.T) {
 		{"as the model predicts", 0, []string{"fail", "inconclusive"}, "want pass, the article's claim"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := launchStandIns(t, runSettings(t), standInModel{handshakeDelay: tc.delay})
+			s := launchStandIns(t, claimtest.Settings(t), standInModel{handshakeDelay: tc.delay})
 			cmd, out := childTest(t, s, "TestFirstInvocationIsSlow$/^rust", map[string]string{settings.ColdStartsEnv: "5"})
 			waitExit(t, cmd, 3*time.Minute, out)
 			res := childResult(t, out.String())
@@ -433,7 +433,7 @@ const keptColdStarts = 3
 // too. Such cold starts are no evidence, so each claim must come out inconclusive, naming them,
 // counted; never pass, never fail.
 func TestColdStartsThatWereNotColdAreInconclusive(t *testing.T) {
-	run := runSettings(t)
+	run := claimtest.Settings(t)
 	st := startStandIns(t, run, standInModel{keepEnvironments: true})
 	t.Setenv(results.DirEnv, t.TempDir())
 	for _, tc := range []struct {
@@ -500,7 +500,7 @@ func TestInitBurstDecidesT9(t *testing.T) {
 		{"without it", standInModel{noInitBurst: true}, verdict.Fail},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			run := runSettings(t)
+			run := claimtest.Settings(t)
 			st := startStandIns(t, run, tc.model)
 			t.Setenv(results.DirEnv, t.TempDir())
 			res := initBurstClaim.Decide(t, measureInitBurst(t, openLive(t, run, st, "TestInitIsNotThrottled", lambdazip.Go), initBurstCheckColdStarts))
@@ -517,7 +517,7 @@ const initBurstCheckColdStarts = 3 * settings.MinColdStarts
 // starts are no evidence, and the result names them, counted, rather than dropping them.
 func TestGetItemsDeniedBeforeThePolicyIsInForceAreNamed(t *testing.T) {
 	// Longer than the run: every cold start meets the denial.
-	run := runSettings(t)
+	run := claimtest.Settings(t)
 	st := startStandIns(t, run, standInModel{policyDelay: 10 * time.Minute})
 	t.Setenv(results.DirEnv, t.TempDir())
 	res := ownConnectionClaim.Decide(t, measureOwnConnection(t, openLive(t, run, st, "TestPhasesAreTheSDKsOwnConnection", lambdazip.Go), getitem, keptColdStarts))

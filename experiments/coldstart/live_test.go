@@ -53,7 +53,7 @@ func liveModes() []claimtest.Mode[lambdaPlatform] {
 	for _, l := range lambdazip.Languages {
 		modes = append(modes, claimtest.Mode[lambdaPlatform]{
 			Name:  string(l),
-			Start: func(t *testing.T) lambdaPlatform { return startLive(t, runSettings(t), l) },
+			Start: func(t *testing.T) lambdaPlatform { return startLive(t, claimtest.Settings(t), l) },
 		})
 	}
 	return modes
@@ -450,7 +450,7 @@ func TestLivePlansAreTheLiveClaimTests(t *testing.T) {
 		}
 	}
 	slices.Sort(want)
-	got := slices.Sorted(maps.Keys(livePlans(runSettings(t), lambdazip.Go)))
+	got := slices.Sorted(maps.Keys(livePlans(claimtest.Settings(t), lambdazip.Go)))
 	assert.Equal(t, want, got, "livePlans' tests = %v; want catalog.Tests of experiments/coldstart of kind both", got)
 }
 

@@ -36,9 +36,8 @@ func TestMain(m *testing.M) {
 	}
 	checks = append(checks, func(settings.Settings) error { budget.testsStart = time.Now(); return nil })
 	// Main reads and checks the settings for the checks above; each test reads them again
-	// where it starts its platform (runSettings) and hands them down, so none is kept here.
-	var checked settings.Settings
-	os.Exit(claimtest.Main(m, "coldstart experiments", &checked, checks...))
+	// where it starts its platform (claimtest.Settings) and hands them down.
+	os.Exit(claimtest.Main(m, "coldstart experiments", checks...))
 }
 
 // quotaReachesKernelMinimum refuses a CPU period at which the smallest memory size's quota would

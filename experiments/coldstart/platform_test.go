@@ -15,8 +15,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stretchr/testify/require"
-
 	"github.com/serverless-claims/claims/functions"
 	"github.com/serverless-claims/claims/harness/claim/claimtest"
 	"github.com/serverless-claims/claims/harness/lambda/lambdareport"
@@ -31,7 +29,7 @@ type lambdaPlatform interface {
 	// Language is the language of the GetItem function the platform runs for the claims
 	// (functionCode's zero Package).
 	Language() lambdazip.Language
-	// Settings are the settings the platform was started with, the run's (runSettings) or, in
+	// Settings are the settings the platform was started with, the run's (claimtest.Settings) or, in
 	// a broken case, those claimtest.CatchBroken hands it: the claims take their cold starts
 	// from them, and their CPUPeriod is the CFS period of the platform's CPU model, one of
 	// which passes between a cold start's invocations (pause).
@@ -40,20 +38,6 @@ type lambdaPlatform interface {
 	// platform that cannot give cfg what it asks (a CPU share where no quota can be made) skips
 	// t, saying why.
 	Create(t *testing.T, cfg functionConfig) function
-}
-
-// runSettings are the run's settings, read from the environment as TestMain read and checked
-// them before any test (main_test.go): CLAIMS_TRIALS is the number of cold starts of the claims
-// that do not depend on a CPU share, CLAIMS_COLD_STARTS of those that do, CLAIMS_CPU_PERIOD_MS
-// the model's CFS period. A test reads them once, where it starts its platform, and hands them
-// down (lambdaPlatform.Settings), so that what a claim ran with is in the values it was given.
-// They are here, beside the platform that carries them, so that a reader of a claim finds
-// where its settings come from without opening the test binary's setup.
-func runSettings(t testing.TB) settings.Settings {
-	t.Helper()
-	s, err := settings.FromEnv()
-	require.NoError(t, err, "the run's settings, which TestMain checked before any test")
-	return s
 }
 
 // functionConfig is what a claim asks of a function: Lambda's function configuration as far as

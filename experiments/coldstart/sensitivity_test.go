@@ -48,7 +48,7 @@ const noQuotaColdStarts = 6
 // the local model, so a run with -tags lambda, whose claim tests run on Lambda, leaves them out.
 func TestCatchesBrokenFunctions(t *testing.T) {
 	beginFixed(t)
-	claimtest.CatchBroken(t, runSettings(t), brokenFunctions...)
+	claimtest.CatchBroken(t, claimtest.Settings(t), brokenFunctions...)
 }
 
 // brokenFunctions are the cold-start claims' broken cases (claimtest.BrokenCases).

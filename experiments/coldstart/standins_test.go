@@ -40,8 +40,10 @@ func localModes() []claimtest.Mode[lambdaPlatform] {
 	var modes []claimtest.Mode[lambdaPlatform]
 	for _, l := range lambdazip.Languages {
 		modes = append(modes, claimtest.Mode[lambdaPlatform]{
-			Name:  string(l),
-			Start: func(t *testing.T) lambdaPlatform { return startLocal(t, runSettings(t), localOptions{language: l}) },
+			Name: string(l),
+			Start: func(t *testing.T) lambdaPlatform {
+				return startLocal(t, claimtest.Settings(t), localOptions{language: l})
+			},
 		})
 	}
 	return modes

@@ -31,6 +31,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/serverless-claims/claims/catalog"
+	"github.com/serverless-claims/claims/harness/claim/claimtest"
 	"github.com/serverless-claims/claims/harness/claim/results"
 	"github.com/serverless-claims/claims/harness/lambda/lambdazip"
 	"github.com/serverless-claims/claims/harness/sys/cgroup"
@@ -654,7 +655,7 @@ func TestAPlanWithNoRoomForItsClaimIsInconclusive(t *testing.T) {
 		t.Skipf("T1 and T8, the claims whose cut plan this checks, need a CPU quota: %v", err)
 	}
 	// The child reads the same settings from the same environment.
-	coldStarts := runSettings(t).ColdStarts
+	coldStarts := claimtest.Settings(t).ColdStarts
 	for _, tc := range []struct {
 		run, test, result string
 		planned, trials   int

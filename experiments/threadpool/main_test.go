@@ -15,8 +15,7 @@ import (
 // claimtest.Settings and hands them down); it installs Node 24 first, so that results show it
 // beside the machine's node, and requires the C compiler that builds the slow-resolver stand-in.
 func TestMain(m *testing.M) {
-	var checked settings.Settings
-	os.Exit(claimtest.Main(m, "threadpool experiments", &checked,
+	os.Exit(claimtest.Main(m, "threadpool experiments",
 		provision.Check(provision.NeedNode24, provision.NeedNode, provision.NeedCC),
 		func(settings.Settings) error { _, err := runtimes.ChosenNodeRuntimes(); return err }))
 }

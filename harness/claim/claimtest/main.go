@@ -15,8 +15,8 @@ import (
 	"github.com/serverless-claims/claims/harness/sys/settings"
 )
 
-// Main is an experiment package's TestMain body: it reads the settings into s and runs the
-// tests, or, when a setting makes no sense (by settings.FromEnv, or by one of the package's own
+// Main is an experiment package's TestMain body: it reads and checks the settings and runs the
+// tests (each reads them again with Settings and hands them down), or, when a setting makes no sense (by settings.FromEnv, or by one of the package's own
 // checks), says so naming the variable and returns exit status 2 before any test (and any
 // process) starts. what names the package in that message.
 //
@@ -30,14 +30,14 @@ import (
 // leaves the tests of the tests out (-skip TestCatchesBroken) is checked too, while a run of a
 // few tests (-run), or of a build with no cases (-tags lambda in experiments/coldstart, whose
 // cases break the local model), is not.
-func Main(m *testing.M, what string, s *settings.Settings, checks ...func(settings.Settings) error) int {
+func Main(m *testing.M, what string, checks ...func(settings.Settings) error) int {
 	// The checks read the testing flags (-run selects what prebuild builds and what the live
 	// estimate counts), which m.Run would parse only after them.
 	flag.Parse()
-	var err error
-	if *s, err = settings.FromEnv(); err == nil {
+	s, err := settings.FromEnv()
+	if err == nil {
 		for _, check := range checks {
-			if err = check(*s); err != nil {
+			if err = check(s); err != nil {
 				break
 			}
 		}
