@@ -51,11 +51,13 @@ const articleVariant = "article"
 // compareWithArticle is T1's comparison of quota's handshakes (128 MB) and control's
 // (unthrottled) with the article's, on p; with article, the article variant's cold starts at 128
 // MB where the function has it, the parts of a first connection as checks of that comparison.
-func compareWithArticle(t *testing.T, p lambdaPlatform, quota, control, article []coldStart) *family.ArticleComparison {
+func compareWithArticle(t *testing.T, p lambdaPlatform, quota, control, article []family.ColdStart) *family.ArticleComparison {
 	t.Helper()
 	share, err := lambdalocal.ShareForMemory(memoryMB)
 	require.NoError(t, err)
-	mean := func(runs []coldStart, of func(coldStart) float64) float64 { return stats.Mean(figure(runs, of)) }
+	mean := func(runs []family.ColdStart, of func(family.ColdStart) float64) float64 {
+		return stats.Mean(figure(runs, of))
+	}
 	a := &family.ArticleComparison{
 		PublishedTLSMs:   articleTLSMs,
 		PublishedCPUMs:   articleTLSMs * share,
@@ -63,7 +65,7 @@ func compareWithArticle(t *testing.T, p lambdaPlatform, quota, control, article 
 		TLSCPUMs:         mean(quota, tlsCPUMs),
 		ControlTLSMs:     mean(control, tlsMs),
 		ControlTLSCPUMs:  mean(control, tlsCPUMs),
-		OtherFirstCallMs: mean(quota, func(c coldStart) float64 { return c.First.Answer.TotalMs - c.First.Answer.SetupMs() }),
+		OtherFirstCallMs: mean(quota, func(c family.ColdStart) float64 { return c.First.Answer.TotalMs - c.First.Answer.SetupMs() }),
 		Machine:          machineOf(p),
 		ArticleArch:      articleArch,
 		PeriodMs:         float64(p.Settings().CPUPeriod.Microseconds()) / 1000,
@@ -117,7 +119,7 @@ const (
 
 // articleChecks are the means of the article variant's parts over its cold starts whose answer
 // carries them, each compared with published, the most CPU the article's figure can hold.
-func articleChecks(runs []coldStart, share, published float64) *family.ArticleChecks {
+func articleChecks(runs []family.ColdStart, share, published float64) *family.ArticleChecks {
 	type part struct{ ms, cpu, minor, major float64 }
 	span := func(s answers.Span) part {
 		return part{s.Ms, s.CPUMs, float64(s.MinorFaults), float64(s.MajorFaults)}
@@ -358,8 +360,8 @@ func TestExplanationSaysWhereTheFirstCallIsNotAlmostAllTLS(t *testing.T) {
 
 // articleStart is a cold start of the article variant whose hand-timed handshake needed tlsCPU ms
 // of CPU (and its second half of that), with the roots loaded at Init for 1 ms of CPU.
-func articleStart(tlsCPU float64) coldStart {
-	var c coldStart
+func articleStart(tlsCPU float64) family.ColdStart {
+	var c family.ColdStart
 	c.First.Answer.TLSMs, c.First.Answer.TLSCPUMs = 2, 0.4
 	c.First.Answer.Roots = &family.Roots{When: "init", Count: 140, Ms: 3, CPUMs: 1}
 	c.First.Answer.Article = &answers.ArticleParts{
@@ -391,7 +393,7 @@ func TestArticleChecksDecideFromTheParts(t *testing.T) {
 	published := articleTLSMs * share
 	failed := articleStart(0.5)
 	failed.First.Answer.Article.HandTimed.Error = "connecting to 127.0.0.1:1 by hand: refused"
-	c := articleChecks([]coldStart{articleStart(0.5), articleStart(0.7), failed}, share, published)
+	c := articleChecks([]family.ColdStart{articleStart(0.5), articleStart(0.7), failed}, share, published)
 	assert.Equal(t, 2, c.ColdStarts, "cold starts = %d; want 2 (the failed one left out)", c.ColdStarts)
 	assert.Empty(t, c.CanHold, "canHold = %v; want none for handshakes of well under a millisecond of CPU", c.CanHold)
 	tls := partOf(c, partHandTimedTLS)
@@ -405,13 +407,13 @@ func TestArticleChecksDecideFromTheParts(t *testing.T) {
 	assert.Contains(t, got, "a live run must record", "explanation = %q", got)
 
 	// A handshake of a third of what the figure holds can make it, within the architecture's reach.
-	c = articleChecks([]coldStart{articleStart(published / 3)}, share, published)
+	c = articleChecks([]family.ColdStart{articleStart(published / 3)}, share, published)
 	assert.Contains(t, c.CanHold, partHandTimedTLS, "canHold = %v; want the hand-timed handshake", c.CanHold)
 	assert.NotContains(t, c.CanHold, partRootsAgain, "canHold = %v; want not the roots' second load", c.CanHold)
 	got = strings.Join(explainChecks(c, share), " ")
 	assert.Contains(t, got, partHandTimedTLS+"; ", "explanation = %q; want the part named as able to hold the figure", got)
 
-	got = strings.Join(explainChecks(articleChecks([]coldStart{failed}, share, published), share), " ")
+	got = strings.Join(explainChecks(articleChecks([]family.ColdStart{failed}, share, published), share), " ")
 	assert.Contains(t, got, "answered no cold start with all its parts", "explanation = %q", got)
 }
 
@@ -422,7 +424,7 @@ func TestArticleChecksDecideFromTheParts(t *testing.T) {
 func TestPageInIsWeighedByItsWait(t *testing.T) {
 	share := 128.0 / 1769
 	published := articleTLSMs * share
-	c := articleChecks([]coldStart{articleStart(0.5)}, share, published)
+	c := articleChecks([]family.ColdStart{articleStart(0.5)}, share, published)
 	inTLS, whole := partOf(c, partPageIn), partOf(c, partPageInProcess)
 	assert.InDelta(t, 8, inTLS.Ms, 1e-9, "page-in in the handshake = %v ms; want the cold probe's 10 less the warm one's 2", inTLS.Ms)
 	assert.InDelta(t, 16, whole.Ms, 1e-9, "page-in over the process = %v ms; want the cold process's 40 less the warm one's 24", whole.Ms)
@@ -438,7 +440,7 @@ func TestPageInIsWeighedByItsWait(t *testing.T) {
 
 	slow := articleStart(0.5)
 	slow.First.Answer.Article.PageIn = pageIn(102, 40)
-	c = articleChecks([]coldStart{slow}, share, published)
+	c = articleChecks([]family.ColdStart{slow}, share, published)
 	assert.Contains(t, c.CanHold, partPageIn, "canHold = %v; want the page-in, whose 100 ms are within an order of magnitude of %d ms", c.CanHold, articleTLSMs)
 	assert.Contains(t, c.CanHold, partPageInProcess, "canHold = %v", c.CanHold)
 	assert.NotContains(t, c.CanHold, partColdProbeTLS, "canHold = %v; want not the cold probe's handshake, whose CPU is 0.6 ms", c.CanHold)
@@ -447,18 +449,18 @@ func TestPageInIsWeighedByItsWait(t *testing.T) {
 
 	fast := articleStart(0.5)
 	fast.First.Answer.Article.PageIn = pageIn(1.9, 4)
-	got = strings.Join(explainChecks(articleChecks([]coldStart{fast}, share, published), share), " ")
+	got = strings.Join(explainChecks(articleChecks([]family.ColdStart{fast}, share, published), share), " ")
 	assert.Contains(t, got, "lost in the quota's noise", "explanation = %q; want a page-in no slower than the warm run named as none this run can tell", got)
 
 	inMemory := articleStart(0.5)
 	inMemory.First.Answer.Article.PageIn = pageIn(2.1, 0)
-	got = strings.Join(explainChecks(articleChecks([]coldStart{inMemory}, share, published), share), " ")
+	got = strings.Join(explainChecks(articleChecks([]family.ColdStart{inMemory}, share, published), share), " ")
 	assert.Contains(t, got, "the code's first page-in is not measured here", "explanation = %q", got)
 
 	none := articleStart(0.5)
 	none.First.Answer.Article.PageIn = nil
 	none.First.Answer.Article.PageInError = "mincore on the binary: not supported"
-	c = articleChecks([]coldStart{none}, share, published)
+	c = articleChecks([]family.ColdStart{none}, share, published)
 	assert.Nil(t, c.PageIn, "pageIn = %+v; want none where no probe answered", c.PageIn)
 	got = strings.Join(explainChecks(c, share), " ")
 	assert.Contains(t, got, "answered in no cold start", "explanation = %q", got)

@@ -27,7 +27,7 @@ const (
 
 // handshakesShown is how many TLS handshakes one call's trace shows: one for a new connection
 // whose handshake it timed, none for a reused one.
-func handshakesShown(p phases) int {
+func handshakesShown(p family.Call) int {
 	if !p.Reused && p.TLSMs > 0 {
 		return 1
 	}
@@ -44,15 +44,8 @@ func TestPhasesAreTheSDKsOwnConnection(t *testing.T) {
 }
 
 func testPhasesAreTheSDKsOwnConnection(t *testing.T, p lambdaPlatform) {
-	on(ownConnectionClaim, p.Language()).Check(t, measureOwnConnection(t, p, getitem, p.Settings().Trials))
+	on(ownConnectionClaim, p.Language()).Check(t, measureOwnConnection(t, p, getItemFunction, p.Settings().Trials))
 }
-
-// The coldstart.ownConnection family's parts (results/family).
-type (
-	ownConnectionParameters = family.OwnConnectionParameters
-	ownConnectionSummary    = family.OwnConnectionSummary
-	ownConnection           = family.OwnConnection
-)
 
 // measureOwnConnection runs trials cold starts of the cold variant built from b, unthrottled,
 // and decides T6 from the function's traces and, where the platform counts them, DynamoDB's
@@ -65,9 +58,9 @@ func measureOwnConnection(t *testing.T, p lambdaPlatform, b functionCode, trials
 	counter, counts := p.(handshakeCounter)
 
 	pl := planColdStarts(t, p, "cold starts", trials, 1, fewestTrials(p.Settings()))
-	runs := make([]ownConnection, 0, pl.n)
+	runs := make([]family.OwnConnection, 0, pl.n)
 	startWithin(t, pl, func(i int) {
-		runs = append(runs, ownConnection{})
+		runs = append(runs, family.OwnConnection{})
 		var before int
 		if counts {
 			before = counter.DynamoDBHandshakes()
@@ -82,7 +75,7 @@ func measureOwnConnection(t *testing.T, p lambdaPlatform, b functionCode, trials
 	// Evidence: a cold start, whose two calls did what the function is for, a GetItem that
 	// found the item (coldStart.judge).
 	evidence := stats.Proportion{N: pl.rounds()}
-	s := ownConnectionSummary{NotEvidence: notStarted(pl, len(runs))}
+	s := family.OwnConnectionSummary{NotEvidence: notStarted(pl, len(runs))}
 	var tls []float64
 	for _, tr := range runs {
 		f, g := tr.First.Answer, tr.Second.Answer
@@ -126,7 +119,7 @@ func measureOwnConnection(t *testing.T, p lambdaPlatform, b functionCode, trials
 		Broken:      brokenIn(p, b),
 		StartedAt:   started,
 		Headline:    headline,
-		Parameters:  ownConnectionParameters{ColdStarts: pl.rounds(), Cut: pl.record(), Variant: cold, MemoryMB: c.MemoryMB},
+		Parameters:  family.OwnConnectionParameters{ColdStarts: pl.rounds(), Cut: pl.record(), Variant: cold, MemoryMB: c.MemoryMB},
 		Summary:     s,
 		Trials:      runs,
 		Environment: results.Fingerprint(),
@@ -167,15 +160,8 @@ func TestWarmupFailureDoesNotFailInit(t *testing.T) {
 }
 
 func testWarmupFailureDoesNotFailInit(t *testing.T, p lambdaPlatform) {
-	on(warmupFailureClaim, p.Language()).Check(t, measureWarmupFailure(t, p, getitem, warmupTimeout, p.Settings().Trials))
+	on(warmupFailureClaim, p.Language()).Check(t, measureWarmupFailure(t, p, getItemFunction, warmupTimeout, p.Settings().Trials))
 }
-
-// The coldstart.warmupFailure family's parts (results/family).
-type (
-	warmupFailureParameters = family.WarmupFailureParameters
-	warmupFailureSummary    = family.WarmupFailureSummary
-	unreachableStart        = family.UnreachableStart
-)
 
 // measureWarmupFailure runs trials cold starts of the warm variant built from b, its warm-up
 // bounded by timeout, with DynamoDB unreachable: refused and stalled in turn. Each cold start's
@@ -194,17 +180,17 @@ func measureWarmupFailure(t *testing.T, p lambdaPlatform, b functionCode, timeou
 	f := p.Create(t, c)
 
 	pl := planColdStarts(t, p, "cold starts", trials, 1, fewestTrials(p.Settings()))
-	runs := make([]unreachableStart, 0, pl.n)
+	runs := make([]family.UnreachableStart, 0, pl.n)
 	startWithin(t, pl, func(i int) {
-		runs = append(runs, unreachableStart{})
+		runs = append(runs, family.UnreachableStart{})
 		r := &runs[i]
-		r.How = refused
+		r.How = family.Refused
 		if i%2 == 1 {
-			r.How = stalled
+			r.How = family.Stalled
 		}
 		require.NoError(t, away.BreakDynamoDB(r.How))
 		require.NoError(t, f.ColdStart(t.Context()))
-		if r.How == refused { // (the stall below outlasts Init, which runs inside the first invoke)
+		if r.How == family.Refused { // (the stall below outlasts Init, which runs inside the first invoke)
 			// Refused: the GetItem fails at once, and the function must answer with its error.
 			r.WhileDown = invoke(t, f)
 			require.NoError(t, away.RestoreDynamoDB(), "bringing DynamoDB back")
@@ -222,7 +208,7 @@ func measureWarmupFailure(t *testing.T, p lambdaPlatform, b functionCode, timeou
 		} // else the environment failed; the emulator would hold a second invoke forever
 	})
 
-	s := warmupFailureSummary{NotEvidence: notStarted(pl, len(runs))}
+	s := family.WarmupFailureSummary{NotEvidence: notStarted(pl, len(runs))}
 	s.WarmupFailed.N = pl.rounds()
 	var initMs, handlerCPUMs []float64
 	for i := range runs {
@@ -249,7 +235,7 @@ func measureWarmupFailure(t *testing.T, p lambdaPlatform, b functionCode, timeou
 		}
 		// Refused: a clear error. Stalled: DynamoDB came back during the call, which succeeded.
 		// Where the outage reached the warm-up alone, the handler's GetItem must simply succeed.
-		if wantError := handlerDown && r.How == refused; functionAnswered(r.WhileDown) &&
+		if wantError := handlerDown && r.How == family.Refused; functionAnswered(r.WhileDown) &&
 			(wantError && !d.Found && d.Error != "" || !wantError && d.Found && d.Error == "") {
 			s.ClearError.K++
 		}
@@ -271,7 +257,7 @@ func measureWarmupFailure(t *testing.T, p lambdaPlatform, b functionCode, timeou
 		Broken:    brokenIn(p, b),
 		StartedAt: started,
 		Headline:  headline,
-		Parameters: warmupFailureParameters{ColdStarts: pl.rounds(), Cut: pl.record(), Variant: warm, MemoryMB: c.MemoryMB,
+		Parameters: family.WarmupFailureParameters{ColdStarts: pl.rounds(), Cut: pl.record(), Variant: warm, MemoryMB: c.MemoryMB,
 			WarmupTimeoutMs: timeout.Milliseconds(), InitMarginMs: margin.Milliseconds(), StallForMs: stallFor.Milliseconds()},
 		Summary:     s,
 		Trials:      runs,

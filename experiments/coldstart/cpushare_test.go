@@ -51,14 +51,14 @@ type phasesRun struct {
 	p       lambdaPlatform
 	build   functionCode
 	started time.Time
-	params  phasesParameters
+	params  family.PhasesParameters
 	arms    []arm
 	// all are each arm's cold starts; kept those that are evidence (cold, and answered).
-	all, kept [][]coldStart
+	all, kept [][]family.ColdStart
 	answered  []stats.Proportion
 	// notEvidence counts each arm's cold starts that are no evidence, by reason (those not
 	// started for the test's deadline included).
-	notEvidence []notEvidence
+	notEvidence []family.NotEvidence
 	// plan is the rounds planned, cut to the test's time where it had to be.
 	plan *coldStartPlan
 }
@@ -71,13 +71,13 @@ func runPhases(t *testing.T, p lambdaPlatform, n, fewest, warmInvocations int, a
 	pl := planColdStarts(t, p, "rounds of cold starts", n, len(arms), fewest)
 	period := p.Settings().CPUPeriod // between a cold start's invocations
 	r := &phasesRun{p: p, build: arms[0].Config.Build, started: time.Now(), arms: arms, plan: pl,
-		params: phasesParameters{ColdStarts: pl.rounds(), Cut: pl.record(), WarmInvocations: warmInvocations, InvocationGapMs: float64(period) / float64(time.Millisecond)}}
+		params: family.PhasesParameters{ColdStarts: pl.rounds(), Cut: pl.record(), WarmInvocations: warmInvocations, InvocationGapMs: float64(period) / float64(time.Millisecond)}}
 	fns := make([]function, len(arms))
 	for i, a := range arms {
 		fns[i] = p.Create(t, a.Config)
-		r.params.Arms = append(r.params.Arms, armParameters{Arm: a.Name, Variant: a.Config.Env["CLAIMS_VARIANT"], MemoryMB: a.Config.MemoryMB, Unthrottled: a.Config.Unthrottled})
+		r.params.Arms = append(r.params.Arms, family.ArmParameters{Arm: a.Name, Variant: a.Config.Env["CLAIMS_VARIANT"], MemoryMB: a.Config.MemoryMB, Unthrottled: a.Config.Unthrottled})
 	}
-	r.all = make([][]coldStart, len(arms))
+	r.all = make([][]family.ColdStart, len(arms))
 	startWithin(t, pl, func(int) {
 		for i, a := range arms {
 			r.all[i] = append(r.all[i], runColdStart(t, fns[i], a.Name, warmInvocations-1, period))
@@ -93,8 +93,8 @@ func runPhases(t *testing.T, p lambdaPlatform, n, fewest, warmInvocations int, a
 }
 
 // allNotEvidence is every arm's count of cold starts that are no evidence, by reason.
-func (r *phasesRun) allNotEvidence() notEvidence {
-	all := notEvidence{}
+func (r *phasesRun) allNotEvidence() family.NotEvidence {
+	all := family.NotEvidence{}
 	for _, n := range r.notEvidence {
 		for k, v := range n {
 			all[k] += v
@@ -107,7 +107,7 @@ func (r *phasesRun) allNotEvidence() notEvidence {
 // starts that were no evidence are counted by reason in each arm's summary, named in the
 // headline and in a check of their own, whose note says why where they make the verdict
 // inconclusive.
-func (r *phasesRun) measurement(s phasesSummary, headline string, evidence stats.Proportion, checks ...verdict.Check) claimtest.Measurement {
+func (r *phasesRun) measurement(s family.PhasesSummary, headline string, evidence stats.Proportion, checks ...verdict.Check) claimtest.Measurement {
 	s.Statistic = statistic
 	configs := make([]functionConfig, len(r.arms))
 	for i, a := range r.arms {
@@ -119,7 +119,7 @@ func (r *phasesRun) measurement(s phasesSummary, headline string, evidence stats
 	headline = r.plan.withCut(withNotEvidence(r.allNotEvidence(), headline))
 	checks = append([]verdict.Check{notEvidenceCheck(r.allNotEvidence(), evidence)}, checks...)
 	// The cold starts in the order they ran: none where none was started, never null.
-	trials := []coldStart{}
+	trials := []family.ColdStart{}
 	for j := range r.all[0] {
 		for i := range r.all {
 			trials = append(trials, r.all[i][j])
@@ -141,29 +141,15 @@ func (r *phasesRun) measurement(s phasesSummary, headline string, evidence stats
 	}
 }
 
-// The coldstart.phases family's parts (results/family).
-type (
-	phasesParameters       = family.PhasesParameters
-	armParameters          = family.ArmParameters
-	phasesSummary          = family.PhasesSummary
-	armSummary             = family.ArmSummary
-	cpuCost                = family.CPUCost
-	setupFigures           = family.SetupFigures
-	firstInvocationFigures = family.FirstInvocationFigures
-	warmupFigures          = family.WarmupFigures
-	scalingFigures         = family.ScalingFigures
-	initBurstFigures       = family.InitBurstFigures
-)
-
 // summarizeArm is a's figures over kept, of which answered counts the cold starts that answered.
-func summarizeArm(a arm, kept []coldStart, answered stats.Proportion) armSummary {
-	s := armSummary{
+func summarizeArm(a arm, kept []family.ColdStart, answered stats.Proportion) family.ArmSummary {
+	s := family.ArmSummary{
 		Arm: a.Name, MemoryMB: a.Config.MemoryMB, Answered: answered,
 		InitMs: stats.Summarize(figure(kept, initMs)), DNSMs: stats.Summarize(figure(kept, dnsMs)),
 		ConnectMs: stats.Summarize(figure(kept, connectMs)), TLSMs: stats.Summarize(figure(kept, tlsMs)),
 		FirstDurationMs: stats.Summarize(figure(kept, firstMs)), SecondDurationMs: stats.Summarize(figure(kept, warmMs)),
 		WarmDurationMs: stats.Summarize(figure(kept, meanWarmMs)), BilledMs: stats.Summarize(figure(kept, billedMs)),
-		ReportFirstDurationMs: stats.Summarize(figure(kept, func(c coldStart) float64 { return reportDurationMs(c.First) })),
+		ReportFirstDurationMs: stats.Summarize(figure(kept, func(c family.ColdStart) float64 { return reportDurationMs(c.First) })),
 		ThrottledMs:           stats.Summarize(figure(kept, throttledMs)),
 		CPU:                   costOf(kept),
 	}
@@ -180,8 +166,8 @@ func summarizeArm(a arm, kept []coldStart, answered stats.Proportion) armSummary
 // evidential keeps the cold starts that are evidence (a cold start, every invocation answering
 // with the item: coldStart.judge), counts them against the planned cold starts, and counts the
 // others by reason, those never started included.
-func evidential(runs []coldStart, pl *coldStartPlan) ([]coldStart, stats.Proportion, notEvidence) {
-	var kept []coldStart
+func evidential(runs []family.ColdStart, pl *coldStartPlan) ([]family.ColdStart, stats.Proportion, family.NotEvidence) {
+	var kept []family.ColdStart
 	planned := pl.rounds()
 	why := notStarted(pl, len(runs))
 	for i := range runs {
@@ -195,7 +181,7 @@ func evidential(runs []coldStart, pl *coldStartPlan) ([]coldStart, stats.Proport
 }
 
 // figure is one figure of each cold start, in ms.
-func figure(runs []coldStart, of func(coldStart) float64) []float64 {
+func figure(runs []family.ColdStart, of func(family.ColdStart) float64) []float64 {
 	xs := make([]float64, len(runs))
 	for i, c := range runs {
 		xs[i] = of(c)
@@ -207,33 +193,33 @@ func figure(runs []coldStart, of func(coldStart) float64) []float64 {
 // (handlerMs): the emulator runs Init inside the first invoke, so its first REPORT Duration
 // holds Init too, which Lambda's does not; each result keeps the REPORT beside it.
 var (
-	dnsMs      = func(c coldStart) float64 { return c.First.Answer.DNSMs }
-	connectMs  = func(c coldStart) float64 { return c.First.Answer.ConnectMs }
-	tlsMs      = func(c coldStart) float64 { return c.First.Answer.TLSMs }
-	tlsCPUMs   = func(c coldStart) float64 { return c.First.Answer.TLSCPUMs }
-	setupMs    = func(c coldStart) float64 { return c.First.Answer.SetupMs() }
-	setupCPUMs = func(c coldStart) float64 { return c.First.Answer.SetupCPUMs() }
-	initMs     = func(c coldStart) float64 { return c.First.Answer.InitMs }
-	firstMs    = func(c coldStart) float64 { return c.First.Answer.HandlerMs }
-	firstCPUMs = func(c coldStart) float64 { return c.First.Answer.HandlerCPUMs }
-	warmMs     = func(c coldStart) float64 { return c.Second.Answer.HandlerMs }
+	dnsMs      = func(c family.ColdStart) float64 { return c.First.Answer.DNSMs }
+	connectMs  = func(c family.ColdStart) float64 { return c.First.Answer.ConnectMs }
+	tlsMs      = func(c family.ColdStart) float64 { return c.First.Answer.TLSMs }
+	tlsCPUMs   = func(c family.ColdStart) float64 { return c.First.Answer.TLSCPUMs }
+	setupMs    = func(c family.ColdStart) float64 { return c.First.Answer.SetupMs() }
+	setupCPUMs = func(c family.ColdStart) float64 { return c.First.Answer.SetupCPUMs() }
+	initMs     = func(c family.ColdStart) float64 { return c.First.Answer.InitMs }
+	firstMs    = func(c family.ColdStart) float64 { return c.First.Answer.HandlerMs }
+	firstCPUMs = func(c family.ColdStart) float64 { return c.First.Answer.HandlerCPUMs }
+	warmMs     = func(c family.ColdStart) float64 { return c.Second.Answer.HandlerMs }
 	// meanWarmMs is the mean Duration of the environment's warm invocations, the second and
 	// any later ones.
-	meanWarmMs = func(c coldStart) float64 {
+	meanWarmMs = func(c family.ColdStart) float64 {
 		sum := c.Second.Answer.HandlerMs
 		for _, inv := range c.Later {
 			sum += inv.Answer.HandlerMs
 		}
 		return sum / float64(1+len(c.Later))
 	}
-	billedMs    = func(c coldStart) float64 { return c.First.Answer.InitMs + c.First.Answer.HandlerMs }
-	throttledMs = func(c coldStart) float64 {
+	billedMs    = func(c family.ColdStart) float64 { return c.First.Answer.InitMs + c.First.Answer.HandlerMs }
+	throttledMs = func(c family.ColdStart) float64 {
 		if c.Throttling == nil {
 			return 0
 		}
 		return c.Throttling.WaitedMs
 	}
-	warmupMs = func(c coldStart) float64 {
+	warmupMs = func(c family.ColdStart) float64 {
 		if c.First.Answer.Warmup == nil {
 			return 0
 		}
@@ -245,13 +231,13 @@ var (
 const statistic = "means with percentile-bootstrap 95% intervals (stats.MeansCI): under a CPU quota a phase holds a whole number of throttles, so a median jumps between modes while a mean moves with the share of throttled cold starts"
 
 // costOf is runs' CPU cost.
-func costOf(runs []coldStart) cpuCost {
-	return cpuCost{HandshakeMs: stats.Summarize(figure(runs, tlsCPUMs)), FirstInvocationMs: stats.Summarize(figure(runs, firstCPUMs))}
+func costOf(runs []family.ColdStart) family.CPUCost {
+	return family.CPUCost{HandshakeMs: stats.Summarize(figure(runs, tlsCPUMs)), FirstInvocationMs: stats.Summarize(figure(runs, firstCPUMs))}
 }
 
 // meansRatio is the ratio of the means of two figures: of one set of cold starts (paired), or of
 // two (independent), with its bootstrap interval.
-func meansRatio(t *testing.T, a []coldStart, of func(coldStart) float64, b []coldStart, ref func(coldStart) float64, paired bool) stats.Estimate {
+func meansRatio(t *testing.T, a []family.ColdStart, of func(family.ColdStart) float64, b []family.ColdStart, ref func(family.ColdStart) float64, paired bool) stats.Estimate {
 	t.Helper()
 	groups := []stats.Paired{{figure(a, of)}, {figure(b, ref)}}
 	ratio := func(m [][]float64) float64 { return m[0][0] / m[1][0] }
@@ -306,18 +292,18 @@ func t1Arms(l lambdazip.Language) int {
 // function unthrottled (the control), and decides T1 from the first call's phases.
 func measureSetup(t *testing.T, p lambdaPlatform, n int) claimtest.Measurement {
 	t.Helper()
-	quotaArm := getitemConfig(p, getitem, cold, memoryMB, false)
-	controlArm := getitemConfig(p, getitem, cold, memoryMB, true)
+	quotaArm := getitemConfig(p, getItemFunction, cold, memoryMB, false)
+	controlArm := getitemConfig(p, getItemFunction, cold, memoryMB, true)
 	arms := []arm{{quotaArm.String(), quotaArm}, {controlArm.String(), controlArm}}
 	// The Rust function also times its first connection as the article's did: a third arm, at
 	// 128 MB, whose parts check the comparison with the article and decide nothing of T1.
 	if t1ArticleArm(p.Language()) {
-		a := getitemConfig(p, getitem, articleVariant, memoryMB, false)
+		a := getitemConfig(p, getItemFunction, articleVariant, memoryMB, false)
 		arms = append(arms, arm{a.String(), a})
 	}
 	r := runPhases(t, p, n, t1ColdStarts*fewestColdStarts(p.Language()), 1, arms...)
 	quota, control := r.kept[0], r.kept[1]
-	var article []coldStart
+	var article []family.ColdStart
 	if len(r.kept) > 2 {
 		article = r.kept[2]
 	}
@@ -328,7 +314,7 @@ func measureSetup(t *testing.T, p lambdaPlatform, n int) claimtest.Measurement {
 	}
 
 	// Every first call must have made its own connection; that is what T6 checks in depth.
-	var f setupFigures
+	var f family.SetupFigures
 	shares := make([]float64, len(quota))
 	var cpuShares []float64
 	for i, c := range quota {
@@ -353,11 +339,13 @@ func measureSetup(t *testing.T, p lambdaPlatform, n int) claimtest.Measurement {
 	if len(quota) > 0 && len(control) > 0 {
 		f.Article = compareWithArticle(t, p, quota, control, article)
 	}
-	mean := func(runs []coldStart, of func(coldStart) float64) float64 { return stats.Mean(figure(runs, of)) }
+	mean := func(runs []family.ColdStart, of func(family.ColdStart) float64) float64 {
+		return stats.Mean(figure(runs, of))
+	}
 	headline := fmt.Sprintf("at %s: DNS %.1f ms, TCP %.1f ms, TLS %.1f ms mean (%.1f ms of CPU), the handshake %.0f%% of the set-up's CPU in the median cold start and %.0f%% of its time (at least 90%% in %s cold starts); unthrottled TLS %.1f ms mean, %s times shorter (article: DNS 7.3, TCP 0.7, TLS 745 ms, 99%%)",
 		quotaArm, mean(quota, dnsMs), mean(quota, connectMs), mean(quota, tlsMs), mean(quota, tlsCPUMs),
 		100*f.HandshakeCPUSharePerStart.Median, 100*f.HandshakeShare.Value, f.ShareAtLeastBound, mean(control, tlsMs), f.Slowdown)
-	return r.measurement(phasesSummary{Setup: &f}, headline, evidence,
+	return r.measurement(family.PhasesSummary{Setup: &f}, headline, evidence,
 		verdict.All("cold starts whose first call made its own connection, with a handshake", f.NewConnection),
 		verdict.EstimateAtLeast(fmt.Sprintf("the handshake's share of the CPU DNS + TCP + TLS cost at %s, in the median cold start", quotaArm), f.HandshakeCPUSharePerStart.Estimate(), minHandshakeShare,
 			fmt.Sprintf("%d cold starts; the ratio of the means %.2f ms / %.2f ms of CPU %s; of their time %s", len(cpuShares), mean(quota, tlsCPUMs), mean(quota, setupCPUMs), f.HandshakeCPUShare, f.HandshakeShare)),
@@ -400,17 +388,17 @@ const warmInvocationsT2 = 4
 // Init, the first invocation's Duration and the warm ones', compared within each environment.
 func measureFirstInvocation(t *testing.T, p lambdaPlatform, n int) claimtest.Measurement {
 	t.Helper()
-	c := getitemConfig(p, getitem, cold, memoryMB, false)
+	c := getitemConfig(p, getItemFunction, cold, memoryMB, false)
 	r := runPhases(t, p, n, fewestColdStarts(p.Language()), warmInvocationsT2, arm{c.String(), c})
 	kept := r.kept[0]
 	init, first, warm := stats.Summarize(figure(kept, initMs)), stats.Summarize(figure(kept, firstMs)), stats.Summarize(figure(kept, meanWarmMs))
-	f := firstInvocationFigures{
+	f := family.FirstInvocationFigures{
 		FirstOverInit: meansRatio(t, kept, firstMs, kept, initMs, true),
 		FirstOverWarm: meansRatio(t, kept, firstMs, kept, meanWarmMs, true),
 	}
 	headline := fmt.Sprintf("at %s, means: Init %.1f ms, first Duration %.1f ms (%.1f ms of CPU), warm Duration %.1f ms (medians %.1f, %.1f, %.1f; article, averages: Init 104 ms, first Duration 868 ms)",
 		c, init.MeanMs, first.MeanMs, stats.Mean(figure(kept, firstCPUMs)), warm.MeanMs, init.P50Ms, first.P50Ms, warm.P50Ms)
-	return r.measurement(phasesSummary{FirstInvocation: &f}, headline, r.answered[0],
+	return r.measurement(family.PhasesSummary{FirstInvocation: &f}, headline, r.answered[0],
 		verdict.EstimateAtLeast("first Duration / Init", f.FirstOverInit, minFirstOverInit,
 			fmt.Sprintf("means %.1f ms / %.1f ms, each environment's own Init, from the kernel's start time of its process", first.MeanMs, init.MeanMs)),
 		verdict.EstimateAtLeast("first Duration / warm Duration", f.FirstOverWarm, minFirstOverWarm,
@@ -428,7 +416,7 @@ func TestWarmupRemovesHandshake(t *testing.T) {
 }
 
 func testWarmupRemovesHandshake(t *testing.T, p lambdaPlatform) {
-	on(warmupClaim, p.Language()).Check(t, measureWarmup(t, p, getitem, warmupColdStartsOn(p)))
+	on(warmupClaim, p.Language()).Check(t, measureWarmup(t, p, getItemFunction, warmupColdStartsOn(p)))
 }
 
 // localRustWarmupFactor is how many times Rust's own cold starts T3 takes on Rust's function on
@@ -463,7 +451,7 @@ func measureWarmup(t *testing.T, p lambdaPlatform, b functionCode, n int) claimt
 	// The SDK now and then closes a connection it could have pooled (the function reports
 	// pooled = false, and why); a warm-up whose connection was not pooled left the handler
 	// nothing to reuse, so only the others are evidence of reuse.
-	var f warmupFigures
+	var f family.WarmupFigures
 	for _, c := range warms {
 		f.WarmupsPooled.N++
 		w := c.First.Answer.Warmup
@@ -482,7 +470,9 @@ func measureWarmup(t *testing.T, p lambdaPlatform, b functionCode, n int) claimt
 	require.NoError(t, err)
 	f.BilledWarmOverCold = meansRatio(t, warms, billedMs, colds, billedMs, false)
 	f.FirstDurationWarmOverCold = meansRatio(t, warms, firstMs, colds, firstMs, false)
-	mean := func(runs []coldStart, of func(coldStart) float64) float64 { return stats.Mean(figure(runs, of)) }
+	mean := func(runs []family.ColdStart, of func(family.ColdStart) float64) float64 {
+		return stats.Mean(figure(runs, of))
+	}
 	headline := fmt.Sprintf("means, cold to warm: first Duration %.1f to %.1f ms (article 912 to 21), saving %s of the cold handshake (%.1f ms); Init %.1f to %.1f ms against a warm-up of %.1f ms (article 112 to 166, warm-up 75); Init + first Duration %.1f to %.1f ms (article 1,025 to 188); the first call reused the warm-up's connection in %s where it was pooled (%s)",
 		mean(colds, firstMs), mean(warms, firstMs), f.SavedOfHandshake, mean(colds, tlsMs), mean(colds, initMs), mean(warms, initMs), mean(warms, warmupMs), mean(colds, billedMs), mean(warms, billedMs), f.Reused, f.WarmupsPooled)
 	// Evidence: both arms' cold starts answered, and most warm-ups left a connection to reuse;
@@ -493,7 +483,7 @@ func measureWarmup(t *testing.T, p lambdaPlatform, b functionCode, n int) claimt
 			evidence = e
 		}
 	}
-	return r.measurement(phasesSummary{Warmup: &f}, headline, evidence,
+	return r.measurement(family.PhasesSummary{Warmup: &f}, headline, evidence,
 		verdict.All("warm cold starts whose first call reused the warm-up's pooled connection (no handshake in its trace)", f.Reused),
 		verdict.EstimateAtLeast("first Duration saved (cold - warm) / the cold variant's handshake", f.SavedOfHandshake, minSavedOfHandshake,
 			fmt.Sprintf("means (%.1f - %.1f) ms / %.1f ms, the cold variant in turn in the same run", mean(colds, firstMs), mean(warms, firstMs), mean(colds, tlsMs))),
@@ -529,14 +519,14 @@ func measureScaling(t *testing.T, p lambdaPlatform, n int) claimtest.Measurement
 	t.Helper()
 	arms := make([]arm, len(scalingSizes))
 	for i, mb := range scalingSizes {
-		c := getitemConfig(p, getitem, cold, mb, false)
+		c := getitemConfig(p, getItemFunction, cold, mb, false)
 		arms[i] = arm{c.String(), c}
 	}
 	r := runPhases(t, p, n, fewestColdStarts(p.Language()), 1, arms...)
 	var evidence stats.Proportion
 	var table strings.Builder
 	fmt.Fprintf(&table, "%-22s %10s %10s %12s %16s %10s\n", "memory", "TLS mean", "TLS p50", "TLS CPU mean", "first Dur. mean", "TLS MB·s")
-	rows := make([]armSummary, len(arms))
+	rows := make([]family.ArmSummary, len(arms))
 	for i, a := range arms {
 		evidence.K += r.answered[i].K
 		evidence.N += r.answered[i].N
@@ -545,10 +535,10 @@ func measureScaling(t *testing.T, p lambdaPlatform, n int) claimtest.Measurement
 	}
 	t.Logf("T5, the cold variant's first handshake by memory size (%d cold starts each):\n%s", r.params.ColdStarts, table.String())
 	low, high := rows[0], rows[len(rows)-1]
-	f := scalingFigures{Scaling: meansRatio(t, r.kept[0], tlsMs, r.kept[len(arms)-1], tlsMs, false), Table: table.String()}
+	f := family.ScalingFigures{Scaling: meansRatio(t, r.kept[0], tlsMs, r.kept[len(arms)-1], tlsMs, false), Table: table.String()}
 	headline := fmt.Sprintf("mean handshake %.1f ms at %s, %.1f ms at %s: %s times faster, on %.2f and %.2f ms of CPU; handshake MB·s %.2f against %.2f",
 		low.TLSMs.MeanMs, low.Arm, high.TLSMs.MeanMs, high.Arm, f.Scaling, low.CPU.HandshakeMs.MeanMs, high.CPU.HandshakeMs.MeanMs, low.HandshakeMBSeconds, high.HandshakeMBSeconds)
-	return r.measurement(phasesSummary{Scaling: &f}, headline, evidence,
+	return r.measurement(family.PhasesSummary{Scaling: &f}, headline, evidence,
 		verdict.EstimateAtLeast(fmt.Sprintf("handshake at %s / at %s", low.Arm, high.Arm), f.Scaling, minScaling,
 			fmt.Sprintf("means %.1f ms / %.1f ms, the same cold starts at one CPU's share in turn in the same run", low.TLSMs.MeanMs, high.TLSMs.MeanMs)),
 	)

@@ -37,25 +37,13 @@ func getitemConfig(p lambdaPlatform, b functionCode, variant string, memory int,
 	return functionConfig{Build: b.in(p), MemoryMB: memory, Unthrottled: unthrottled, DynamoDB: true, Env: map[string]string{"CLAIMS_VARIANT": variant}}
 }
 
-// The cold-start families' parts (results/family): the function's answer, an invocation and a
-// cold start as results keep them.
-type (
-	phases      = family.Call
-	answer      = family.Answer
-	invoked     = family.Invoked
-	report      = family.InvocationReport
-	throttling  = family.Throttling
-	coldStart   = family.ColdStart
-	notEvidence = family.NotEvidence
-)
-
 // functionAnswered says the function answered: status 200 with its JSON.
-func functionAnswered(i invoked) bool {
+func functionAnswered(i family.Invoked) bool {
 	return i.Status == http.StatusOK && i.Error == "" && i.Body == ""
 }
 
 // reportDurationMs is the REPORT's Duration, 0 where it had none.
-func reportDurationMs(i invoked) float64 {
+func reportDurationMs(i family.Invoked) float64 {
 	if i.Report.DurationMs == nil {
 		return 0
 	}
@@ -73,14 +61,14 @@ func invokeBound() time.Duration { return max(invokeTimeout, functionTimeout+30*
 // invoke sends f one event. An answer that is not the function's JSON (an Init that failed, a
 // timeout) is kept as it came, for the checks to judge; only an invoke that gets no answer at all
 // fails the test.
-func invoke(t *testing.T, f function) invoked {
+func invoke(t *testing.T, f function) family.Invoked {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), invokeBound())
 	defer cancel()
 	inv, err := f.Invoke(ctx, []byte(`{}`))
 	require.NoError(t, err)
 	r := inv.Report
-	out := invoked{Status: inv.Status, Error: inv.Error, ClientMs: inv.ClientMs, Attempts: inv.Attempts, Report: report{
+	out := family.Invoked{Status: inv.Status, Error: inv.Error, ClientMs: inv.ClientMs, Attempts: inv.Attempts, Report: family.InvocationReport{
 		InitMs: r.InitDuration, DurationMs: r.Duration, BilledMs: r.BilledDuration,
 		MemorySizeMB: r.MemorySizeMB, MaxMemoryUsedMB: r.MaxMemoryUsedMB, Status: r.Status,
 	}}
@@ -95,7 +83,7 @@ func invoke(t *testing.T, f function) invoked {
 
 // throttlingOf is what f's platform counted for its running environment, nil where it counts
 // nothing.
-func throttlingOf(t *testing.T, f function) *throttling {
+func throttlingOf(t *testing.T, f function) *family.Throttling {
 	t.Helper()
 	tc, ok := f.(throttleCounter)
 	if !ok {
@@ -127,7 +115,7 @@ func deniedError(msg string) bool { return strings.Contains(msg, "AccessDeniedEx
 // notCold is why first, the first invocation of a forced cold start, shows it was no cold start,
 // with the figures that show it; "" where it was one. An invocation that is not the function's
 // answer (an Init that failed) cannot say, and is judged by its attempts alone.
-func notCold(first invoked) (reason, detail string) {
+func notCold(first family.Invoked) (reason, detail string) {
 	if first.Attempts > 1 {
 		return reasonRetried, fmt.Sprintf("%d attempts", first.Attempts)
 	}
@@ -145,10 +133,10 @@ func notCold(first invoked) (reason, detail string) {
 
 // judge sets c.NotEvidence and returns its reason: a cold start that was none, a GetItem denied,
 // or an invocation that did not answer with the item; "" for a cold start that is evidence.
-func judge(c *coldStart) string {
+func judge(c *family.ColdStart) string {
 	reason, detail := notCold(c.First)
 	if reason == "" {
-		for _, inv := range append([]invoked{c.First, c.Second}, c.Later...) {
+		for _, inv := range append([]family.Invoked{c.First, c.Second}, c.Later...) {
 			switch {
 			case functionAnswered(inv) && deniedError(inv.Answer.Error):
 				reason, detail = reasonDenied, inv.Answer.Error
@@ -171,8 +159,8 @@ func judge(c *coldStart) string {
 // notStarted counts the cold starts of pl that a run that started ran of them did not start:
 // those the deadline left no time for, or every one where the plan could not hold the fewest
 // that decide the claim.
-func notStarted(pl *coldStartPlan, ran int) notEvidence {
-	n := notEvidence{}
+func notStarted(pl *coldStartPlan, ran int) family.NotEvidence {
+	n := family.NotEvidence{}
 	switch {
 	case pl.refused:
 		n[reasonNoTime] = pl.planned
@@ -183,7 +171,7 @@ func notStarted(pl *coldStartPlan, ran int) notEvidence {
 }
 
 // withNotEvidence adds the reasons to a headline, where there are any.
-func withNotEvidence(n notEvidence, headline string) string {
+func withNotEvidence(n family.NotEvidence, headline string) string {
 	if len(n) == 0 {
 		return headline
 	}
@@ -191,7 +179,7 @@ func withNotEvidence(n notEvidence, headline string) string {
 }
 
 // addReason counts one cold start of reason; "" counts nothing.
-func addReason(n notEvidence, reason string) {
+func addReason(n family.NotEvidence, reason string) {
 	if reason != "" {
 		n[reason]++
 	}
@@ -200,7 +188,7 @@ func addReason(n notEvidence, reason string) {
 // notEvidenceCheck is a check that names the cold starts that were no evidence, by reason:
 // where they are more than half the verdict is inconclusive (verdict.Decide), and this check
 // says why. It neither holds nor fails a claim, which rests on the evidential cold starts.
-func notEvidenceCheck(n notEvidence, of stats.Proportion) verdict.Check {
+func notEvidenceCheck(n family.NotEvidence, of stats.Proportion) verdict.Check {
 	c := verdict.Check{Name: "cold starts that were evidence", Got: of.String(),
 		Want: fmt.Sprintf("at least half of %d", of.N), Pass: of.N > 0 && 2*of.K >= of.N}
 	if len(n) > 0 {
@@ -242,10 +230,10 @@ func pause(period time.Duration) { time.Sleep(period) }
 // runColdStart runs one cold start of f, the arm named arm: its first invocation, a second and
 // later more, each one period (the platform's CFS period) after the last. Where its evidence is
 // counted, coldStart.judge says whether it is any.
-func runColdStart(t *testing.T, f function, arm string, later int, period time.Duration) coldStart {
+func runColdStart(t *testing.T, f function, arm string, later int, period time.Duration) family.ColdStart {
 	t.Helper()
 	require.NoError(t, f.ColdStart(t.Context()), "cold-starting %s", arm)
-	c := coldStart{Arm: arm}
+	c := family.ColdStart{Arm: arm}
 	c.First = invoke(t, f)
 	pause(period)
 	c.Second = invoke(t, f)
@@ -263,39 +251,39 @@ func runColdStart(t *testing.T, f function, arm string, later int, period time.D
 // reason, a GetItem denied while the role's policy was not yet in effect included.
 func TestColdStartsAreJudgedByReason(t *testing.T) {
 	initMs := 12.5
-	answering := func(invocation int) invoked {
-		return invoked{Status: http.StatusOK, Attempts: 1, Answer: answer{Found: true, Invocation: invocation, Pid: 7}}
+	answering := func(invocation int) family.Invoked {
+		return family.Invoked{Status: http.StatusOK, Attempts: 1, Answer: family.Answer{Found: true, Invocation: invocation, Pid: 7}}
 	}
-	cold := func() coldStart {
-		c := coldStart{Arm: "128 MB", First: answering(1), Second: answering(2)}
+	cold := func() family.ColdStart {
+		c := family.ColdStart{Arm: "128 MB", First: answering(1), Second: answering(2)}
 		c.First.Report.InitMs = &initMs
 		return c
 	}
 	for _, tc := range []struct {
 		name  string
-		edit  func(c *coldStart)
+		edit  func(c *family.ColdStart)
 		want  string
 		about string
 	}{
-		{"a cold start", func(*coldStart) {}, "", ""},
-		{"no Init Duration", func(c *coldStart) { c.First.Report.InitMs = nil }, reasonNoInit, "invocation 1 of pid 7"},
-		{"a process's third invocation", func(c *coldStart) { c.First.Answer.Invocation, c.Second.Answer.Invocation = 3, 4 }, reasonNotFirst, "invocation 3"},
-		{"a retried Invoke", func(c *coldStart) { c.First.Attempts = 2 }, reasonRetried, "2 attempts"},
-		{"a GetItem denied", func(c *coldStart) {
+		{"a cold start", func(*family.ColdStart) {}, "", ""},
+		{"no Init Duration", func(c *family.ColdStart) { c.First.Report.InitMs = nil }, reasonNoInit, "invocation 1 of pid 7"},
+		{"a process's third invocation", func(c *family.ColdStart) { c.First.Answer.Invocation, c.Second.Answer.Invocation = 3, 4 }, reasonNotFirst, "invocation 3"},
+		{"a retried Invoke", func(c *family.ColdStart) { c.First.Attempts = 2 }, reasonRetried, "2 attempts"},
+		{"a GetItem denied", func(c *family.ColdStart) {
 			c.First.Answer.Found = false
 			c.First.Answer.Error = "operation error DynamoDB: GetItem, https response error StatusCode: 400, api error AccessDeniedException: not authorized"
 		}, reasonDenied, "AccessDeniedException"},
-		{"an Init that failed", func(c *coldStart) {
-			c.First = invoked{Status: http.StatusOK, Attempts: 1, Error: "Unhandled: Runtime.ExitError"}
+		{"an Init that failed", func(c *family.ColdStart) {
+			c.First = family.Invoked{Status: http.StatusOK, Attempts: 1, Error: "Unhandled: Runtime.ExitError"}
 		}, reasonNoAnswer, "Runtime.ExitError"},
-		{"a warm invocation without the item", func(c *coldStart) { c.Second.Answer.Found = false }, reasonNoAnswer, "status 200"},
+		{"a warm invocation without the item", func(c *family.ColdStart) { c.Second.Answer.Found = false }, reasonNoAnswer, "status 200"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := cold()
 			tc.edit(&c)
 			assert.Equal(t, tc.want, judge(&c), "reason")
 			assert.Contains(t, c.NotEvidence, tc.about, "notEvidence = %q; want the figures that show it", c.NotEvidence)
-			kept, p, why := evidential([]coldStart{c, cold()}, &coldStartPlan{planned: 3, n: 3})
+			kept, p, why := evidential([]family.ColdStart{c, cold()}, &coldStartPlan{planned: 3, n: 3})
 			wantK := 1
 			if tc.want == "" {
 				wantK = 2
@@ -313,7 +301,7 @@ func TestColdStartsAreJudgedByReason(t *testing.T) {
 // TestNotEvidenceNamesTheReasonsWhereMoreThanHalf: the check that counts the cold starts that
 // were evidence names the others by reason, most first, and holds only with at least half.
 func TestNotEvidenceNamesTheReasonsWhereMoreThanHalf(t *testing.T) {
-	why := notEvidence{}
+	why := family.NotEvidence{}
 	addReason(why, reasonNoInit)
 	addReason(why, reasonNoInit)
 	addReason(why, reasonDenied)
@@ -321,7 +309,7 @@ func TestNotEvidenceNamesTheReasonsWhereMoreThanHalf(t *testing.T) {
 	c := notEvidenceCheck(why, stats.Proportion{K: 1, N: 4})
 	assert.False(t, c.Pass, "%s; want 1/4 not to hold", c)
 	assert.Equal(t, "not evidence: 2 "+reasonNoInit+"; 1 "+reasonDenied, c.Note)
-	assert.True(t, notEvidenceCheck(notEvidence{}, stats.Proportion{K: 2, N: 4}).Pass, "2/4 evidence")
+	assert.True(t, notEvidenceCheck(family.NotEvidence{}, stats.Proportion{K: 2, N: 4}).Pass, "2/4 evidence")
 	v := verdict.Decide(stats.Proportion{K: 1, N: 4}, c)
 	assert.Equal(t, verdict.Inconclusive, v.Outcome, "verdict with 1/4 evidence: %s", v.Reason)
 }

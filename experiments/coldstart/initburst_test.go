@@ -16,6 +16,7 @@ import (
 	"github.com/serverless-claims/claims/harness/claim/results"
 	"github.com/serverless-claims/claims/harness/claim/stats"
 	"github.com/serverless-claims/claims/harness/claim/verdict"
+	"github.com/serverless-claims/claims/results/family"
 )
 
 // initBurstClaim is T9.
@@ -56,13 +57,13 @@ func initBurstAssumed(p lambdaPlatform) claimtest.Measurement {
 		"until the runtime's first request for an event; its Init Durations would show that assumption, not evidence, so none is taken here: "+
 		"a platform that judges the model decides T9 (go test -tags lambda)", initBurstShare)
 	r := &phasesRun{p: p, arms: initBurstArms(p), plan: &coldStartPlan{}}
-	r.params = phasesParameters{WarmInvocations: 1, InvocationGapMs: float64(p.Settings().CPUPeriod) / float64(time.Millisecond)}
+	r.params = family.PhasesParameters{WarmInvocations: 1, InvocationGapMs: float64(p.Settings().CPUPeriod) / float64(time.Millisecond)}
 	for _, a := range r.arms {
 		r.kept, r.all, r.answered = append(r.kept, nil), append(r.all, nil), append(r.answered, stats.Proportion{})
-		r.notEvidence = append(r.notEvidence, notEvidence{})
-		r.params.Arms = append(r.params.Arms, armParameters{Arm: a.Name, Variant: cold, MemoryMB: a.Config.MemoryMB})
+		r.notEvidence = append(r.notEvidence, family.NotEvidence{})
+		r.params.Arms = append(r.params.Arms, family.ArmParameters{Arm: a.Name, Variant: cold, MemoryMB: a.Config.MemoryMB})
 	}
-	m := r.measurement(phasesSummary{InitBurst: &initBurstFigures{Assumed: assumed}}, "not decided here: "+assumed, stats.Proportion{})
+	m := r.measurement(family.PhasesSummary{InitBurst: &family.InitBurstFigures{Assumed: assumed}}, "not decided here: "+assumed, stats.Proportion{})
 	m.NotEvidence = assumed
 	return m
 }
@@ -71,7 +72,7 @@ func initBurstAssumed(p lambdaPlatform) claimtest.Measurement {
 func initBurstArms(p lambdaPlatform) []arm {
 	var arms []arm
 	for _, mb := range initBurstSizes {
-		c := getitemConfig(p, getitem, cold, mb, false)
+		c := getitemConfig(p, getItemFunction, cold, mb, false)
 		arms = append(arms, arm{c.String(), c})
 	}
 	return arms
@@ -86,17 +87,17 @@ func measureInitBurst(t *testing.T, p lambdaPlatform, n int) claimtest.Measureme
 	r := runPhases(t, p, n, fewestColdStarts(p.Language()), 1, arms...)
 	small, large := r.kept[0], r.kept[len(r.kept)-1]
 	ratio := meansRatio(t, small, reportInitMs, large, reportInitMs, false)
-	mean := func(runs []coldStart) float64 { return stats.Mean(figure(runs, reportInitMs)) }
+	mean := func(runs []family.ColdStart) float64 { return stats.Mean(figure(runs, reportInitMs)) }
 	headline := fmt.Sprintf("the REPORT's Init Duration, means: %.1f ms at %d MB, %.1f ms at %d MB (%.2f times)",
 		mean(small), initBurstSizes[0], mean(large), initBurstSizes[len(initBurstSizes)-1], ratio.Value)
 	evidence := stats.Proportion{K: min(r.answered[0].K, r.answered[len(r.answered)-1].K), N: r.answered[0].N}
-	return r.measurement(phasesSummary{InitBurst: &initBurstFigures{InitRatio: &ratio}}, headline, evidence,
+	return r.measurement(family.PhasesSummary{InitBurst: &family.InitBurstFigures{InitRatio: &ratio}}, headline, evidence,
 		verdict.EstimateAtMost(fmt.Sprintf("Init Duration at %d MB / at %d MB", initBurstSizes[0], initBurstSizes[len(initBurstSizes)-1]), ratio, maxInitGrowth,
 			fmt.Sprintf("means %.1f ms / %.1f ms, the REPORT's, each size's own cold starts taken in turn", mean(small), mean(large))))
 }
 
 // reportInitMs is a cold start's Init Duration as its first REPORT gives it.
-func reportInitMs(c coldStart) float64 {
+func reportInitMs(c family.ColdStart) float64 {
 	if c.First.Report.InitMs == nil {
 		return 0
 	}

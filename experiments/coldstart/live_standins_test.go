@@ -448,16 +448,16 @@ func TestColdStartsThatWereNotColdAreInconclusive(t *testing.T) {
 			return measureFirstInvocation(t, p, keptColdStarts)
 		}},
 		{"T6", "TestPhasesAreTheSDKsOwnConnection", ownConnectionClaim, 1, func(t *testing.T, p lambdaPlatform) claimtest.Measurement {
-			return measureOwnConnection(t, p, getitem, keptColdStarts)
+			return measureOwnConnection(t, p, getItemFunction, keptColdStarts)
 		}},
 		{"T4", "TestWarmupFailureDoesNotFailInit", warmupFailureClaim, 1, func(t *testing.T, p lambdaPlatform) claimtest.Measurement {
-			return measureWarmupFailure(t, p, getitem, warmupTimeout, keptColdStarts)
+			return measureWarmupFailure(t, p, getItemFunction, warmupTimeout, keptColdStarts)
 		}},
 		{"T1", "TestFirstCallDominatedByTLS", firstCallClaim, 2, func(t *testing.T, p lambdaPlatform) claimtest.Measurement {
 			return measureSetup(t, p, keptColdStarts)
 		}},
 		{"T3", "TestWarmupRemovesHandshake", warmupClaim, 2, func(t *testing.T, p lambdaPlatform) claimtest.Measurement {
-			return measureWarmup(t, p, getitem, keptColdStarts)
+			return measureWarmup(t, p, getItemFunction, keptColdStarts)
 		}},
 		{"T5", "TestHandshakeScalesWithCPU", scalingClaim, len(scalingSizes), func(t *testing.T, p lambdaPlatform) claimtest.Measurement {
 			return measureScaling(t, p, keptColdStarts)
@@ -520,7 +520,7 @@ func TestGetItemsDeniedBeforeThePolicyIsInForceAreNamed(t *testing.T) {
 	run := claimtest.Settings(t)
 	st := startStandIns(t, run, standInModel{policyDelay: 10 * time.Minute})
 	t.Setenv(results.DirEnv, t.TempDir())
-	res := ownConnectionClaim.Decide(t, measureOwnConnection(t, openLive(t, run, st, "TestPhasesAreTheSDKsOwnConnection", lambdazip.Go), getitem, keptColdStarts))
+	res := ownConnectionClaim.Decide(t, measureOwnConnection(t, openLive(t, run, st, "TestPhasesAreTheSDKsOwnConnection", lambdazip.Go), getItemFunction, keptColdStarts))
 	assert.Equal(t, verdict.Inconclusive, res.Verdict.Outcome, "verdict = %s; want inconclusive: every GetItem was denied (%s)", res.Verdict.Outcome, res.Verdict.Reason)
 	require.NotEmpty(t, res.Verdict.Checks)
 	named := res.Verdict.Checks[0]

@@ -41,6 +41,7 @@ import (
 	"github.com/serverless-claims/claims/harness/lambda/lambdalocal"
 	"github.com/serverless-claims/claims/harness/lambda/lambdazip"
 	"github.com/serverless-claims/claims/harness/sys/settings"
+	"github.com/serverless-claims/claims/results/family"
 )
 
 // platforms are where the claim tests run: with the lambda build tag, on Lambda, a mode per
@@ -114,7 +115,7 @@ type livePlatform struct {
 	// stand-ins' CFS period.
 	settings settings.Settings
 	// outage is what the next cold starts give the warm-up (T4); "" for DynamoDB itself.
-	outage outage
+	outage family.Outage
 	table  string
 
 	mu        sync.Mutex
@@ -337,9 +338,9 @@ func (f *liveFunction) Delete() error {
 
 // BreakDynamoDB implements dynamoOutage: from the next cold start, the warm-up goes to an
 // endpoint inside the function's sandbox that refuses or stalls (functions/getitem).
-func (p *livePlatform) BreakDynamoDB(how outage) error {
-	if how != refused && how != stalled {
-		return fmt.Errorf("outage %q; want %q or %q", how, refused, stalled)
+func (p *livePlatform) BreakDynamoDB(how family.Outage) error {
+	if how != family.Refused && how != family.Stalled {
+		return fmt.Errorf("outage %q; want %q or %q", how, family.Refused, family.Stalled)
 	}
 	p.outage = how
 	return nil

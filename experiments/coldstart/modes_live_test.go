@@ -64,7 +64,7 @@ func buildFunctions(languages map[lambdazip.Language]bool, throttle bool, report
 	}
 	for _, l := range lambdazip.Languages {
 		if languages[l] {
-			b := getitem.inLanguage(l)
+			b := getItemFunction.inLanguage(l)
 			_, err := lambdazip.Build(b.Package, arch)
 			report(b.Package, err)
 		}

@@ -33,7 +33,7 @@ func buildFunctions(languages map[lambdazip.Language]bool, throttle bool, report
 		if !languages[l] {
 			continue
 		}
-		b := getitem.inLanguage(l)
+		b := getItemFunction.inLanguage(l)
 		switch {
 		case l == lambdazip.Go:
 			_, err = build.Go(b.Package)

@@ -89,8 +89,8 @@ type functionCode struct {
 
 // The functions the claims run.
 var (
-	// getitem is the GetItem function in the platform's language.
-	getitem = functionCode{}
+	// getItemFunction is the GetItem function in the platform's language.
+	getItemFunction = functionCode{}
 	// throttleFunc is T8's busy loop.
 	throttleFunc = functionCode{Package: "functions/throttle", Language: lambdazip.Go}
 )
@@ -166,22 +166,13 @@ type invocation struct {
 // start on.
 type dynamoOutage interface {
 	// BreakDynamoDB makes DynamoDB unreachable as how says, until RestoreDynamoDB.
-	BreakDynamoDB(how outage) error
+	BreakDynamoDB(how family.Outage) error
 	// RestoreDynamoDB brings DynamoDB back, closing the connections held while it was away.
 	RestoreDynamoDB() error
 	// OutageReachesHandler says whether the handler's GetItem meets the outage too, or only
 	// the warm-up does.
 	OutageReachesHandler() bool
 }
-
-// outage is how DynamoDB is unreachable (results/family).
-type outage = family.Outage
-
-// The outages T4 runs.
-const (
-	refused = family.Refused
-	stalled = family.Stalled
-)
 
 // handshakeCounter counts the TLS handshakes DynamoDB completed: T6's server side of the
 // evidence. Lambda's DynamoDB shows no such count; on Lambda T6 rests on the traces alone.
@@ -192,7 +183,7 @@ type handshakeCounter interface {
 // throttleCounter is a function whose platform counts the CPU throttling of its current
 // execution environment (the local cgroup's cpu.stat); Lambda publishes no such count.
 type throttleCounter interface {
-	Throttling() (*throttling, error)
+	Throttling() (*family.Throttling, error)
 }
 
 // brokenPlatform is a platform broken on purpose for a sensitivity test, its CPU model not

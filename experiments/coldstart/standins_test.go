@@ -32,6 +32,7 @@ import (
 	"github.com/serverless-claims/claims/harness/sys/build"
 	"github.com/serverless-claims/claims/harness/sys/cgroup"
 	"github.com/serverless-claims/claims/harness/sys/settings"
+	"github.com/serverless-claims/claims/results/family"
 )
 
 // localModes are the local platform as a claim test's modes, one per language of the GetItem
@@ -350,7 +351,7 @@ func (f *localFunction) Delete() error {
 
 // Throttling implements throttleCounter: what the kernel counted for the running environment's
 // cgroup (v1 counts the wait in ns, v2 in µs); nil without one.
-func (f *localFunction) Throttling() (*throttling, error) {
+func (f *localFunction) Throttling() (*family.Throttling, error) {
 	if f.e == nil || f.e.Group == nil {
 		return nil, nil
 	}
@@ -358,7 +359,7 @@ func (f *localFunction) Throttling() (*throttling, error) {
 	if err != nil {
 		return nil, err
 	}
-	th := &throttling{Periods: st["nr_periods"], Throttled: st["nr_throttled"]}
+	th := &family.Throttling{Periods: st["nr_periods"], Throttled: st["nr_throttled"]}
 	if ns, ok := st["throttled_time"]; ok {
 		th.WaitedMs = float64(ns) / 1e6
 	} else {
@@ -368,15 +369,15 @@ func (f *localFunction) Throttling() (*throttling, error) {
 }
 
 // BreakDynamoDB implements dynamoOutage.
-func (p *local) BreakDynamoDB(how outage) error {
+func (p *local) BreakDynamoDB(how family.Outage) error {
 	switch how {
-	case refused:
+	case family.Refused:
 		p.dynamo().Down()
 		return nil
-	case stalled:
+	case family.Stalled:
 		return p.dynamo().Stall()
 	}
-	return fmt.Errorf("outage %q; want %q or %q", how, refused, stalled)
+	return fmt.Errorf("outage %q; want %q or %q", how, family.Refused, family.Stalled)
 }
 
 // RestoreDynamoDB implements dynamoOutage.

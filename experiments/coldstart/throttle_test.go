@@ -80,16 +80,6 @@ const (
 	throttleInvocations = 1
 )
 
-// The coldstart.throttle family's parts (results/family).
-type (
-	span               = family.Span
-	loopAnswer         = family.LoopAnswer
-	throttleParameters = family.ThrottleParameters
-	throttleSummary    = family.ThrottleSummary
-	sizeFigures        = family.SizeFigures
-	sizeLoops          = family.SizeLoops
-)
-
 // throttleSizes are T8's memory sizes: T5's (scalingSizes), from 128 MB to one whole vCPU, and 3,008 MB, above
 // one vCPU and within a new account's memory quota, where a single-threaded loop is no longer
 // held by the quota but by the one vCPU it can use, less what the environment's other threads
@@ -121,7 +111,7 @@ func measureThrottleSlices(t *testing.T, p lambdaPlatform, invocations int) clai
 	started := time.Now()
 	// Never null, though no size ran (a plan with no room): the result is written whole.
 	configs, checks := []functionConfig{}, []verdict.Check{}
-	sizes, trials := []sizeFigures{}, []sizeLoops{}
+	sizes, trials := []family.SizeFigures{}, []family.SizeLoops{}
 	var evidence stats.Proportion
 	var table strings.Builder
 	fmt.Fprintf(&table, "%-8s %9s %16s %10s %18s %7s %9s\n", "memory", "share", "band", "period", "band", "stalls", "run p50")
@@ -134,7 +124,7 @@ func measureThrottleSlices(t *testing.T, p lambdaPlatform, invocations int) clai
 		configs = append(configs, c)
 		if why := sizeNotHere(p, mb); why != "" {
 			// No evidence of this size, said in its trial: the rest decide.
-			trials = append(trials, sizeLoops{MemoryMB: mb, Loops: []loopAnswer{}, Failures: []string{why}})
+			trials = append(trials, family.SizeLoops{MemoryMB: mb, Loops: []family.LoopAnswer{}, Failures: []string{why}})
 			t.Log(why)
 			return
 		}
@@ -170,7 +160,7 @@ func measureThrottleSlices(t *testing.T, p lambdaPlatform, invocations int) clai
 	if len(configs) == 0 { // no room for any size: the functions the plan would have made, not started
 		for _, mb := range throttleSizes {
 			configs = append(configs, functionConfig{Build: throttleFunc, MemoryMB: mb})
-			trials = append(trials, sizeLoops{MemoryMB: mb, Loops: []loopAnswer{}, Failures: []string{"not started: " + pl.cut}})
+			trials = append(trials, family.SizeLoops{MemoryMB: mb, Loops: []family.LoopAnswer{}, Failures: []string{"not started: " + pl.cut}})
 		}
 	}
 	headline := "no loop ran"
@@ -183,8 +173,8 @@ func measureThrottleSlices(t *testing.T, p lambdaPlatform, invocations int) clai
 		Broken:      brokenIn(p, throttleFunc),
 		StartedAt:   started,
 		Headline:    pl.withCut(headline),
-		Parameters:  throttleParameters{BusyMs: throttleBusy.Milliseconds(), Cut: pl.record(), Invocations: invocations, MemorySizesMB: throttleSizes, PublishedPeriodMs: publishedPeriodMs},
-		Summary:     throttleSummary{BySize: sizes, Table: table.String()},
+		Parameters:  family.ThrottleParameters{BusyMs: throttleBusy.Milliseconds(), Cut: pl.record(), Invocations: invocations, MemorySizesMB: throttleSizes, PublishedPeriodMs: publishedPeriodMs},
+		Summary:     family.ThrottleSummary{BySize: sizes, Table: table.String()},
 		Trials:      trials,
 		Environment: results.Fingerprint(),
 		Evidence:    evidence,
@@ -252,10 +242,10 @@ func gridsText(grids []stats.GridFit) string {
 // runLoops cold-starts f, the throttle function at memoryMB, and runs invocations busy loops in
 // the one execution environment, each one period (the platform's CFS period) after what went
 // before.
-func runLoops(t *testing.T, f function, memoryMB, invocations int, period time.Duration) (sizeFigures, sizeLoops) {
+func runLoops(t *testing.T, f function, memoryMB, invocations int, period time.Duration) (family.SizeFigures, family.SizeLoops) {
 	t.Helper()
-	sz := sizeFigures{MemoryMB: memoryMB, ExpectedShare: min(1, float64(memoryMB)/oneCPUMB)}
-	loops := sizeLoops{MemoryMB: memoryMB}
+	sz := family.SizeFigures{MemoryMB: memoryMB, ExpectedShare: min(1, float64(memoryMB)/oneCPUMB)}
+	loops := family.SizeLoops{MemoryMB: memoryMB}
 	payload, err := json.Marshal(map[string]any{"busyMs": throttleBusy.Milliseconds()})
 	require.NoError(t, err)
 	require.NoError(t, f.ColdStart(t.Context()), "cold-starting the throttle function at %d MB", memoryMB)
@@ -269,7 +259,7 @@ func runLoops(t *testing.T, f function, memoryMB, invocations int, period time.D
 		inv, err := f.Invoke(ctx, payload)
 		cancel()
 		require.NoError(t, err)
-		var a loopAnswer
+		var a family.LoopAnswer
 		if inv.Status != http.StatusOK || inv.Error != "" || json.Unmarshal(inv.Payload, &a) != nil || a.WallMs <= 0 {
 			loops.Failures = append(loops.Failures, fmt.Sprintf("status %d %s: %s", inv.Status, inv.Error, inv.Payload))
 			continue
