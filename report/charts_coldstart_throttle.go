@@ -8,6 +8,7 @@ import (
 
 	"github.com/serverless-claims/claims/report/svg"
 	"github.com/serverless-claims/claims/results/family"
+	"github.com/serverless-claims/claims/results/family/throttle"
 )
 
 // coldThrottleWindowMs is how much of each busy loop T8's chart shows, from its start: a dozen
@@ -19,8 +20,8 @@ const coldThrottleWindowMs = 250.0
 const coldGridShare = 0.5
 
 // coldInWindow are the spans that start within the window, as the chart draws them.
-func coldInWindow(spans []family.Span) []family.Span {
-	var in []family.Span
+func coldInWindow(spans []throttle.Span) []throttle.Span {
+	var in []throttle.Span
 	for _, s := range spans {
 		if s.StartMs < coldThrottleWindowMs {
 			in = append(in, s)
@@ -69,7 +70,7 @@ func coldThrottleCharts(e Entry) ([]Figure, error) {
 		}
 		loop := tr.Loops[0]
 		for _, s := range []struct {
-			spans  []family.Span
+			spans  []throttle.Span
 			colour string
 			what   string
 		}{{loop.Stalls, svg.Grey, "stalled"}, {loop.Runs, svg.CPU, "ran"}} {

@@ -16,6 +16,7 @@ import (
 	"github.com/serverless-claims/claims/harness/claim/results"
 	"github.com/serverless-claims/claims/harness/claim/verdict"
 	"github.com/serverless-claims/claims/results/family"
+	"github.com/serverless-claims/claims/results/family/getitem"
 )
 
 // The cold-start claims run once per language of their function, a subtest each
@@ -26,17 +27,17 @@ import (
 // them (functions/getitem*), with the variant each makes.
 var languageStacks = []struct {
 	language string
-	stack    family.Stack
+	stack    getitem.Stack
 	runtime  string // Entry.Runtime of a result of the function
 }{
-	{"go", family.Stack{Language: "go", LanguageVersion: "go1.26.8", SDK: "github.com/aws/aws-sdk-go-v2/service/dynamodb", SDKVersion: "v1.43.0", TLS: "crypto/tls", TLSVersion: "go1.26.8"},
+	{"go", getitem.Stack{Language: "go", LanguageVersion: "go1.26.8", SDK: "github.com/aws/aws-sdk-go-v2/service/dynamodb", SDKVersion: "v1.43.0", TLS: "crypto/tls", TLSVersion: "go1.26.8"},
 		"Go function (go1.26.8, crypto/tls, aws-sdk-go-v2/service/dynamodb v1.43.0)"},
-	{"rust", family.Stack{Language: "rust", LanguageVersion: "rustc 1.85.0 (4d91de4e4 2025-02-17)", SDK: "hand-written DynamoDB JSON 1.0 client with SigV4 (no AWS SDK for Rust in Debian)",
+	{"rust", getitem.Stack{Language: "rust", LanguageVersion: "rustc 1.85.0 (4d91de4e4 2025-02-17)", SDK: "hand-written DynamoDB JSON 1.0 client with SigV4 (no AWS SDK for Rust in Debian)",
 		SDKVersion: "getitem-rust 0.1.0", TLS: "rustls 0.20.8 with ring 0.16.20", TLSVersion: "0.20.8"},
 		"Rust function (rustc 1.85.0, rustls 0.20.8 with ring 0.16.20, hand-written DynamoDB JSON 1.0 client with SigV4)"},
-	{"node", family.Stack{Language: "node", LanguageVersion: "v24.11.1", SDK: "@aws-sdk/client-dynamodb", SDKVersion: "3.700.0", TLS: "OpenSSL", TLSVersion: "3.0.17"},
+	{"node", getitem.Stack{Language: "node", LanguageVersion: "v24.11.1", SDK: "@aws-sdk/client-dynamodb", SDKVersion: "3.700.0", TLS: "OpenSSL", TLSVersion: "3.0.17"},
 		"Node.js function (Node.js v24.11.1, OpenSSL 3.0.17, @aws-sdk/client-dynamodb 3.700.0)"},
-	{"python", family.Stack{Language: "python", LanguageVersion: "3.11.2", SDK: "boto3", SDKVersion: "1.34.46 (botocore 1.34.46, urllib3 2.0.7)", TLS: "OpenSSL", TLSVersion: "OpenSSL 3.0.17 1 Jul 2025"},
+	{"python", getitem.Stack{Language: "python", LanguageVersion: "3.11.2", SDK: "boto3", SDKVersion: "1.34.46 (botocore 1.34.46, urllib3 2.0.7)", TLS: "OpenSSL", TLSVersion: "OpenSSL 3.0.17 1 Jul 2025"},
 		"Python function (Python 3.11.2, OpenSSL 3.0.17 1 Jul 2025, boto3 1.34.46)"},
 }
 
@@ -62,7 +63,7 @@ func coldLanguageResult(t *testing.T, i int, mode string) results.Result {
 		ExpectedTLSMs: 103.6, OtherFirstCallMs: 12, Curve: "X25519", Machine: "x86_64, AMD EPYC", ArticleArch: "arm64", PeriodMs: 20,
 		Explanation: []string{"The quota, not the network, is what makes it slow at 128 MB.", "This is the " + l.language + " function's handshake."}}
 	if l.language == "rust" {
-		article.Roots = &family.Roots{When: "init", Count: 146, Ms: 3.2, CPUMs: 3.1}
+		article.Roots = &getitem.Roots{When: "init", Count: 146, Ms: 3.2, CPUMs: 3.1}
 	}
 	summary := map[string]any{"statistic": "means", "arms": []map[string]any{}, "setup": map[string]any{"article": article}}
 	return results.Result{Experiment: "TestFirstCallDominatedByTLS/" + l.language, Claims: []string{"T1"}, Family: "coldstart.phases", Mode: mode,
@@ -263,15 +264,15 @@ func TestFunctionRuntimeNamesTheStack(t *testing.T) {
 		got := functionRuntime(l.language, &l.stack)
 		assert.Equal(t, l.runtime, got, "functionRuntime(%s) = %q; want %q", l.language, got, l.runtime)
 	}
-	unknown := family.Stack{Language: "go", LanguageVersion: "go1.26.8", SDK: "github.com/aws/aws-sdk-go-v2/service/dynamodb", SDKVersion: "unknown", TLS: "crypto/tls", TLSVersion: "go1.26.8"}
+	unknown := getitem.Stack{Language: "go", LanguageVersion: "go1.26.8", SDK: "github.com/aws/aws-sdk-go-v2/service/dynamodb", SDKVersion: "unknown", TLS: "crypto/tls", TLSVersion: "go1.26.8"}
 	for _, c := range []struct {
 		language string
-		stack    *family.Stack
+		stack    *getitem.Stack
 		want     string
 	}{
 		{"rust", nil, "Rust function"},
 		{"go", &unknown, "Go function (go1.26.8, crypto/tls, aws-sdk-go-v2/service/dynamodb)"},
-		{"java", &family.Stack{}, "java function"},
+		{"java", &getitem.Stack{}, "java function"},
 	} {
 		got := functionRuntime(c.language, c.stack)
 		assert.Equal(t, c.want, got, "functionRuntime(%s, %+v) = %q; want %q", c.language, c.stack, got, c.want)

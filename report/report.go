@@ -20,6 +20,7 @@ import (
 	"github.com/serverless-claims/claims/catalog"
 	"github.com/serverless-claims/claims/harness/claim/results"
 	"github.com/serverless-claims/claims/results/family"
+	"github.com/serverless-claims/claims/results/family/getitem"
 )
 
 // ErrNoResults is Load's error for a folder with no result in it.
@@ -168,7 +169,7 @@ func (e Entry) Runtime() string {
 		if goVersion := e.Result.Environment.Go; s == nil && l == catalog.Go && goVersion != "" {
 			// A Go function whose answers name no stack (T8's busy loop) is still named by
 			// the Go the result's environment names, as Go functions' results were before.
-			s = &family.Stack{LanguageVersion: goVersion}
+			s = &getitem.Stack{LanguageVersion: goVersion}
 		}
 		return functionRuntime(l, s)
 	}
@@ -213,7 +214,7 @@ func (e Entry) FunctionLanguage() string {
 // functionStack is the stack the result's function named in its answers (the first trial's
 // that names one), or nil where none does: an answer made before functions named their stack,
 // or a family whose trials keep no answer (T8's busy loops).
-func (e Entry) functionStack() *family.Stack {
+func (e Entry) functionStack() *getitem.Stack {
 	// The trials are read one at a time, as raw JSON, so that only those before the first
 	// stack are decoded: a result holds hundreds of answers, all naming the same stack.
 	var trials []json.RawMessage
@@ -222,7 +223,7 @@ func (e Entry) functionStack() *family.Stack {
 	}
 	type answered struct {
 		Answer struct {
-			Stack *family.Stack `json:"stack"`
+			Stack *getitem.Stack `json:"stack"`
 		} `json:"answer"`
 	}
 	for _, raw := range trials {
@@ -263,7 +264,7 @@ func languageName(l string) string {
 // "Rust function". Each part is cut to what tells one stack from another: a parenthesised
 // aside is left out, a version already named is not named twice, and a Go module's host and
 // owner are left out.
-func functionRuntime(l string, s *family.Stack) string {
+func functionRuntime(l string, s *getitem.Stack) string {
 	name := languageName(l) + " function"
 	if s == nil {
 		return name

@@ -20,6 +20,7 @@ import (
 	"github.com/serverless-claims/claims/harness/claim/stats"
 	"github.com/serverless-claims/claims/harness/lambda/lambdalocal"
 	"github.com/serverless-claims/claims/results/family"
+	"github.com/serverless-claims/claims/results/family/getitem"
 	answers "github.com/serverless-claims/claims/results/family/getitem"
 )
 
@@ -71,7 +72,7 @@ func compareWithArticle(t *testing.T, p lambdaPlatform, quota, control, article 
 		PeriodMs:         float64(p.Settings().CPUPeriod.Microseconds()) / 1000,
 	}
 	a.ExpectedTLSMs = a.TLSCPUMs / share
-	var roots []*family.Roots
+	var roots []*getitem.Roots
 	for _, c := range quota {
 		ans := c.First.Answer
 		if a.Curve == "" && ans.TLSMs > 0 {
@@ -85,7 +86,7 @@ func compareWithArticle(t *testing.T, p lambdaPlatform, quota, control, article 
 		}
 	}
 	if len(roots) > 0 {
-		r := family.Roots{When: roots[0].When, Count: roots[0].Count}
+		r := getitem.Roots{When: roots[0].When, Count: roots[0].Count}
 		for _, x := range roots {
 			r.Ms += x.Ms / float64(len(roots))
 			r.CPUMs += x.CPUMs / float64(len(roots))
@@ -344,7 +345,7 @@ func TestArticleFigureIsTheCatalogs(t *testing.T) {
 // work beyond the set-up, and says where it outweighs the handshake.
 func TestExplanationSaysWhereTheFirstCallIsNotAlmostAllTLS(t *testing.T) {
 	a := &family.ArticleComparison{PublishedTLSMs: articleTLSMs, PublishedCPUMs: articleTLSMs * 128.0 / 1769, TLSMs: 100, TLSCPUMs: 7, OtherFirstCallMs: 300, Machine: "amd64", ArticleArch: articleArch, PeriodMs: 20,
-		Roots: &family.Roots{When: "init", Count: 140, Ms: 30, CPUMs: 3}}
+		Roots: &getitem.Roots{When: "init", Count: 140, Ms: 30, CPUMs: 3}}
 	got := strings.Join(explain(a, 128.0/1769, 4), " ")
 	assert.Contains(t, got, "not almost all TLS", "explanation = %q; want the first call's other work named as larger than the handshake", got)
 	assert.Contains(t, got, "140 roots were loaded at init")
@@ -363,7 +364,7 @@ func TestExplanationSaysWhereTheFirstCallIsNotAlmostAllTLS(t *testing.T) {
 func articleStart(tlsCPU float64) family.ColdStart {
 	var c family.ColdStart
 	c.First.Answer.TLSMs, c.First.Answer.TLSCPUMs = 2, 0.4
-	c.First.Answer.Roots = &family.Roots{When: "init", Count: 140, Ms: 3, CPUMs: 1}
+	c.First.Answer.Roots = &getitem.Roots{When: "init", Count: 140, Ms: 3, CPUMs: 1}
 	c.First.Answer.Article = &answers.ArticleParts{
 		HandTimed:       answers.HandTimed{Connect: answers.Span{Ms: 0.2, CPUMs: 0.1}, TLS: answers.Span{Ms: tlsCPU / 0.07, CPUMs: tlsCPU, MinorFaults: 30}},
 		SecondHandTimed: answers.HandTimed{TLS: answers.Span{Ms: tlsCPU / 0.14, CPUMs: tlsCPU / 2, MinorFaults: 10}},

@@ -17,6 +17,7 @@ import (
 	"github.com/serverless-claims/claims/harness/claim/verdict"
 	"github.com/serverless-claims/claims/harness/lambda/lambdazip"
 	"github.com/serverless-claims/claims/results/family"
+	"github.com/serverless-claims/claims/results/family/getitem"
 )
 
 // The families of T6's and T4's results.
@@ -27,7 +28,7 @@ const (
 
 // handshakesShown is how many TLS handshakes one call's trace shows: one for a new connection
 // whose handshake it timed, none for a reused one.
-func handshakesShown(p family.Call) int {
+func handshakesShown(p getitem.Call) int {
 	if !p.Reused && p.TLSMs > 0 {
 		return 1
 	}

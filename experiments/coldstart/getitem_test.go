@@ -19,6 +19,7 @@ import (
 	"github.com/serverless-claims/claims/harness/claim/stats"
 	"github.com/serverless-claims/claims/harness/claim/verdict"
 	"github.com/serverless-claims/claims/results/family"
+	"github.com/serverless-claims/claims/results/family/getitem"
 )
 
 // memoryMB is the memory size the article's function had.
@@ -252,7 +253,7 @@ func runColdStart(t *testing.T, f function, arm string, later int, period time.D
 func TestColdStartsAreJudgedByReason(t *testing.T) {
 	initMs := 12.5
 	answering := func(invocation int) family.Invoked {
-		return family.Invoked{Status: http.StatusOK, Attempts: 1, Answer: family.Answer{Found: true, Invocation: invocation, Pid: 7}}
+		return family.Invoked{Status: http.StatusOK, Attempts: 1, Answer: getitem.Answer{Found: true, Invocation: invocation, Pid: 7}}
 	}
 	cold := func() family.ColdStart {
 		c := family.ColdStart{Arm: "128 MB", First: answering(1), Second: answering(2)}

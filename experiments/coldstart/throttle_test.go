@@ -25,6 +25,7 @@ import (
 	"github.com/serverless-claims/claims/harness/claim/verdict"
 	"github.com/serverless-claims/claims/harness/lambda/lambdalocal"
 	"github.com/serverless-claims/claims/results/family"
+	"github.com/serverless-claims/claims/results/family/throttle"
 )
 
 // familyThrottle is T8's results' family.
@@ -124,7 +125,7 @@ func measureThrottleSlices(t *testing.T, p lambdaPlatform, invocations int) clai
 		configs = append(configs, c)
 		if why := sizeNotHere(p, mb); why != "" {
 			// No evidence of this size, said in its trial: the rest decide.
-			trials = append(trials, family.SizeLoops{MemoryMB: mb, Loops: []family.LoopAnswer{}, Failures: []string{why}})
+			trials = append(trials, family.SizeLoops{MemoryMB: mb, Loops: []throttle.Loop{}, Failures: []string{why}})
 			t.Log(why)
 			return
 		}
@@ -160,7 +161,7 @@ func measureThrottleSlices(t *testing.T, p lambdaPlatform, invocations int) clai
 	if len(configs) == 0 { // no room for any size: the functions the plan would have made, not started
 		for _, mb := range throttleSizes {
 			configs = append(configs, functionConfig{Build: throttleFunc, MemoryMB: mb})
-			trials = append(trials, family.SizeLoops{MemoryMB: mb, Loops: []family.LoopAnswer{}, Failures: []string{"not started: " + pl.cut}})
+			trials = append(trials, family.SizeLoops{MemoryMB: mb, Loops: []throttle.Loop{}, Failures: []string{"not started: " + pl.cut}})
 		}
 	}
 	headline := "no loop ran"
@@ -259,7 +260,7 @@ func runLoops(t *testing.T, f function, memoryMB, invocations int, period time.D
 		inv, err := f.Invoke(ctx, payload)
 		cancel()
 		require.NoError(t, err)
-		var a family.LoopAnswer
+		var a throttle.Loop
 		if inv.Status != http.StatusOK || inv.Error != "" || json.Unmarshal(inv.Payload, &a) != nil || a.WallMs <= 0 {
 			loops.Failures = append(loops.Failures, fmt.Sprintf("status %d %s: %s", inv.Status, inv.Error, inv.Payload))
 			continue

@@ -61,22 +61,12 @@ type Build struct {
 	Tags string `json:"tags,omitempty" jsonschema:"minLength=1"`
 }
 
-// Call, Connection and Answer are functions/getitem's answer, which the function itself answers
-// with: a package of their own, which imports nothing, keeps the function's binary as it was.
-type (
-	Call       = getitem.Call
-	Connection = getitem.Connection
-	Stack      = getitem.Stack
-	Roots      = getitem.Roots
-	Answer     = getitem.Answer
-)
-
 // Invoked is one invocation as a result keeps it.
 type Invoked struct {
 	Status int `json:"status" jsonschema:"minimum=0"`
 	// Error is the platform's word that the function failed (an Init that failed, a crash).
-	Error  string `json:"error,omitempty"`
-	Answer Answer `json:"answer"`
+	Error  string         `json:"error,omitempty"`
+	Answer getitem.Answer `json:"answer"`
 	// Body is the answer as sent, when it is not the function's JSON.
 	Body     string           `json:"body,omitempty"`
 	Report   InvocationReport `json:"report"`

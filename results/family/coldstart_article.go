@@ -1,5 +1,7 @@
 package family
 
+import "github.com/serverless-claims/claims/results/family/getitem"
+
 // T1's comparison with the article's handshake at 128 MB, and the checks of it that the Rust
 // function's article variant measures.
 
@@ -31,9 +33,9 @@ type ArticleComparison struct {
 	TLSVersion  string `json:"tlsVersion,omitempty"`
 	// Roots is the function's loading of its roots, where it times it apart from the
 	// handshake (mean figures); nil where the roots are loaded inside the handshake.
-	Roots *Roots `json:"roots,omitempty"`
+	Roots *getitem.Roots `json:"roots,omitempty"`
 	// Stack is the function's.
-	Stack *Stack `json:"stack,omitempty"`
+	Stack *getitem.Stack `json:"stack,omitempty"`
 	// Machine is this machine's architecture and CPU model; the article's function ran on
 	// arm64 (ArticleArch).
 	Machine     string `json:"machine" jsonschema:"minLength=1"`

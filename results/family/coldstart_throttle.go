@@ -75,15 +75,8 @@ type CPUPrediction struct {
 
 // SizeLoops are one memory size's busy loops.
 type SizeLoops struct {
-	MemoryMB   int          `json:"memoryMB" jsonschema:"minimum=128"`
-	Loops      []LoopAnswer `json:"loops" jsonschema:"nullable"`
-	Failures   []string     `json:"failures,omitempty"`
-	Throttling *Throttling  `json:"throttling,omitempty"`
+	MemoryMB   int             `json:"memoryMB" jsonschema:"minimum=128"`
+	Loops      []throttle.Loop `json:"loops" jsonschema:"nullable"`
+	Failures   []string        `json:"failures,omitempty"`
+	Throttling *Throttling     `json:"throttling,omitempty"`
 }
-
-// LoopAnswer and Span are functions/throttle's answer, which the function itself answers with:
-// a package of their own, which imports nothing, keeps the function's binary as it was.
-type (
-	LoopAnswer = throttle.Loop
-	Span       = throttle.Span
-)
