@@ -50,6 +50,9 @@ type Claim struct {
 	// which part of the claim's result measures it, where the difference is explained; ""
 	// otherwise. It names no figure of a run: those are in the result.
 	Explained string `json:"explained,omitempty"`
+	// TestsNote is a remark on how its tests decide it, which the README's claim tables print in
+	// parentheses after those tests (ReadmeTables); "" where there is none.
+	TestsNote string `json:"testsNote,omitempty"`
 }
 
 // All returns every claim, in order W1..W12, T1..T9, P1..P11. The slice is the caller's own:

@@ -1,6 +1,10 @@
 package catalog
 
-import "slices"
+import (
+	"maps"
+	"slices"
+	"strings"
+)
 
 // Test is a claim test: a test function under experiments/ that decides claims and writes their
 // results (for T7, the benchmark whose results benchstat reads). Tests lists every one, and is the
@@ -29,6 +33,14 @@ type Test struct {
 	// Functions, which runs each language's function end to end through the live path; it
 	// decides the others with Functions on Go's alone (Selections: GO_FUNCTION_ONLY_CLAIMS).
 	EveryLanguageInTest bool
+	// Subtests is the path of subtests below Name in which it decides its claims, in the README's
+	// notation: {a,b} for each of several, <node> for each Node.js runtime the run has. Where it
+	// is "" and Functions is set, the path is Functions' list ({go,rust,node,python}); where both
+	// are empty, Name itself decides them. The README's claim tables show it (ReadmeTables).
+	Subtests string
+	// ClaimSubtests are the paths, in the notation of Subtests, of the claims it decides in
+	// subtests of their own, by ID: where set for a claim, it stands in for Subtests.
+	ClaimSubtests map[string]string
 }
 
 // FunctionLanguages are the languages of the cold-start claims' GetItem function
@@ -49,8 +61,21 @@ func Tests() []Test {
 		out[i].Claims = slices.Clone(out[i].Claims)
 		out[i].Runtimes = slices.Clone(out[i].Runtimes)
 		out[i].Functions = slices.Clone(out[i].Functions)
+		out[i].ClaimSubtests = maps.Clone(out[i].ClaimSubtests)
 	}
 	return out
+}
+
+// SubtestsOf is the path of subtests below Name in which t decides claim id, in the notation of
+// Subtests: its ClaimSubtests entry, else Subtests, else Functions' list; "" where Name decides it.
+func (t Test) SubtestsOf(id string) string {
+	if p, ok := t.ClaimSubtests[id]; ok {
+		return p
+	}
+	if t.Subtests == "" && len(t.Functions) > 0 {
+		return "{" + strings.Join(t.Functions, ",") + "}"
+	}
+	return t.Subtests
 }
 
 // LookupTest returns the claim test name of package pkg, and false when there is none.
@@ -64,26 +89,30 @@ func LookupTest(pkg, name string) (Test, bool) {
 }
 
 var tests = []Test{
-	{Package: "eventloop", Name: "TestPingOnlyBaseline", Claims: []string{"W1"}, Kind: Local, Runtimes: []string{Node, Go}},
-	{Package: "eventloop", Name: "TestPingWaitsBehindCPU", Claims: []string{"W2", "W3"}, Kind: Local, Runtimes: []string{Node}},
-	{Package: "eventloop", Name: "TestGoPingDoesNotWait", Claims: []string{"W4", "W5"}, Kind: Local, Runtimes: []string{Go}},
+	{Package: "eventloop", Name: "TestPingOnlyBaseline", Claims: []string{"W1"}, Kind: Local, Runtimes: []string{Node, Go}, Subtests: "{node,go}"},
+	{Package: "eventloop", Name: "TestPingWaitsBehindCPU", Claims: []string{"W2", "W3"}, Kind: Local, Runtimes: []string{Node},
+		ClaimSubtests: map[string]string{"W2": "cpu=1", "W3": "cpu=2"}},
+	{Package: "eventloop", Name: "TestGoPingDoesNotWait", Claims: []string{"W4", "W5"}, Kind: Local, Runtimes: []string{Go},
+		ClaimSubtests: map[string]string{"W4": "cpu=1", "W5": "cpu=2"}},
 	{Package: "eventloop", Name: "TestGoWaitsWithoutPreemption", Claims: []string{"W10"}, Kind: Local, Runtimes: []string{Go}},
-	{Package: "eventloop", Name: "TestOffloadedCPUDoesNotStallPing", Claims: []string{"W11"}, Kind: Local, Runtimes: []string{Node}},
-	{Package: "eventloop", Name: "TestWebPingAvoidsBusyEnvironment", Claims: []string{"W6"}, Kind: Live},
-	{Package: "eventloop", Name: "TestWebPingWaitsWhenEveryEnvironmentBusy", Claims: []string{"W7"}, Kind: Live},
+	{Package: "eventloop", Name: "TestOffloadedCPUDoesNotStallPing", Claims: []string{"W11"}, Kind: Local, Runtimes: []string{Node}, Subtests: "mode={worker,pbkdf2}/cpu={1,2}"},
+	{Package: "eventloop", Name: "TestWebPingAvoidsBusyEnvironment", Claims: []string{"W6"}, Kind: Live, Subtests: "{node,go}"},
+	{Package: "eventloop", Name: "TestWebPingWaitsWhenEveryEnvironmentBusy", Claims: []string{"W7"}, Kind: Live, Subtests: "{node,go}"},
 	{Package: "eventloop", Name: "TestWebTwoCPUOnOneSide", Claims: []string{"W8"}, Kind: Live},
 	{Package: "eventloop", Name: "TestWebEnvIDMatchesLogstream", Claims: []string{"W9"}, Kind: Live},
 	{Package: "eventloop", Name: "TestWebLowerConcurrencyFewerCoLocated", Claims: []string{"W12"}, Kind: Live},
 
-	{Package: "threadpool", Name: "TestThreadpoolAPITable", Claims: []string{"P2", "P7"}, Kind: Local, Runtimes: []string{Node}},
-	{Package: "threadpool", Name: "TestSyncBlocksLoop", Claims: []string{"P1"}, Kind: Local, Runtimes: []string{Node}},
-	{Package: "threadpool", Name: "TestGzipSyncVsAsync", Claims: []string{"P9"}, Kind: Local, Runtimes: []string{Node}},
-	{Package: "threadpool", Name: "TestJSONParseBlocksLoop", Claims: []string{"P8"}, Kind: Local, Runtimes: []string{Node}},
-	{Package: "threadpool", Name: "TestSharedPoolInterference", Claims: []string{"P6", "P7"}, Kind: Local, Runtimes: []string{Node}},
-	{Package: "threadpool", Name: "TestPoolSlots", Claims: []string{"P3", "P4", "P11"}, Kind: Local, Runtimes: []string{Node}},
+	{Package: "threadpool", Name: "TestThreadpoolAPITable", Claims: []string{"P2", "P7"}, Kind: Local, Runtimes: []string{Node}, Subtests: "<node>"},
+	{Package: "threadpool", Name: "TestSyncBlocksLoop", Claims: []string{"P1"}, Kind: Local, Runtimes: []string{Node}, Subtests: "<node>"},
+	{Package: "threadpool", Name: "TestGzipSyncVsAsync", Claims: []string{"P9"}, Kind: Local, Runtimes: []string{Node}, Subtests: "<node>"},
+	{Package: "threadpool", Name: "TestJSONParseBlocksLoop", Claims: []string{"P8"}, Kind: Local, Runtimes: []string{Node}, Subtests: "<node>"},
+	{Package: "threadpool", Name: "TestSharedPoolInterference", Claims: []string{"P6", "P7"}, Kind: Local, Runtimes: []string{Node},
+		ClaimSubtests: map[string]string{"P6": "<node>/P6", "P7": "<node>/P7"}},
+	{Package: "threadpool", Name: "TestPoolSlots", Claims: []string{"P3", "P4", "P11"}, Kind: Local, Runtimes: []string{Node},
+		Subtests: "<node>/{default,UV_THREADPOOL_SIZE=8,UV_THREADPOOL_SIZE=2000}"},
 	{Package: "threadpool", Name: "TestPoolSizeFromInsideProgram", Claims: []string{"P5"}, Kind: Local, Runtimes: []string{Node}},
-	{Package: "threadpool", Name: "TestSyncOnRequestPath", Claims: []string{"P10"}, Kind: Local, Runtimes: []string{Node}},
-	{Package: "threadpool", Name: "TestPoolWaves", Claims: []string{"P3", "P4"}, Kind: Local, Runtimes: []string{Node}},
+	{Package: "threadpool", Name: "TestSyncOnRequestPath", Claims: []string{"P10"}, Kind: Local, Runtimes: []string{Node}, Subtests: "<node>"},
+	{Package: "threadpool", Name: "TestPoolWaves", Claims: []string{"P3", "P4"}, Kind: Local, Runtimes: []string{Node}, Subtests: "<node>"},
 
 	{Package: "coldstart", Name: "TestPhasesAreTheSDKsOwnConnection", Claims: []string{"T6"}, Kind: Both, Runtimes: []string{Go}, Functions: FunctionLanguages, EveryLanguageInTest: true},
 	{Package: "coldstart", Name: "TestWarmupFailureDoesNotFailInit", Claims: []string{"T4"}, Kind: Both, Runtimes: []string{Go}, Functions: FunctionLanguages},
