@@ -6,9 +6,12 @@
 // decide them. Tests name claims by ID and quote the published figures from here, and the
 // package's own tests keep the repository in step with it: every claim has a claim test under
 // experiments/ unless it says why not (Pending), every claim test listed exists, no test names a
-// claim the catalog lacks, the Makefile's selections of claim tests are those of Tests, and the
-// README's claim tables state each claim as the catalog does.
+// claim the catalog lacks, and the Makefile's selections of claim tests are those of Tests.
+// README.md's claim tables are generated from it (ReadmeTables): `go generate ./catalog` writes
+// them, and TestReadmeTablesAreGenerated fails when they are stale.
 package catalog
+
+//go:generate go run writereadme.go
 
 import (
 	"fmt"

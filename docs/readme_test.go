@@ -30,7 +30,7 @@ func TestReadmeQuotesNoRunsFigures(t *testing.T) {
 		text := line
 		if strings.HasPrefix(strings.TrimSpace(line), "|") {
 			// A claim table's row: its statement is the catalog's, which may quote the article's
-			// figures (TestReadmeTablesMatchTheCatalog checks it); every other cell is checked.
+			// figures (the table is generated: TestReadmeTablesAreGenerated); every other cell is checked.
 			cells := mdtable.SplitRow(line)
 			if len(cells) > 1 {
 				cells = slices.Delete(cells, 1, 2)
