@@ -52,7 +52,8 @@
 // CLAIMS_COLD_STARTS sets the cold starts per variant and size (T1 takes twice as many, and the
 // Rust function three times as many: languages_test.go says why), and
 // CLAIMS_CPU_PERIOD_MS the model's period. TestCatchesBrokenFunctions runs each claim against a
-// function or platform that breaks it (no quota for T1, T2 and T5; a warm-up with a client of
-// its own for T3; an Init that fails on the warm-up's error for T4; a trace off the SDK's call
-// for T6; the kernel's 100 ms period for T8) and wants fail.
+// function that breaks it (a warm-up with a client of its own for T3; an Init that fails on the
+// warm-up's error for T4; a trace off the SDK's call for T6), TestCatchesBrokenCPUModels against
+// a model of Lambda's CPU that does (no quota for T1, T2 and T5; the kernel's 100 ms period for
+// T8), and each wants fail.
 package coldstart
