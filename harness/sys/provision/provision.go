@@ -54,6 +54,12 @@ const DynaliteDir = "tools/dynalite"
 // from: a lockfile that differs from it means install again (dynalite's, and any npmCI's).
 const dynaliteMarker = ".claims-installed-lock"
 
+// modulesFence, written into every node_modules npmCI installs, makes that folder a Go module of
+// its own, which the go command's ./... leaves out: an npm package may ship Go code (the
+// Node function's eslint brings flatted's), which would otherwise be vetted and tested as this
+// module's, and read half-written by a go command running beside the install.
+const modulesFence = "// Written by harness/sys/provision: this folder is npm's, not a package of the repository's\n// module, which the go command's ./... leaves out because it is a module of its own.\nmodule node_modules\n"
+
 // LockFile and TempDir are relative to the repository root. Anything in TempDir while the lock is
 // held was left by an install that did not finish, and is removed.
 const (
@@ -329,7 +335,8 @@ func (p *Provisioner) npmCI(ctx context.Context, what, relDir, probe string) err
 	if err == nil && bytes.Equal(marker, lock) {
 		if _, err := os.Stat(filepath.Join(modules, probe, "package.json")); err == nil {
 			p.logf("%s is installed in %s", what, relDir)
-			return nil
+			// An install made before the fence was written gets it now.
+			return os.WriteFile(filepath.Join(modules, "go.mod"), []byte(modulesFence), 0o644)
 		}
 	}
 	pkg, err := os.ReadFile(filepath.Join(dir, "package.json"))
@@ -355,6 +362,9 @@ func (p *Provisioner) npmCI(ctx context.Context, what, relDir, probe string) err
 		}
 		modules := filepath.Join(src, "node_modules")
 		if err := os.WriteFile(filepath.Join(modules, dynaliteMarker), lock, 0o644); err != nil {
+			return "", err
+		}
+		if err := os.WriteFile(filepath.Join(modules, "go.mod"), []byte(modulesFence), 0o644); err != nil {
 			return "", err
 		}
 		return modules, nil

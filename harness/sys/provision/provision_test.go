@@ -241,6 +241,9 @@ func TestDynaliteInstallsOnceAndAgainWhenTheLockfileChanges(t *testing.T) {
 	require.Equal(t, 1, npm.count())
 	assert.Equal(t, "ci", npm.runs[0][0])
 	assert.FileExists(t, filepath.Join(dir, "node_modules", "dynalite", "package.json"))
+	fence, err := os.ReadFile(filepath.Join(dir, "node_modules", "go.mod"))
+	require.NoError(t, err, "node_modules/go.mod, which keeps npm's Go code out of ./...")
+	assert.Contains(t, string(fence), "\nmodule ", "node_modules/go.mod = %q; want a module line", fence)
 
 	out.Reset()
 	require.NoError(t, p.Dynalite(t.Context()))
