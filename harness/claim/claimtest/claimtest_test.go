@@ -1,6 +1,7 @@
 package claimtest
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -12,13 +13,17 @@ import (
 	"github.com/serverless-claims/claims/harness/sys/settings"
 )
 
-// recorder notes a failure instead of failing the test.
+// recorder notes a failure, and its message, instead of failing the test.
 type recorder struct {
 	testing.TB
-	failed bool
+	failed   bool
+	failures []string
 }
 
-func (r *recorder) Errorf(string, ...any) { r.failed = true }
+func (r *recorder) Errorf(format string, args ...any) {
+	r.failed = true
+	r.failures = append(r.failures, fmt.Sprintf(format, args...))
+}
 
 func outcome(pass bool) results.Result {
 	p := stats.Proportion{N: 1}
@@ -37,6 +42,23 @@ func TestHoldsFailsOnAFailingClaim(t *testing.T) {
 	ok := &recorder{TB: t}
 	c.Assert(ok, outcome(true))
 	assert.False(t, ok.failed, "Assert(Holds) failed a claim that holds")
+}
+
+// TestAnInconclusiveClaimFailsOnItsVerdictAlone: where the evidence decided nothing, Holds fails
+// once, on the verdict and its reason, not on checks that read as failed.
+func TestAnInconclusiveClaimFailsOnItsVerdictAlone(t *testing.T) {
+	c := Claim{IDs: []string{"W4"}}
+	for name, res := range map[string]results.Result{
+		"no evidential trial": {Claims: c.IDs, Verdict: verdict.Decide(stats.Proportion{N: 4}, verdict.None("waited", stats.Proportion{}))},
+		"a check undecided": {Claims: c.IDs, Verdict: verdict.Verdict{Outcome: verdict.Inconclusive, Reason: "the interval straddles the bound",
+			Checks: []verdict.Check{{Name: "ratio", Got: "1.9", Want: "at least 2", Undecided: true}}}},
+	} {
+		r := &recorder{TB: t}
+		c.Assert(r, res)
+		if assert.Len(t, r.failures, 1, "%s: failures = %q; want one, the verdict's", name, r.failures) {
+			assert.Contains(t, r.failures[0], "verdict for [W4] = inconclusive; want pass", "%s: the failure", name)
+		}
+	}
 }
 
 func TestRefutedFailsWhenTheClaimHolds(t *testing.T) {
