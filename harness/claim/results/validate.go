@@ -11,8 +11,8 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
-// SchemaFile is the JSON Schema of this version, relative to the repository root. It refers to
-// one file per family beside it.
+// SchemaFile is the JSON Schema of this version, relative to the repository root, generated from
+// the result types (go generate ./results/schema).
 const SchemaFile = "results/schema/claims-result-v2.json"
 
 // Validator checks a result before it is written and after it is read: against the JSON Schema,
