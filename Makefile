@@ -12,8 +12,7 @@ SHELL := /bin/bash
 export GOFLAGS := $(strip $(GOFLAGS) -trimpath)
 
 # The selections of claim tests and function languages that go test's -run and -skip take
-# (LIVE_CLAIMS, BUSY_LIVE_CLAIMS, IDLE_LIVE_CLAIMS, ROUTER_CLAIMS, OTHER_FUNCTION_LANGUAGES,
-# GO_FUNCTION_ONLY_CLAIMS), written from the
+# (LIVE_CLAIMS, ROUTER_CLAIMS, OTHER_FUNCTION_LANGUAGES, GO_FUNCTION_ONLY_CLAIMS), written from the
 # catalog by cmd/selections (catalog.Selections) and included, so that no name is typed here again:
 # make writes the file before it reads the rest, and again whenever the catalog changes.
 SELECTIONS := .cache/selections.mk
@@ -63,8 +62,7 @@ GOTEST_FLAGS := -p 1 -count=1
 # (catalog.FunctionLanguages). Through the stand-ins `make test` decides them all on Go's, and
 # T6 on each other language's, which runs each function end to end through the live path
 # (OTHER_FUNCTION_LANGUAGES and GO_FUNCTION_ONLY_CLAIMS, SELECTIONS); `make experiments` decides
-# them all on every language. It decides T6 beside lint and unit (BUSY_LIVE_CLAIMS), the others
-# on an idle machine (IDLE_LIVE_CLAIMS).
+# them all on every language.
 
 # The tests of the claim tests: TestCatchesBroken... in every package (claimtest.CatchBroken).
 BROKEN_CASES := TestCatchesBroken
@@ -153,21 +151,20 @@ lint:
 # list -export): the go command shares no compile in progress between processes, so lint and unit
 # side by side would each compile them. The claim tests follow, one package at a time on an
 # otherwise idle machine: the local ones, with the broken CPU models' cases (a full run, so that a
-# claim with no broken case fails it), the cold-start claims through the stand-ins (but T6,
-# decided beside lint and unit: claims-busy), the router claims. Last, the results this run
-# wrote are recorded into a copy of the sample verdict history (cmd/history, as CI records a
-# run), and the report of them with that history: its
+# claim with no broken case fails it), the cold-start claims through the stand-ins, the
+# router claims. Last, the results this run wrote are recorded into a copy of the sample verdict
+# history (cmd/history, as CI records a run), and the report of them with that history: its
 # summary against the files, every chart drawn from them, the history's rows and margin lines,
 # and the page opened in headless Chromium (no script error, nothing fetched, no empty chart;
 # results/report.png); and the public page's site (make pages) built from the results and a
 # history of three scheduled runs with one missing, read in Chromium as a person reads it.
 test: setup
 	go list -export -test ./... >/dev/null
-	@$(MAKE) --no-print-directory -j5 --output-sync=target lint unit catches claims-busy
+	@$(MAKE) --no-print-directory -j5 --output-sync=target lint unit catches
 	$(TEST_SETTINGS) \
 	  $(GOTESTSUM) --format testname $(call junit,claims-local) -- $(GOTEST_FLAGS) -timeout 9m -skip '^($(LIVE_CLAIMS)|$(BUSY_BROKEN_CASES))$$' ./experiments/...
 	CLAIMS_LIVE_STANDIN=1 CLAIMS_TRIALS=$(TEST_TRIALS) \
-	  $(GOTESTSUM) --format testname $(call junit,claims-live-standin) -- $(GOTEST_FLAGS) -tags lambda -timeout 9m -run '^($(IDLE_LIVE_CLAIMS))$$' -skip '^($(GO_FUNCTION_ONLY_CLAIMS))$$/^($(OTHER_FUNCTION_LANGUAGES))$$' ./experiments/coldstart
+	  $(GOTESTSUM) --format testname $(call junit,claims-live-standin) -- $(GOTEST_FLAGS) -tags lambda -timeout 9m -run '^($(LIVE_CLAIMS))$$' -skip '^($(GO_FUNCTION_ONLY_CLAIMS))$$/^($(OTHER_FUNCTION_LANGUAGES))$$' ./experiments/coldstart
 	$(ROUTER_TEST_SETTINGS) \
 	  $(GOTESTSUM) --format testname $(call junit,claims-router) -- $(GOTEST_FLAGS) -tags lambda -timeout 9m -run '^($(ROUTER_CLAIMS))$$' ./experiments/eventloop
 	rm -rf $(TEST_HISTORY) && mkdir -p $(dir $(TEST_HISTORY)) && cp -r $(SAMPLE_HISTORY) $(TEST_HISTORY)
@@ -202,14 +199,6 @@ catches-functions: gotools
 	$(TEST_SETTINGS) \
 	  $(GOTESTSUM) --format testname $(call junit,catches-functions) -- $(GOTEST_FLAGS) -timeout 9m -run '^($(BUSY_BROKEN_CASES))$$' ./experiments/coldstart
 .PHONY: catches-labs-routers catches-live-path catches-functions
-
-# The cold-start claims whose verdict turns on what the function did, not on times or shares of
-# CPU (BUSY_LIVE_CLAIMS, SELECTIONS: catalog.Test.OnABusyMachine), through the stand-ins as the
-# claim stage would decide them, beside lint and unit: T6, on every language's function.
-claims-busy: gotools
-	CLAIMS_LIVE_STANDIN=1 CLAIMS_TRIALS=$(TEST_TRIALS) \
-	  $(GOTESTSUM) --format testname $(call junit,claims-busy) -- $(GOTEST_FLAGS) -tags lambda -timeout 9m -run '^($(BUSY_LIVE_CLAIMS))$$' -skip '^($(GO_FUNCTION_ONLY_CLAIMS))$$/^($(OTHER_FUNCTION_LANGUAGES))$$' ./experiments/coldstart
-.PHONY: claims-busy
 
 # `make experiments`' time: 15 minutes on 2 cores, fresh clone or not (issue 34). The event-loop
 # and threadpool packages run their whole plans first (about 7 minutes here, one package at a

@@ -294,13 +294,6 @@ func TestMakefileSelectionsAreTheCatalogsClaimTests(t *testing.T) {
 		sel[s.Name] = slices.Sorted(slices.Values(s.Value))
 	}
 	assert.Equal(t, testsOfKind(catalog.Both), sel["LIVE_CLAIMS"], "LIVE_CLAIMS; want catalog.Tests of kind %s", catalog.Both)
-	assert.Equal(t, sel["LIVE_CLAIMS"], slices.Sorted(slices.Values(slices.Concat(sel["BUSY_LIVE_CLAIMS"], sel["IDLE_LIVE_CLAIMS"]))),
-		"BUSY_LIVE_CLAIMS and IDLE_LIVE_CLAIMS together; want LIVE_CLAIMS, each test in one of them")
-	for _, ct := range catalog.Tests() {
-		if ct.OnABusyMachine {
-			assert.Equal(t, catalog.Both, ct.Kind, "%s: OnABusyMachine on a test of kind %s; want it only on kind %s, decided through the stand-ins", ct.Name, ct.Kind, catalog.Both)
-		}
-	}
 	assert.Equal(t, testsOfKind(catalog.Live), sel["ROUTER_CLAIMS"], "ROUTER_CLAIMS; want catalog.Tests of kind %s", catalog.Live)
 	assert.Equal(t, slices.Sorted(slices.Values(catalog.FunctionLanguages[1:])), sel["OTHER_FUNCTION_LANGUAGES"], "OTHER_FUNCTION_LANGUAGES; want catalog.FunctionLanguages but go")
 	var goOnly []string

@@ -17,16 +17,11 @@ type Selection struct {
 
 // Selections are the Makefile's selections, each computed from Tests and FunctionLanguages.
 func Selections() []Selection {
-	var both, busy, idle, live, goOnly []string
+	var both, live, goOnly []string
 	for _, t := range tests {
 		switch t.Kind {
 		case Both:
 			both = append(both, t.Name)
-			if t.OnABusyMachine {
-				busy = append(busy, t.Name)
-			} else {
-				idle = append(idle, t.Name)
-			}
 			if len(t.Functions) > 0 && !t.EveryLanguageInTest {
 				goOnly = append(goOnly, t.Name)
 			}
@@ -36,8 +31,6 @@ func Selections() []Selection {
 	}
 	return []Selection{
 		{"LIVE_CLAIMS", "the claim tests of kind Both: on this machine, and through the live mode's code", both},
-		{"BUSY_LIVE_CLAIMS", "the claim tests of kind Both that make test decides through the stand-ins on a busy machine (OnABusyMachine)", busy},
-		{"IDLE_LIVE_CLAIMS", "the other claim tests of kind Both, which make test decides through the stand-ins on an idle machine", idle},
 		{"ROUTER_CLAIMS", "the claim tests of kind Live: the routing claims, against the router stand-in or Web Functions", live},
 		{"OTHER_FUNCTION_LANGUAGES", "the function languages but Go", FunctionLanguages[1:]},
 		{"GO_FUNCTION_ONLY_CLAIMS", "the tests with Functions that make test decides on Go's function alone", goOnly},

@@ -33,11 +33,6 @@ type Test struct {
 	// Functions, which runs each language's function end to end through the live path; it
 	// decides the others with Functions on Go's alone (Selections: GO_FUNCTION_ONLY_CLAIMS).
 	EveryLanguageInTest bool
-	// OnABusyMachine: its verdict turns on what the function did (a connection opened, traced
-	// and counted), not on times or shares of CPU, so `make test` decides it through the
-	// stand-ins beside lint and unit (Selections: BUSY_LIVE_CLAIMS), not on an idle machine with
-	// the other claims (IDLE_LIVE_CLAIMS). Only for a test of kind Both.
-	OnABusyMachine bool
 	// Subtests is the path of subtests below Name in which it decides its claims, in the README's
 	// notation: {a,b} for each of several, <node> for each Node.js runtime the run has. Where it
 	// is "" and Functions is set, the path is Functions' list ({go,rust,node,python}); where both
@@ -119,7 +114,7 @@ var tests = []Test{
 	{Package: "threadpool", Name: "TestSyncOnRequestPath", Claims: []string{"P10"}, Kind: Local, Runtimes: []string{Node}, Subtests: "<node>"},
 	{Package: "threadpool", Name: "TestPoolWaves", Claims: []string{"P3", "P4"}, Kind: Local, Runtimes: []string{Node}, Subtests: "<node>"},
 
-	{Package: "coldstart", Name: "TestPhasesAreTheSDKsOwnConnection", Claims: []string{"T6"}, Kind: Both, Runtimes: []string{Go}, Functions: FunctionLanguages, EveryLanguageInTest: true, OnABusyMachine: true},
+	{Package: "coldstart", Name: "TestPhasesAreTheSDKsOwnConnection", Claims: []string{"T6"}, Kind: Both, Runtimes: []string{Go}, Functions: FunctionLanguages, EveryLanguageInTest: true},
 	{Package: "coldstart", Name: "TestWarmupFailureDoesNotFailInit", Claims: []string{"T4"}, Kind: Both, Runtimes: []string{Go}, Functions: FunctionLanguages},
 	{Package: "coldstart", Name: "TestFirstCallDominatedByTLS", Claims: []string{"T1", "T6"}, Kind: Both, Runtimes: []string{Go}, Functions: FunctionLanguages},
 	{Package: "coldstart", Name: "TestFirstInvocationIsSlow", Claims: []string{"T2"}, Kind: Both, Runtimes: []string{Go}, Functions: FunctionLanguages},
