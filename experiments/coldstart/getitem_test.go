@@ -34,8 +34,8 @@ const (
 
 // getitemConfig is the article's function on p: variant at memory MB, with the machine's CPU
 // where unthrottled, built from b (in p's language, where b names no folder).
-func getitemConfig(p lambdaPlatform, b functionCode, variant string, memory int, unthrottled bool) functionConfig {
-	return functionConfig{Build: b.in(p), MemoryMB: memory, Unthrottled: unthrottled, DynamoDB: true, Env: map[string]string{"CLAIMS_VARIANT": variant}}
+func getitemConfig(p lambdaPlatform, b functionCode, variant string, memory int, unthrottled bool) family.Function {
+	return family.Function{Build: b.in(p).Build, MemoryMB: memory, Unthrottled: unthrottled, DynamoDB: true, Env: map[string]string{"CLAIMS_VARIANT": variant}}
 }
 
 // functionAnswered says the function answered: status 200 with its JSON.

@@ -84,7 +84,7 @@ func initBurstArms(p lambdaPlatform) []arm {
 func measureInitBurst(t *testing.T, p lambdaPlatform, n int) claimtest.Measurement {
 	t.Helper()
 	arms := initBurstArms(p)
-	r := runPhases(t, p, n, fewestColdStarts(p.Language()), 1, arms...)
+	r := runPhases(t, p, getItemFunction, n, fewestColdStarts(p.Language()), 1, arms...)
 	small, large := r.kept[0], r.kept[len(r.kept)-1]
 	ratio := meansRatio(t, small, reportInitMs, large, reportInitMs, false)
 	mean := func(runs []family.ColdStart) float64 { return stats.Mean(figure(runs, reportInitMs)) }

@@ -244,7 +244,7 @@ func (p *livePlatform) Settings() settings.Settings { return p.settings }
 
 // Create implements lambdaPlatform: the function's zip for the run's architecture, its role and,
 // where it reads DynamoDB, the table with the item, then the function, Active.
-func (p *livePlatform) Create(t *testing.T, c functionConfig) function {
+func (p *livePlatform) Create(t *testing.T, c family.Function) function {
 	t.Helper()
 	if p.standIns != nil && p.standIns.noQuota != nil && !c.Unthrottled {
 		t.Skipf("the Lambda stand-in runs %s under its memory size's CPU quota, a cgroup, and none can be made on this machine: %v", c, p.standIns.noQuota)
@@ -297,7 +297,7 @@ func (p *livePlatform) Create(t *testing.T, c functionConfig) function {
 type liveFunction struct {
 	p   *livePlatform
 	f   *live.Function
-	cfg functionConfig
+	cfg family.Function
 	pkg lambdazip.Package
 }
 

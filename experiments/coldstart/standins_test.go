@@ -210,11 +210,11 @@ func (p *local) dynamoEnv(l lambdazip.Language) map[string]string {
 }
 
 // quota says whether c runs under its memory size's quota here.
-func (p *local) quota(c functionConfig) bool { return !c.Unthrottled && !p.opts.noQuota }
+func (p *local) quota(c family.Function) bool { return !c.Unthrottled && !p.opts.noQuota }
 
 // Create implements lambdaPlatform: it builds the function and wires its environment; each
 // execution environment starts at a cold start (or at the first Invoke).
-func (p *local) Create(t *testing.T, c functionConfig) function {
+func (p *local) Create(t *testing.T, c family.Function) function {
 	t.Helper()
 	if p.quota(c) {
 		if _, err := cgroup.Available(); err != nil {
@@ -282,7 +282,7 @@ func (p *local) end() {
 type localFunction struct {
 	t         *testing.T
 	p         *local
-	cfg       functionConfig
+	cfg       family.Function
 	bootstrap string
 	vars      map[string]string // the function's environment
 	// e is the running execution environment, or nil.

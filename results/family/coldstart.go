@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/serverless-claims/claims/harness/claim/stats"
+	"github.com/serverless-claims/claims/harness/lambda/lambdazip"
 	"github.com/serverless-claims/claims/results/family/getitem"
 )
 
@@ -49,14 +50,23 @@ type Function struct {
 	Env map[string]string `json:"env,omitempty"`
 }
 
+// String names the function as tables, check names and a cold start's arm name it: "128 MB",
+// "128 MB, unthrottled".
+func (f Function) String() string {
+	if f.Unthrottled {
+		return fmt.Sprintf("%d MB, unthrottled", f.MemoryMB)
+	}
+	return fmt.Sprintf("%d MB", f.MemoryMB)
+}
+
 // Build is the code a function runs: a function folder of this repository, built as Lambda takes
 // it (harness/lambda/lambdazip).
 type Build struct {
 	Package string `json:"package" jsonschema:"pattern=^functions/"`
 	// Language is the function's language (go, rust, node, python), and Runtime the Lambda
 	// runtime that runs it; both absent from results made before functions had languages.
-	Language string `json:"language,omitempty"`
-	Runtime  string `json:"runtime,omitempty" jsonschema:"minLength=1"`
+	Language lambdazip.Language `json:"language,omitempty"`
+	Runtime  string             `json:"runtime,omitempty" jsonschema:"minLength=1"`
 	// Tags is the build tag of a variant broken on purpose, for the sensitivity tests.
 	Tags string `json:"tags,omitempty" jsonschema:"minLength=1"`
 }
