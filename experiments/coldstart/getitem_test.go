@@ -45,10 +45,10 @@ func functionAnswered(i family.Invoked) bool {
 
 // reportDurationMs is the REPORT's Duration, 0 where it had none.
 func reportDurationMs(i family.Invoked) float64 {
-	if i.Report.DurationMs == nil {
+	if i.Report.Duration == nil {
 		return 0
 	}
-	return *i.Report.DurationMs
+	return *i.Report.Duration
 }
 
 // invokeTimeout bounds one invocation of getitem: far above the SDK's retries of a stalled call.
@@ -68,11 +68,7 @@ func invoke(t *testing.T, f function) family.Invoked {
 	defer cancel()
 	inv, err := f.Invoke(ctx, []byte(`{}`))
 	require.NoError(t, err)
-	r := inv.Report
-	out := family.Invoked{Status: inv.Status, Error: inv.Error, ClientMs: inv.ClientMs, Attempts: inv.Attempts, Report: family.InvocationReport{
-		InitMs: r.InitDuration, DurationMs: r.Duration, BilledMs: r.BilledDuration,
-		MemorySizeMB: r.MemorySizeMB, MaxMemoryUsedMB: r.MaxMemoryUsedMB, Status: r.Status,
-	}}
+	out := family.Invoked{Status: inv.Status, Error: inv.Error, Report: inv.Report, ClientMs: inv.ClientMs, Attempts: inv.Attempts}
 	if inv.Error != "" {
 		return out
 	}
@@ -123,7 +119,7 @@ func notCold(first family.Invoked) (reason, detail string) {
 	if !functionAnswered(first) {
 		return "", ""
 	}
-	if first.Report.InitMs == nil {
+	if first.Report.InitDuration == nil {
 		return reasonNoInit, fmt.Sprintf("invocation %d of pid %d", first.Answer.Invocation, first.Answer.Pid)
 	}
 	if first.Answer.Invocation != 1 {
@@ -257,7 +253,7 @@ func TestColdStartsAreJudgedByReason(t *testing.T) {
 	}
 	cold := func() family.ColdStart {
 		c := family.ColdStart{Arm: "128 MB", First: answering(1), Second: answering(2)}
-		c.First.Report.InitMs = &initMs
+		c.First.Report.InitDuration = &initMs
 		return c
 	}
 	for _, tc := range []struct {
@@ -267,7 +263,7 @@ func TestColdStartsAreJudgedByReason(t *testing.T) {
 		about string
 	}{
 		{"a cold start", func(*family.ColdStart) {}, "", ""},
-		{"no Init Duration", func(c *family.ColdStart) { c.First.Report.InitMs = nil }, reasonNoInit, "invocation 1 of pid 7"},
+		{"no Init Duration", func(c *family.ColdStart) { c.First.Report.InitDuration = nil }, reasonNoInit, "invocation 1 of pid 7"},
 		{"a process's third invocation", func(c *family.ColdStart) { c.First.Answer.Invocation, c.Second.Answer.Invocation = 3, 4 }, reasonNotFirst, "invocation 3"},
 		{"a retried Invoke", func(c *family.ColdStart) { c.First.Attempts = 2 }, reasonRetried, "2 attempts"},
 		{"a GetItem denied", func(c *family.ColdStart) {

@@ -98,8 +98,8 @@ func measureInitBurst(t *testing.T, p lambdaPlatform, n int) claimtest.Measureme
 
 // reportInitMs is a cold start's Init Duration as its first REPORT gives it.
 func reportInitMs(c family.ColdStart) float64 {
-	if c.First.Report.InitMs == nil {
+	if c.First.Report.InitDuration == nil {
 		return 0
 	}
-	return *c.First.Report.InitMs
+	return *c.First.Report.InitDuration
 }
