@@ -54,17 +54,17 @@ func reportDurationMs(i family.Invoked) float64 {
 // invokeTimeout bounds one invocation of getitem: far above the SDK's retries of a stalled call.
 const invokeTimeout = 60 * time.Second
 
-// invokeBound is what one invocation may take here: invokeTimeout, or, where the local platform's
-// function timeout is longer (functionTimeoutEnv), that timeout and half a minute, so that the
-// caller never gives up on an invoke the platform still lets run.
-func invokeBound() time.Duration { return max(invokeTimeout, functionTimeout+30*time.Second) }
+// invokeBound is what one invocation of f may take here: invokeTimeout, or, where f's timeout is
+// longer (settings.FunctionTimeoutEnv, on the local platform), that timeout and half a minute, so
+// that the caller never gives up on an invoke the platform still lets run.
+func invokeBound(f function) time.Duration { return max(invokeTimeout, f.Timeout()+30*time.Second) }
 
 // invoke sends f one event. An answer that is not the function's JSON (an Init that failed, a
 // timeout) is kept as it came, for the checks to judge; only an invoke that gets no answer at all
 // fails the test.
 func invoke(t *testing.T, f function) family.Invoked {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), invokeBound())
+	ctx, cancel := context.WithTimeout(t.Context(), invokeBound(f))
 	defer cancel()
 	inv, err := f.Invoke(ctx, []byte(`{}`))
 	require.NoError(t, err)

@@ -341,6 +341,9 @@ func (f *liveFunction) Invoke(ctx context.Context, event []byte) (invocation, er
 	return out, nil
 }
 
+// Timeout implements function: every live function's (functionTimeoutSeconds).
+func (f *liveFunction) Timeout() time.Duration { return functionTimeoutSeconds * time.Second }
+
 // Delete implements function.
 func (f *liveFunction) Delete() error {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/serverless-claims/claims/functions"
 	"github.com/serverless-claims/claims/harness/claim/claimtest"
@@ -101,6 +102,8 @@ type function interface {
 	Invoke(ctx context.Context, event []byte) (invocation, error)
 	// Delete deletes the function and ends its execution environment.
 	Delete() error
+	// Timeout is the function's timeout: the platform ends an invocation that outlasts it.
+	Timeout() time.Duration
 }
 
 // invocation is one invoke's outcome, as Lambda's Invoke API returns it.
