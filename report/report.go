@@ -200,7 +200,7 @@ func (e Entry) FunctionLanguage() string {
 	}
 	var target family.ColdStartTarget
 	if Decode(e.Result.Target, &target) == nil && len(target.Functions) > 0 && target.Functions[0].Build.Language != "" {
-		return target.Functions[0].Build.Language
+		return string(target.Functions[0].Build.Language)
 	}
 	parts := strings.Split(e.Result.Experiment, "/")
 	for _, p := range parts[1:] {

@@ -116,7 +116,7 @@ func measureOwnConnection(t *testing.T, p lambdaPlatform, b functionCode, trials
 	}
 	headline = pl.withCut(withNotEvidence(s.NotEvidence, headline))
 	return claimtest.Measurement{
-		Target:      onPlatform{Platform: p, Functions: []functionConfig{c}},
+		Target:      onPlatform{Platform: p, Functions: []family.Function{c}},
 		Broken:      brokenIn(p, b),
 		StartedAt:   started,
 		Headline:    headline,
@@ -254,7 +254,7 @@ func measureWarmupFailure(t *testing.T, p lambdaPlatform, b functionCode, timeou
 		s.WarmupFailed, s.InitMs.MaxMs, timeout, margin, s.ServedAfter)
 	headline = pl.withCut(withNotEvidence(s.NotEvidence, headline))
 	return claimtest.Measurement{
-		Target:    onPlatform{Platform: p, Functions: []functionConfig{c}},
+		Target:    onPlatform{Platform: p, Functions: []family.Function{c}},
 		Broken:    brokenIn(p, b),
 		StartedAt: started,
 		Headline:  headline,

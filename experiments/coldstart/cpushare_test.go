@@ -42,7 +42,7 @@ const familyPhases = "coldstart.phases"
 // arm is one kind of cold start in an experiment: a function, named as the result names it.
 type arm struct {
 	Name   string
-	Config functionConfig
+	Config family.Function
 }
 
 // phasesRun is the cold starts of a coldstart.phases experiment, taken in turn arm by arm (a,
@@ -63,14 +63,14 @@ type phasesRun struct {
 	plan *coldStartPlan
 }
 
-// runPhases creates each arm's function on p and runs n cold starts of each, in turn, each with
-// warm invocations in all (the second and later ones): fewer where the test's time holds fewer
-// (planColdStarts), but not fewer than fewest, the least that decide the claim.
-func runPhases(t *testing.T, p lambdaPlatform, n, fewest, warmInvocations int, arms ...arm) *phasesRun {
+// runPhases creates each arm's function on p, built from b, and runs n cold starts of each, in
+// turn, each with warm invocations in all (the second and later ones): fewer where the test's
+// time holds fewer (planColdStarts), but not fewer than fewest, the least that decide the claim.
+func runPhases(t *testing.T, p lambdaPlatform, b functionCode, n, fewest, warmInvocations int, arms ...arm) *phasesRun {
 	t.Helper()
 	pl := planColdStarts(t, p, "rounds of cold starts", n, len(arms), fewest)
 	period := p.Settings().CPUPeriod // between a cold start's invocations
-	r := &phasesRun{p: p, build: arms[0].Config.Build, started: time.Now(), arms: arms, plan: pl,
+	r := &phasesRun{p: p, build: b, started: time.Now(), arms: arms, plan: pl,
 		params: family.PhasesParameters{ColdStarts: pl.rounds(), Cut: pl.record(), WarmInvocations: warmInvocations, InvocationGapMs: float64(period) / float64(time.Millisecond)}}
 	fns := make([]function, len(arms))
 	for i, a := range arms {
@@ -109,7 +109,7 @@ func (r *phasesRun) allNotEvidence() family.NotEvidence {
 // inconclusive.
 func (r *phasesRun) measurement(s family.PhasesSummary, headline string, evidence stats.Proportion, checks ...verdict.Check) claimtest.Measurement {
 	s.Statistic = statistic
-	configs := make([]functionConfig, len(r.arms))
+	configs := make([]family.Function, len(r.arms))
 	for i, a := range r.arms {
 		configs[i] = a.Config
 		arm := summarizeArm(a, r.kept[i], r.answered[i])
@@ -301,7 +301,7 @@ func measureSetup(t *testing.T, p lambdaPlatform, n int) claimtest.Measurement {
 		a := getitemConfig(p, getItemFunction, articleVariant, memoryMB, false)
 		arms = append(arms, arm{a.String(), a})
 	}
-	r := runPhases(t, p, n, t1ColdStarts*fewestColdStarts(p.Language()), 1, arms...)
+	r := runPhases(t, p, getItemFunction, n, t1ColdStarts*fewestColdStarts(p.Language()), 1, arms...)
 	quota, control := r.kept[0], r.kept[1]
 	var article []family.ColdStart
 	if len(r.kept) > 2 {
@@ -389,7 +389,7 @@ const warmInvocationsT2 = 4
 func measureFirstInvocation(t *testing.T, p lambdaPlatform, n int) claimtest.Measurement {
 	t.Helper()
 	c := getitemConfig(p, getItemFunction, cold, memoryMB, false)
-	r := runPhases(t, p, n, fewestColdStarts(p.Language()), warmInvocationsT2, arm{c.String(), c})
+	r := runPhases(t, p, getItemFunction, n, fewestColdStarts(p.Language()), warmInvocationsT2, arm{c.String(), c})
 	kept := r.kept[0]
 	init, first, warm := stats.Summarize(figure(kept, initMs)), stats.Summarize(figure(kept, firstMs)), stats.Summarize(figure(kept, meanWarmMs))
 	f := family.FirstInvocationFigures{
@@ -445,7 +445,7 @@ const minSavedOfHandshake = 0.5
 // at 128 MB, in turn, and decides T3.
 func measureWarmup(t *testing.T, p lambdaPlatform, b functionCode, n int) claimtest.Measurement {
 	t.Helper()
-	r := runPhases(t, p, n, fewestColdStarts(p.Language()), 1, arm{cold, getitemConfig(p, b, cold, memoryMB, false)}, arm{warm, getitemConfig(p, b, warm, memoryMB, false)})
+	r := runPhases(t, p, b, n, fewestColdStarts(p.Language()), 1, arm{cold, getitemConfig(p, b, cold, memoryMB, false)}, arm{warm, getitemConfig(p, b, warm, memoryMB, false)})
 	colds, warms := r.kept[0], r.kept[1]
 
 	// The SDK now and then closes a connection it could have pooled (the function reports
@@ -522,7 +522,7 @@ func measureScaling(t *testing.T, p lambdaPlatform, n int) claimtest.Measurement
 		c := getitemConfig(p, getItemFunction, cold, mb, false)
 		arms[i] = arm{c.String(), c}
 	}
-	r := runPhases(t, p, n, fewestColdStarts(p.Language()), 1, arms...)
+	r := runPhases(t, p, getItemFunction, n, fewestColdStarts(p.Language()), 1, arms...)
 	var evidence stats.Proportion
 	var table strings.Builder
 	fmt.Fprintf(&table, "%-22s %10s %10s %12s %16s %10s\n", "memory", "TLS mean", "TLS p50", "TLS CPU mean", "first Dur. mean", "TLS MB·s")

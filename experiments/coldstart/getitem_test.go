@@ -34,8 +34,8 @@ const (
 
 // getitemConfig is the article's function on p: variant at memory MB, with the machine's CPU
 // where unthrottled, built from b (in p's language, where b names no folder).
-func getitemConfig(p lambdaPlatform, b functionCode, variant string, memory int, unthrottled bool) functionConfig {
-	return functionConfig{Build: b.in(p), MemoryMB: memory, Unthrottled: unthrottled, DynamoDB: true, Env: map[string]string{"CLAIMS_VARIANT": variant}}
+func getitemConfig(p lambdaPlatform, b functionCode, variant string, memory int, unthrottled bool) family.Function {
+	return family.Function{Build: b.in(p).Build, MemoryMB: memory, Unthrottled: unthrottled, DynamoDB: true, Env: map[string]string{"CLAIMS_VARIANT": variant}}
 }
 
 // functionAnswered says the function answered: status 200 with its JSON.
@@ -45,34 +45,30 @@ func functionAnswered(i family.Invoked) bool {
 
 // reportDurationMs is the REPORT's Duration, 0 where it had none.
 func reportDurationMs(i family.Invoked) float64 {
-	if i.Report.DurationMs == nil {
+	if i.Report.Duration == nil {
 		return 0
 	}
-	return *i.Report.DurationMs
+	return *i.Report.Duration
 }
 
 // invokeTimeout bounds one invocation of getitem: far above the SDK's retries of a stalled call.
 const invokeTimeout = 60 * time.Second
 
-// invokeBound is what one invocation may take here: invokeTimeout, or, where the local platform's
-// function timeout is longer (functionTimeoutEnv), that timeout and half a minute, so that the
-// caller never gives up on an invoke the platform still lets run.
-func invokeBound() time.Duration { return max(invokeTimeout, functionTimeout+30*time.Second) }
+// invokeBound is what one invocation of f may take here: invokeTimeout, or, where f's timeout is
+// longer (settings.FunctionTimeoutEnv, on the local platform), that timeout and half a minute, so
+// that the caller never gives up on an invoke the platform still lets run.
+func invokeBound(f function) time.Duration { return max(invokeTimeout, f.Timeout()+30*time.Second) }
 
 // invoke sends f one event. An answer that is not the function's JSON (an Init that failed, a
 // timeout) is kept as it came, for the checks to judge; only an invoke that gets no answer at all
 // fails the test.
 func invoke(t *testing.T, f function) family.Invoked {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), invokeBound())
+	ctx, cancel := context.WithTimeout(t.Context(), invokeBound(f))
 	defer cancel()
 	inv, err := f.Invoke(ctx, []byte(`{}`))
 	require.NoError(t, err)
-	r := inv.Report
-	out := family.Invoked{Status: inv.Status, Error: inv.Error, ClientMs: inv.ClientMs, Attempts: inv.Attempts, Report: family.InvocationReport{
-		InitMs: r.InitDuration, DurationMs: r.Duration, BilledMs: r.BilledDuration,
-		MemorySizeMB: r.MemorySizeMB, MaxMemoryUsedMB: r.MaxMemoryUsedMB, Status: r.Status,
-	}}
+	out := family.Invoked{Status: inv.Status, Error: inv.Error, Report: inv.Report, ClientMs: inv.ClientMs, Attempts: inv.Attempts}
 	if inv.Error != "" {
 		return out
 	}
@@ -123,7 +119,7 @@ func notCold(first family.Invoked) (reason, detail string) {
 	if !functionAnswered(first) {
 		return "", ""
 	}
-	if first.Report.InitMs == nil {
+	if first.Report.InitDuration == nil {
 		return reasonNoInit, fmt.Sprintf("invocation %d of pid %d", first.Answer.Invocation, first.Answer.Pid)
 	}
 	if first.Answer.Invocation != 1 {
@@ -257,7 +253,7 @@ func TestColdStartsAreJudgedByReason(t *testing.T) {
 	}
 	cold := func() family.ColdStart {
 		c := family.ColdStart{Arm: "128 MB", First: answering(1), Second: answering(2)}
-		c.First.Report.InitMs = &initMs
+		c.First.Report.InitDuration = &initMs
 		return c
 	}
 	for _, tc := range []struct {
@@ -267,7 +263,7 @@ func TestColdStartsAreJudgedByReason(t *testing.T) {
 		about string
 	}{
 		{"a cold start", func(*family.ColdStart) {}, "", ""},
-		{"no Init Duration", func(c *family.ColdStart) { c.First.Report.InitMs = nil }, reasonNoInit, "invocation 1 of pid 7"},
+		{"no Init Duration", func(c *family.ColdStart) { c.First.Report.InitDuration = nil }, reasonNoInit, "invocation 1 of pid 7"},
 		{"a process's third invocation", func(c *family.ColdStart) { c.First.Answer.Invocation, c.Second.Answer.Invocation = 3, 4 }, reasonNotFirst, "invocation 3"},
 		{"a retried Invoke", func(c *family.ColdStart) { c.First.Attempts = 2 }, reasonRetried, "2 attempts"},
 		{"a GetItem denied", func(c *family.ColdStart) {

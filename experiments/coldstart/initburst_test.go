@@ -84,7 +84,7 @@ func initBurstArms(p lambdaPlatform) []arm {
 func measureInitBurst(t *testing.T, p lambdaPlatform, n int) claimtest.Measurement {
 	t.Helper()
 	arms := initBurstArms(p)
-	r := runPhases(t, p, n, fewestColdStarts(p.Language()), 1, arms...)
+	r := runPhases(t, p, getItemFunction, n, fewestColdStarts(p.Language()), 1, arms...)
 	small, large := r.kept[0], r.kept[len(r.kept)-1]
 	ratio := meansRatio(t, small, reportInitMs, large, reportInitMs, false)
 	mean := func(runs []family.ColdStart) float64 { return stats.Mean(figure(runs, reportInitMs)) }
@@ -98,8 +98,8 @@ func measureInitBurst(t *testing.T, p lambdaPlatform, n int) claimtest.Measureme
 
 // reportInitMs is a cold start's Init Duration as its first REPORT gives it.
 func reportInitMs(c family.ColdStart) float64 {
-	if c.First.Report.InitMs == nil {
+	if c.First.Report.InitDuration == nil {
 		return 0
 	}
-	return *c.First.Report.InitMs
+	return *c.First.Report.InitDuration
 }

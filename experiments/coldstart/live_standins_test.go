@@ -437,34 +437,34 @@ func TestColdStartsThatWereNotColdAreInconclusive(t *testing.T) {
 	st := startStandIns(t, run, standInModel{keepEnvironments: true})
 	t.Setenv(results.DirEnv, t.TempDir())
 	for _, tc := range []struct {
-		name, plan string
-		claim      claimtest.Claim
+		name  string
+		claim claimtest.Claim
 		// arms is how many functions the claim runs, each with keptColdStarts cold starts of
 		// which the first alone is one.
 		arms    int
 		measure func(t *testing.T, p lambdaPlatform) claimtest.Measurement
 	}{
-		{"T2", "TestFirstInvocationIsSlow", firstInvocationClaim, 1, func(t *testing.T, p lambdaPlatform) claimtest.Measurement {
+		{"T2", firstInvocationClaim, 1, func(t *testing.T, p lambdaPlatform) claimtest.Measurement {
 			return measureFirstInvocation(t, p, keptColdStarts)
 		}},
-		{"T6", "TestPhasesAreTheSDKsOwnConnection", ownConnectionClaim, 1, func(t *testing.T, p lambdaPlatform) claimtest.Measurement {
+		{"T6", ownConnectionClaim, 1, func(t *testing.T, p lambdaPlatform) claimtest.Measurement {
 			return measureOwnConnection(t, p, getItemFunction, keptColdStarts)
 		}},
-		{"T4", "TestWarmupFailureDoesNotFailInit", warmupFailureClaim, 1, func(t *testing.T, p lambdaPlatform) claimtest.Measurement {
+		{"T4", warmupFailureClaim, 1, func(t *testing.T, p lambdaPlatform) claimtest.Measurement {
 			return measureWarmupFailure(t, p, getItemFunction, warmupTimeout, keptColdStarts)
 		}},
-		{"T1", "TestFirstCallDominatedByTLS", firstCallClaim, 2, func(t *testing.T, p lambdaPlatform) claimtest.Measurement {
+		{"T1", firstCallClaim, 2, func(t *testing.T, p lambdaPlatform) claimtest.Measurement {
 			return measureSetup(t, p, keptColdStarts)
 		}},
-		{"T3", "TestWarmupRemovesHandshake", warmupClaim, 2, func(t *testing.T, p lambdaPlatform) claimtest.Measurement {
+		{"T3", warmupClaim, 2, func(t *testing.T, p lambdaPlatform) claimtest.Measurement {
 			return measureWarmup(t, p, getItemFunction, keptColdStarts)
 		}},
-		{"T5", "TestHandshakeScalesWithCPU", scalingClaim, len(scalingSizes), func(t *testing.T, p lambdaPlatform) claimtest.Measurement {
+		{"T5", scalingClaim, len(scalingSizes), func(t *testing.T, p lambdaPlatform) claimtest.Measurement {
 			return measureScaling(t, p, keptColdStarts)
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res := tc.claim.Decide(t, tc.measure(t, openLive(t, run, st, tc.plan, lambdazip.Go)))
+			res := tc.claim.Decide(t, tc.measure(t, openLive(t, run, st, liveTestOf(tc.claim), lambdazip.Go)))
 			assert.Equal(t, verdict.Inconclusive, res.Verdict.Outcome, "verdict for %v = %s; want inconclusive: each arm's cold starts after its first were served warm (%s)",
 				res.Claims, res.Verdict.Outcome, res.Verdict.Reason)
 			require.NotEmpty(t, res.Verdict.Checks)
@@ -503,7 +503,7 @@ func TestInitBurstDecidesT9(t *testing.T) {
 			run := claimtest.Settings(t)
 			st := startStandIns(t, run, tc.model)
 			t.Setenv(results.DirEnv, t.TempDir())
-			res := initBurstClaim.Decide(t, measureInitBurst(t, openLive(t, run, st, "TestInitIsNotThrottled", lambdazip.Go), initBurstCheckColdStarts))
+			res := initBurstClaim.Decide(t, measureInitBurst(t, openLive(t, run, st, liveTestOf(initBurstClaim), lambdazip.Go), initBurstCheckColdStarts))
 			assert.Equal(t, tc.want, res.Verdict.Outcome, "T9 %s: verdict (%s)", tc.name, res.Verdict.Reason)
 		})
 	}
@@ -520,7 +520,7 @@ func TestGetItemsDeniedBeforeThePolicyIsInForceAreNamed(t *testing.T) {
 	run := claimtest.Settings(t)
 	st := startStandIns(t, run, standInModel{policyDelay: 10 * time.Minute})
 	t.Setenv(results.DirEnv, t.TempDir())
-	res := ownConnectionClaim.Decide(t, measureOwnConnection(t, openLive(t, run, st, "TestPhasesAreTheSDKsOwnConnection", lambdazip.Go), getItemFunction, keptColdStarts))
+	res := ownConnectionClaim.Decide(t, measureOwnConnection(t, openLive(t, run, st, liveTestOf(ownConnectionClaim), lambdazip.Go), getItemFunction, keptColdStarts))
 	assert.Equal(t, verdict.Inconclusive, res.Verdict.Outcome, "verdict = %s; want inconclusive: every GetItem was denied (%s)", res.Verdict.Outcome, res.Verdict.Reason)
 	require.NotEmpty(t, res.Verdict.Checks)
 	named := res.Verdict.Checks[0]

@@ -219,6 +219,18 @@ func topName(t *testing.T) string {
 	return name
 }
 
+// liveTestOf is the name of this package's live claim test that decides exactly c's claims, as
+// catalog.Tests lists it: livePlans' key, so that no test name is typed again here. It is ""
+// where the catalog lists none (TestLivePlansAreTheLiveClaimTests then fails).
+func liveTestOf(c claimtest.Claim) string {
+	for _, ct := range catalog.Tests() {
+		if ct.Package == "coldstart" && ct.Kind == catalog.Both && slices.Equal(ct.Claims, c.IDs) {
+			return ct.Name
+		}
+	}
+	return ""
+}
+
 // Mode implements claimtest.Target.
 func (p *livePlatform) Mode() string { return p.mode }
 
@@ -244,7 +256,7 @@ func (p *livePlatform) Settings() settings.Settings { return p.settings }
 
 // Create implements lambdaPlatform: the function's zip for the run's architecture, its role and,
 // where it reads DynamoDB, the table with the item, then the function, Active.
-func (p *livePlatform) Create(t *testing.T, c functionConfig) function {
+func (p *livePlatform) Create(t *testing.T, c family.Function) function {
 	t.Helper()
 	if p.standIns != nil && p.standIns.noQuota != nil && !c.Unthrottled {
 		t.Skipf("the Lambda stand-in runs %s under its memory size's CPU quota, a cgroup, and none can be made on this machine: %v", c, p.standIns.noQuota)
@@ -297,7 +309,7 @@ func (p *livePlatform) Create(t *testing.T, c functionConfig) function {
 type liveFunction struct {
 	p   *livePlatform
 	f   *live.Function
-	cfg functionConfig
+	cfg family.Function
 	pkg lambdazip.Package
 }
 
@@ -328,6 +340,9 @@ func (f *liveFunction) Invoke(ctx context.Context, event []byte) (invocation, er
 	}
 	return out, nil
 }
+
+// Timeout implements function: every live function's (functionTimeoutSeconds).
+func (f *liveFunction) Timeout() time.Duration { return functionTimeoutSeconds * time.Second }
 
 // Delete implements function.
 func (f *liveFunction) Delete() error {
@@ -404,45 +419,50 @@ func (p *livePlatform) MarshalJSON() ([]byte, error) {
 
 // livePlans is what each claim test makes and invokes on the live platform, from the same
 // settings and constants the claims run with: the estimate is shown, and checked against the
-// cap, before anything is made, and each test's close checks that it made no more.
+// cap, before anything is made, and each test's close checks that it made no more. Each plan is
+// keyed by the test that decides its claim (liveTestOf).
 func livePlans(s settings.Settings, l lambdazip.Language) map[string][]live.PlannedFunction {
 	getitemFn := func(name string, memory, invocations int) live.PlannedFunction {
 		return live.PlannedFunction{Name: name, MemoryMB: memory, Invocations: invocations, MaxSecondsEach: getitemMaxSeconds}
 	}
 	// Each cold start of runColdStart invokes twice, and runPhases makes one function per arm.
 	twice := 2 * s.ColdStarts
-	plans := map[string][]live.PlannedFunction{
-		"TestPhasesAreTheSDKsOwnConnection": {getitemFn("getitem cold", unthrottledMB, 2*s.Trials)},
-		"TestWarmupFailureDoesNotFailInit":  {getitemFn("getitem warm", unthrottledMB, 2*s.Trials)},
-		"TestFirstCallDominatedByTLS": {
-			getitemFn("getitem cold 128 MB", memoryMB, t1ColdStarts*twice),
-			getitemFn("getitem cold, unthrottled", unthrottledMB, t1ColdStarts*twice),
-		},
-		"TestFirstInvocationIsSlow": {getitemFn("getitem cold 128 MB", memoryMB, s.ColdStarts*(1+warmInvocationsT2))},
-		"TestWarmupRemovesHandshake": {
+	t1 := []live.PlannedFunction{
+		getitemFn("getitem cold 128 MB", memoryMB, t1ColdStarts*twice),
+		getitemFn("getitem cold, unthrottled", unthrottledMB, t1ColdStarts*twice),
+	}
+	if t1ArticleArm(l) {
+		t1 = append(t1, getitemFn("getitem article 128 MB", memoryMB, t1ColdStarts*twice))
+	}
+	var t5, t8, t9 []live.PlannedFunction
+	for _, mb := range scalingSizes {
+		t5 = append(t5, getitemFn(fmt.Sprintf("getitem cold %d MB", mb), mb, twice))
+	}
+	for _, mb := range throttleSizes {
+		t8 = append(t8, live.PlannedFunction{Name: fmt.Sprintf("throttle %d MB", mb), MemoryMB: mb, Invocations: throttleInvocations, MaxSecondsEach: throttleMaxSeconds})
+	}
+	for _, mb := range initBurstSizes {
+		t9 = append(t9, getitemFn(fmt.Sprintf("getitem cold %d MB", mb), mb, twice))
+	}
+	return map[string][]live.PlannedFunction{
+		liveTestOf(ownConnectionClaim):   {getitemFn("getitem cold", unthrottledMB, 2*s.Trials)},
+		liveTestOf(warmupFailureClaim):   {getitemFn("getitem warm", unthrottledMB, 2*s.Trials)},
+		liveTestOf(firstCallClaim):       t1,
+		liveTestOf(firstInvocationClaim): {getitemFn("getitem cold 128 MB", memoryMB, s.ColdStarts*(1+warmInvocationsT2))},
+		liveTestOf(warmupClaim): {
 			getitemFn("getitem cold 128 MB", memoryMB, twice),
 			getitemFn("getitem warm 128 MB", memoryMB, twice),
 		},
+		liveTestOf(scalingClaim):   t5,
+		liveTestOf(throttleClaim):  t8,
+		liveTestOf(initBurstClaim): t9,
 	}
-	if t1ArticleArm(l) {
-		plans["TestFirstCallDominatedByTLS"] = append(plans["TestFirstCallDominatedByTLS"], getitemFn("getitem article 128 MB", memoryMB, t1ColdStarts*twice))
-	}
-	for _, mb := range initBurstSizes {
-		plans["TestInitIsNotThrottled"] = append(plans["TestInitIsNotThrottled"], getitemFn(fmt.Sprintf("getitem cold %d MB", mb), mb, twice))
-	}
-	for _, mb := range scalingSizes {
-		plans["TestHandshakeScalesWithCPU"] = append(plans["TestHandshakeScalesWithCPU"], getitemFn(fmt.Sprintf("getitem cold %d MB", mb), mb, twice))
-	}
-	for _, mb := range throttleSizes {
-		plans["TestThrottleSlices"] = append(plans["TestThrottleSlices"],
-			live.PlannedFunction{Name: fmt.Sprintf("throttle %d MB", mb), MemoryMB: mb, Invocations: throttleInvocations, MaxSecondsEach: throttleMaxSeconds})
-	}
-	return plans
 }
 
 // TestLivePlansAreTheLiveClaimTests: livePlans plans the claim tests that catalog.Tests says run
 // through the live mode's code, each of them and no other, so that the estimate counts every
-// function a live run makes.
+// function a live run makes: a live claim test whose claim has no plan fails it, and so does a
+// plan whose claim the catalog gives no live test ("").
 func TestLivePlansAreTheLiveClaimTests(t *testing.T) {
 	var want []string
 	for _, ct := range catalog.Tests() {
@@ -499,11 +519,12 @@ func admitLiveRun(s settings.Settings) error {
 		region = awsCfg.Region
 	}
 	var all []live.PlannedFunction
+	throttle := liveTestOf(throttleClaim) // Go's alone, whatever the language
 	for _, l := range lambdazip.Languages {
 		// A claim test runs its plan once per language of the GetItem function (platforms),
 		// with that language's cold starts; T8's busy loop is Go's alone, a test of its own.
 		for test, plan := range livePlans(withColdStartsFor(s, l), l) {
-			if test == "TestThrottleSlices" && l == lambdazip.Go && selected(test) || test != "TestThrottleSlices" && selected(test, string(l)) {
+			if test == throttle && l == lambdazip.Go && selected(test) || test != throttle && selected(test, string(l)) {
 				all = append(all, plan...)
 			}
 		}

@@ -28,7 +28,7 @@ import (
 // naming Linux (needLinux).
 func TestMain(m *testing.M) {
 	budget.mainStart = time.Now()
-	checks := []func(settings.Settings) error{claimtest.SelectFromEnv("coldstart", selectable...), quotaReachesKernelMinimum, admitLiveRun, checkFunctionTimeout}
+	checks := []func(settings.Settings) error{claimtest.SelectFromEnv("coldstart", selectable...), quotaReachesKernelMinimum, admitLiveRun}
 	if runtime.GOOS == "linux" {
 		checks = append(checks,
 			provision.Check(provision.NeedDynalite, provision.NeedNode, provision.NeedNode24, provision.NeedRust, provision.NeedPython),

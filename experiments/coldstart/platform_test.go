@@ -11,9 +11,9 @@ package coldstart
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/serverless-claims/claims/functions"
 	"github.com/serverless-claims/claims/harness/claim/claimtest"
@@ -34,56 +34,21 @@ type lambdaPlatform interface {
 	// from them, and their CPUPeriod is the CFS period of the platform's CPU model, one of
 	// which passes between a cold start's invocations (pause).
 	Settings() settings.Settings
-	// Create creates a function as cfg says; it is deleted when t ends, if not before. A
-	// platform that cannot give cfg what it asks (a CPU share where no quota can be made) skips
-	// t, saying why.
-	Create(t *testing.T, cfg functionConfig) function
+	// Create creates a function as cfg says, as a result records it; it is deleted when t ends,
+	// if not before. Where cfg reads DynamoDB, the platform provides the claims' table with its
+	// item, and the endpoint, region and credentials in the function's environment; an
+	// unthrottled function is 3008 MB on Lambda (live_test.go's unthrottledMB). A platform that
+	// cannot give cfg what it asks (a CPU share where no quota can be made) skips t, saying why.
+	Create(t *testing.T, cfg family.Function) function
 }
 
-// functionConfig is what a claim asks of a function: Lambda's function configuration as far as
-// the claims need it. A result records it as family.Function (record).
-type functionConfig struct {
-	Build functionCode
-	// MemoryMB is the memory size, which on Lambda also sets the CPU share: MemoryMB / 1,769 of
-	// one vCPU, with Init's burst.
-	MemoryMB int
-	// Unthrottled asks for a CPU no memory size limits, for the controls of the claims about a
-	// memory size's CPU: locally the machine's CPU; on Lambda 3008 MB, 1.7 vCPUs
-	// (live_test.go's unthrottledMB).
-	Unthrottled bool
-	// DynamoDB says the function reads the claims' table: the platform provides the table with
-	// its item, and the endpoint, region and credentials in the function's environment.
-	DynamoDB bool
-	// Env is the function's own settings (CLAIMS_VARIANT, ...), as Lambda's console holds them.
-	Env map[string]string
-}
-
-// record is c as a result's target lists it.
-func (c functionConfig) record() family.Function {
-	return family.Function{Build: family.Build{Package: c.Build.Package, Language: string(c.Build.Language), Runtime: c.Build.Language.Runtime(), Tags: c.Build.Tags},
-		MemoryMB: c.MemoryMB, Unthrottled: c.Unthrottled, DynamoDB: c.DynamoDB, Env: c.Env}
-}
-
-// String names the function as tables and check names print it: "128 MB", "128 MB, unthrottled".
-func (c functionConfig) String() string {
-	if c.Unthrottled {
-		return fmt.Sprintf("%d MB, unthrottled", c.MemoryMB)
-	}
-	return fmt.Sprintf("%d MB", c.MemoryMB)
-}
-
-// functionCode is the code a function runs: a function folder of this repository, built as
-// Lambda takes it (harness/lambda/lambdazip).
+// functionCode is the code a claim asks a function to run: the build a result records
+// (family.Build), and, for a variant broken on purpose, what it breaks. Package "" is the GetItem
+// function in the platform's language (in), so that one claim body serves every language.
 type functionCode struct {
-	// Package is the function's folder; "" is the GetItem function in the platform's language
-	// (in), so that one claim body serves every language.
-	Package string
-	// Language is Package's; in sets it.
-	Language lambdazip.Language
-	// Tags is the build tag of a variant broken on purpose, for the sensitivity tests: one of
-	// functions.Broken, which every GetItem function knows.
-	Tags string
-	// Broken says what Tags breaks, as a sensitivity result records it (in its broken).
+	family.Build
+	// Broken says what Tags breaks, as a sensitivity result records it (in its broken); Tags is
+	// one of functions.Broken, which every GetItem function knows.
 	Broken string
 }
 
@@ -92,13 +57,14 @@ var (
 	// getItemFunction is the GetItem function in the platform's language.
 	getItemFunction = functionCode{}
 	// throttleFunc is T8's busy loop.
-	throttleFunc = functionCode{Package: "functions/throttle", Language: lambdazip.Go}
+	throttleFunc = functionCode{Build: family.Build{Package: "functions/throttle", Language: lambdazip.Go}}
 )
 
 // in is b on p: the GetItem function in p's language where b names no folder.
 func (b functionCode) in(p lambdaPlatform) functionCode { return b.inLanguage(p.Language()) }
 
-// inLanguage is b with the GetItem function in l where b names no folder.
+// inLanguage is b with the GetItem function in l where b names no folder, and the runtime of
+// its language.
 func (b functionCode) inLanguage(l lambdazip.Language) functionCode {
 	if b.Package == "" {
 		b.Language = l
@@ -108,6 +74,7 @@ func (b functionCode) inLanguage(l lambdazip.Language) functionCode {
 		}
 		b.Package = pkg
 	}
+	b.Runtime = b.Language.Runtime()
 	return b
 }
 
@@ -122,7 +89,7 @@ func (b functionCode) described() string {
 // brokenBuild is the GetItem function built with tag (one of functions.Broken), which breaks
 // what: a sensitivity case's function, in the platform's language.
 func brokenBuild(tag, what string) functionCode {
-	return functionCode{Tags: tag, Broken: "-tags " + tag + ": " + what}
+	return functionCode{Build: family.Build{Tags: tag}, Broken: "-tags " + tag + ": " + what}
 }
 
 // function is one created function.
@@ -135,6 +102,8 @@ type function interface {
 	Invoke(ctx context.Context, event []byte) (invocation, error)
 	// Delete deletes the function and ends its execution environment.
 	Delete() error
+	// Timeout is the function's timeout: the platform ends an invocation that outlasts it.
+	Timeout() time.Duration
 }
 
 // invocation is one invoke's outcome, as Lambda's Invoke API returns it.
@@ -209,20 +178,13 @@ func brokenIn(p lambdaPlatform, b functionCode) string {
 // and the functions the claim created there.
 type onPlatform struct {
 	Platform  lambdaPlatform
-	Functions []functionConfig
+	Functions []family.Function
 }
 
 // MarshalJSON records the target as family.ColdStartTarget: the platform's own record, and each
 // function's configuration.
 func (o onPlatform) MarshalJSON() ([]byte, error) {
-	t := family.ColdStartTarget{Platform: o.Platform}
-	if o.Functions != nil {
-		t.Functions = make([]family.Function, len(o.Functions))
-	}
-	for i, c := range o.Functions {
-		t.Functions[i] = c.record()
-	}
-	return json.Marshal(t)
+	return json.Marshal(family.ColdStartTarget{Platform: o.Platform, Functions: o.Functions})
 }
 
 // Mode is the platform's.

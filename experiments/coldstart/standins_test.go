@@ -6,14 +6,13 @@ package coldstart
 // (harness/standin/dynalite) through a trust bundle made at run time.
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"testing"
 	"time"
 
@@ -83,29 +82,6 @@ const (
 // whole CPU. Lambda does not publish the burst's size; one CPU is 1,769 MB's share, so a function
 // of that size runs its Init and its invocations alike.
 const initBurstShare = 1.0
-
-// functionTimeoutEnv sets the local platform's function timeout in seconds (Lambda's 1 to 900):
-// lambdalocal.DefaultTimeout unless set. No claim rests on it; a machine much slower than the
-// one the default was set for (the runner stand-in's guest under QEMU's TCG, docs/runner.md)
-// sets a longer one, and every result records it (target.platform.functionTimeoutS).
-const functionTimeoutEnv = "CLAIMS_FUNCTION_TIMEOUT_S"
-
-// functionTimeout is the local platform's function timeout, read once in TestMain (checkFunctionTimeout).
-var functionTimeout = lambdalocal.DefaultTimeout
-
-// checkFunctionTimeout reads functionTimeoutEnv, refusing a value Lambda would not take, naming it.
-func checkFunctionTimeout(settings.Settings) error {
-	raw, ok := os.LookupEnv(functionTimeoutEnv)
-	if !ok {
-		return nil
-	}
-	n, err := strconv.Atoi(raw)
-	if err != nil || n < 1 || time.Duration(n)*time.Second > lambdalocal.MaxTimeout {
-		return fmt.Errorf("%s = %q: want whole seconds from 1 to %d", functionTimeoutEnv, raw, int(lambdalocal.MaxTimeout/time.Second))
-	}
-	functionTimeout = time.Duration(n) * time.Second
-	return nil
-}
 
 // local is the local platform of one test. It runs one execution environment at a time: a cold
 // start of any of its functions ends the environment that ran before, so that an idle one takes
@@ -210,11 +186,11 @@ func (p *local) dynamoEnv(l lambdazip.Language) map[string]string {
 }
 
 // quota says whether c runs under its memory size's quota here.
-func (p *local) quota(c functionConfig) bool { return !c.Unthrottled && !p.opts.noQuota }
+func (p *local) quota(c family.Function) bool { return !c.Unthrottled && !p.opts.noQuota }
 
 // Create implements lambdaPlatform: it builds the function and wires its environment; each
 // execution environment starts at a cold start (or at the first Invoke).
-func (p *local) Create(t *testing.T, c functionConfig) function {
+func (p *local) Create(t *testing.T, c family.Function) function {
 	t.Helper()
 	if p.quota(c) {
 		if _, err := cgroup.Available(); err != nil {
@@ -282,7 +258,7 @@ func (p *local) end() {
 type localFunction struct {
 	t         *testing.T
 	p         *local
-	cfg       functionConfig
+	cfg       family.Function
 	bootstrap string
 	vars      map[string]string // the function's environment
 	// e is the running execution environment, or nil.
@@ -298,7 +274,7 @@ type localFunction struct {
 // a Lambda cold start, and would otherwise spend the first period's quota before Init begins.
 func (f *localFunction) ColdStart(ctx context.Context) error {
 	f.p.end()
-	o := lambdalocal.Options{Bootstrap: f.bootstrap, Env: f.vars, MemoryMB: f.cfg.MemoryMB, Period: f.p.settings.CPUPeriod, Timeout: functionTimeout}
+	o := lambdalocal.Options{Bootstrap: f.bootstrap, Env: f.vars, MemoryMB: f.cfg.MemoryMB, Period: f.p.settings.CPUPeriod, Timeout: f.Timeout()}
 	if f.p.quota(f.cfg) {
 		o.Quota, o.InitShare = true, initBurstShare
 	} else if _, err := cgroup.Available(); err == nil {
@@ -313,6 +289,15 @@ func (f *localFunction) ColdStart(ctx context.Context) error {
 		return ctx.Err()
 	}
 }
+
+// functionTimeout is the timeout of the platform's functions: its settings', else the emulator's
+// default.
+func (p *local) functionTimeout() time.Duration {
+	return cmp.Or(p.settings.FunctionTimeout, lambdalocal.DefaultTimeout)
+}
+
+// Timeout implements function: the platform's (settings.FunctionTimeoutEnv).
+func (f *localFunction) Timeout() time.Duration { return f.p.functionTimeout() }
 
 // Invoke implements function; without a running environment it starts one first, as Lambda does.
 func (f *localFunction) Invoke(ctx context.Context, event []byte) (invocation, error) {
@@ -405,7 +390,7 @@ type localRecord struct {
 	DynamoDB *localDynamo `json:"dynamodb,omitempty"`
 	// InitSource says which measure of Init the claims read.
 	InitSource string `json:"initSource"`
-	// FunctionTimeoutS is the functions' timeout (functionTimeoutEnv).
+	// FunctionTimeoutS is the functions' timeout (settings.FunctionTimeoutEnv).
 	FunctionTimeoutS int `json:"functionTimeoutS"`
 }
 
@@ -447,7 +432,7 @@ func (p *local) MarshalJSON() ([]byte, error) {
 	// The emulator's Init Duration ends when the runtime first asks for an event, before work a
 	// runtime does lazily; the function's own measure is the Init evidence.
 	r.InitSource = "the function's own measure (initMs); the emulator's Init Duration is kept beside it (report.initMs)"
-	r.FunctionTimeoutS = int(functionTimeout / time.Second)
+	r.FunctionTimeoutS = int(p.functionTimeout() / time.Second)
 	return json.Marshal(r)
 }
 

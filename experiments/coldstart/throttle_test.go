@@ -111,7 +111,7 @@ func measureThrottleSlices(t *testing.T, p lambdaPlatform, invocations int) clai
 	t.Helper()
 	started := time.Now()
 	// Never null, though no size ran (a plan with no room): the result is written whole.
-	configs, checks := []functionConfig{}, []verdict.Check{}
+	configs, checks := []family.Function{}, []verdict.Check{}
 	sizes, trials := []family.SizeFigures{}, []family.SizeLoops{}
 	var evidence stats.Proportion
 	var table strings.Builder
@@ -121,7 +121,7 @@ func measureThrottleSlices(t *testing.T, p lambdaPlatform, invocations int) clai
 	evidence.N = pl.rounds()
 	startWithin(t, pl, func(i int) {
 		mb := throttleSizes[i]
-		c := functionConfig{Build: throttleFunc, MemoryMB: mb}
+		c := family.Function{Build: throttleFunc.in(p).Build, MemoryMB: mb}
 		configs = append(configs, c)
 		if why := sizeNotHere(p, mb); why != "" {
 			// No evidence of this size, said in its trial: the rest decide.
@@ -160,7 +160,7 @@ func measureThrottleSlices(t *testing.T, p lambdaPlatform, invocations int) clai
 	t.Logf("T8, a busy loop of %v by memory size:\n%s", throttleBusy, table.String())
 	if len(configs) == 0 { // no room for any size: the functions the plan would have made, not started
 		for _, mb := range throttleSizes {
-			configs = append(configs, functionConfig{Build: throttleFunc, MemoryMB: mb})
+			configs = append(configs, family.Function{Build: throttleFunc.in(p).Build, MemoryMB: mb})
 			trials = append(trials, family.SizeLoops{MemoryMB: mb, Loops: []throttle.Loop{}, Failures: []string{"not started: " + pl.cut}})
 		}
 	}

@@ -14,6 +14,8 @@ import (
 	"strings"
 
 	"github.com/serverless-claims/claims/harness/claim/stats"
+	"github.com/serverless-claims/claims/harness/lambda/lambdareport"
+	"github.com/serverless-claims/claims/harness/lambda/lambdazip"
 	"github.com/serverless-claims/claims/results/family/getitem"
 )
 
@@ -49,14 +51,23 @@ type Function struct {
 	Env map[string]string `json:"env,omitempty"`
 }
 
+// String names the function as tables, check names and a cold start's arm name it: "128 MB",
+// "128 MB, unthrottled".
+func (f Function) String() string {
+	if f.Unthrottled {
+		return fmt.Sprintf("%d MB, unthrottled", f.MemoryMB)
+	}
+	return fmt.Sprintf("%d MB", f.MemoryMB)
+}
+
 // Build is the code a function runs: a function folder of this repository, built as Lambda takes
 // it (harness/lambda/lambdazip).
 type Build struct {
 	Package string `json:"package" jsonschema:"pattern=^functions/"`
 	// Language is the function's language (go, rust, node, python), and Runtime the Lambda
 	// runtime that runs it; both absent from results made before functions had languages.
-	Language string `json:"language,omitempty"`
-	Runtime  string `json:"runtime,omitempty" jsonschema:"minLength=1"`
+	Language lambdazip.Language `json:"language,omitempty"`
+	Runtime  string             `json:"runtime,omitempty" jsonschema:"minLength=1"`
 	// Tags is the build tag of a variant broken on purpose, for the sensitivity tests.
 	Tags string `json:"tags,omitempty" jsonschema:"minLength=1"`
 }
@@ -68,22 +79,11 @@ type Invoked struct {
 	Error  string         `json:"error,omitempty"`
 	Answer getitem.Answer `json:"answer"`
 	// Body is the answer as sent, when it is not the function's JSON.
-	Body     string           `json:"body,omitempty"`
-	Report   InvocationReport `json:"report"`
-	ClientMs float64          `json:"clientMs" jsonschema:"minimum=0"`
+	Body     string              `json:"body,omitempty"`
+	Report   lambdareport.Report `json:"report"`
+	ClientMs float64             `json:"clientMs" jsonschema:"minimum=0"`
 	// Attempts is how many requests the platform's client sent for the invoke.
 	Attempts int `json:"attempts" jsonschema:"minimum=0"`
-}
-
-// InvocationReport is an invocation's REPORT as a result keeps it: what the line carried, nil
-// where it carried nothing (Init only on a cold start).
-type InvocationReport struct {
-	InitMs          *float64 `json:"initMs,omitempty" jsonschema:"minimum=0"`
-	DurationMs      *float64 `json:"durationMs,omitempty" jsonschema:"minimum=0"`
-	BilledMs        *float64 `json:"billedMs,omitempty" jsonschema:"minimum=0"`
-	MemorySizeMB    *int     `json:"memorySizeMB,omitempty" jsonschema:"minimum=0"`
-	MaxMemoryUsedMB *int     `json:"maxMemoryUsedMB,omitempty" jsonschema:"minimum=0"`
-	Status          string   `json:"status,omitempty"` // "timeout", "error"; "" for success
 }
 
 // Throttling is what the platform counted for one environment's CPU: periods in which it ran,

@@ -40,7 +40,7 @@ const module = "github.com/serverless-claims/claims"
 
 // commentDirs are the folders whose doc comments describe the result's types, relative to this
 // package's folder (go generate and go test both run in it).
-var commentDirs = []string{"../family", "../../harness/claim", "../../harness/workload", "../../harness/sys/runtimes", "../../catalog"}
+var commentDirs = []string{"../family", "../../harness/claim", "../../harness/lambda", "../../harness/workload", "../../harness/sys/runtimes", "../../catalog"}
 
 // enumer is a string type that lists its values; its schema is their enum.
 type enumer interface{ Enum() []string }

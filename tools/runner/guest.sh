@@ -36,7 +36,7 @@ trials=${CLAIMS_TRIALS:-8}
 # (harness/sys/settings' MinColdStarts), so that T1-T6 fit the guest's time; the results record
 # how many ran (parameters.coldStarts).
 cold_starts=${CLAIMS_COLD_STARTS:-}
-# The local platform's function timeout (experiments/coldstart's CLAIMS_FUNCTION_TIMEOUT_S, 30 s
+# The local platform's function timeout (harness/sys/settings' CLAIMS_FUNCTION_TIMEOUT_S, 30 s
 # unless set), which no claim rests on: under TCG else 300 s (the emulator's own default), since
 # a 128 MB function's first invocation there outlasted 30 s, the emulator ended it, and then
 # crashed on the next invoke (the EOF T1, T2, T3 and T5 met; docs/runner.md).

@@ -41,26 +41,28 @@ var ErrNotReport = errors.New("not a REPORT line")
 
 // Report is one invocation's REPORT, whatever form it came in. Durations are in milliseconds and
 // memory in MB; a figure the line did not carry is nil, so a warm start's InitDuration is nil
-// rather than 0.
+// rather than 0. A result keeps it as an invocation's report (results/family's Invoked) under
+// the json names below: the figures the claims read, without the request id, the SnapStart
+// figures, the form and the fields as printed.
 type Report struct {
-	RequestID             string
-	Duration              *float64
-	BilledDuration        *float64
-	InitDuration          *float64
-	RestoreDuration       *float64
-	BilledRestoreDuration *float64
-	MemorySizeMB          *int
-	MaxMemoryUsedMB       *int
+	RequestID             string   `json:"-"`
+	InitDuration          *float64 `json:"initMs,omitempty" jsonschema:"minimum=0"`
+	Duration              *float64 `json:"durationMs,omitempty" jsonschema:"minimum=0"`
+	BilledDuration        *float64 `json:"billedMs,omitempty" jsonschema:"minimum=0"`
+	RestoreDuration       *float64 `json:"-"`
+	BilledRestoreDuration *float64 `json:"-"`
+	MemorySizeMB          *int     `json:"memorySizeMB,omitempty" jsonschema:"minimum=0"`
+	MaxMemoryUsedMB       *int     `json:"maxMemoryUsedMB,omitempty" jsonschema:"minimum=0"`
 	// Status is the invoke's outcome as printed: a text line says it only when the invoke failed
 	// ("timeout", "error"), so "" there means success; a JSON record always says it ("success").
-	Status string
-	Form   string // FormText or FormJSON
+	Status string `json:"status,omitempty"`
+	Form   string `json:"-"` // FormText or FormJSON
 	// Fields holds every field of the record, known or not, as printed. For text it is keyed by
 	// the printed name ("Billed Duration") and the value keeps its unit ("13 ms"), with runs of
 	// white space made one space. For JSON it is keyed by the record's key, with a metric under
 	// "metrics." ("metrics.durationMs"), the envelope's time under "time", a string unquoted and
 	// any other value as compact JSON.
-	Fields map[string]string
+	Fields map[string]string `json:"-"`
 }
 
 // Cold reports whether the invocation paid for an Init phase, which Lambda shows by printing

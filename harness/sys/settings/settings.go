@@ -22,6 +22,11 @@ const (
 	// ColdStartsEnv is the number of cold starts per variant and memory size of the claims
 	// about a CPU share; the article forced four.
 	ColdStartsEnv = "CLAIMS_COLD_STARTS"
+	// FunctionTimeoutEnv is the cold-start claims' local platform's function timeout, in whole
+	// seconds as Lambda takes one. No claim rests on it; a machine much slower than the one the
+	// default was set for (the runner stand-in's guest under QEMU's TCG, docs/runner.md) sets a
+	// longer one.
+	FunctionTimeoutEnv = "CLAIMS_FUNCTION_TIMEOUT_S"
 )
 
 // Settings are one run's parameters.
@@ -36,6 +41,9 @@ type Settings struct {
 	// these claims are decided on means with bootstrap intervals, which need more samples than
 	// an ordering does: the default is 20 even where CLAIMS_TRIALS is lower.
 	ColdStarts int `json:"coldStarts"`
+	// FunctionTimeout is the local platform's function timeout; zero, where FunctionTimeoutEnv
+	// is unset, leaves the platform its own (harness/lambda/lambdalocal's DefaultTimeout).
+	FunctionTimeout time.Duration `json:"-"`
 }
 
 // DefaultCPUPeriod is Lambda's CPU period as far as it has been measured: a busy loop's stalls on
@@ -60,6 +68,8 @@ const (
 	// of the period) reaches the kernel's 1 ms minimum is checked where the quota is made.
 	minPeriodMs = 1
 	maxPeriodMs = 1000
+	// Lambda takes function timeouts from 1 s to 15 minutes.
+	maxFunctionTimeoutS = 900
 )
 
 // MinColdStarts is the fewest cold starts per variant and size that CLAIMS_COLD_STARTS takes,
@@ -91,6 +101,11 @@ func FromEnv() (Settings, error) {
 	if s.ColdStarts, err = intVar(ColdStartsEnv, s.ColdStarts, MinColdStarts, maxTrials); err != nil {
 		return Settings{}, err
 	}
+	timeoutS, err := intVar(FunctionTimeoutEnv, 0, 1, maxFunctionTimeoutS)
+	if err != nil {
+		return Settings{}, err
+	}
+	s.FunctionTimeout = time.Duration(timeoutS) * time.Second
 	return s, nil
 }
 

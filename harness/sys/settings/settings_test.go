@@ -14,10 +14,10 @@ func TestFromEnvDefaultsToTheArticle(t *testing.T) {
 	s, err := FromEnv()
 	require.Error(t, err, "set but empty is not unset")
 
-	for _, v := range []string{TrialsEnv, SpinEnv, PauseEnv, PeriodEnv, ColdStartsEnv} {
+	for _, v := range []string{TrialsEnv, SpinEnv, PauseEnv, PeriodEnv, ColdStartsEnv, FunctionTimeoutEnv} {
 		t.Setenv(v, "1") // registers the restore; then unset for real
 	}
-	unset(t, TrialsEnv, SpinEnv, PauseEnv, PeriodEnv, ColdStartsEnv)
+	unset(t, TrialsEnv, SpinEnv, PauseEnv, PeriodEnv, ColdStartsEnv, FunctionTimeoutEnv)
 	s, err = FromEnv()
 	require.NoError(t, err)
 	assert.Equal(t, Article(), s)
@@ -29,9 +29,10 @@ func TestFromEnvReads(t *testing.T) {
 	t.Setenv(PauseEnv, "0")
 	t.Setenv(PeriodEnv, "20")
 	t.Setenv(ColdStartsEnv, "6")
+	t.Setenv(FunctionTimeoutEnv, "300")
 	s, err := FromEnv()
 	require.NoError(t, err)
-	assert.Equal(t, Settings{Trials: 8, SpinMs: 300, Pause: 0, CPUPeriod: 20 * time.Millisecond, ColdStarts: 6}, s)
+	assert.Equal(t, Settings{Trials: 8, SpinMs: 300, Pause: 0, CPUPeriod: 20 * time.Millisecond, ColdStarts: 6, FunctionTimeout: 300 * time.Second}, s)
 }
 
 func TestFromEnvRefusesNonsenseNamingTheVariable(t *testing.T) {
@@ -40,6 +41,7 @@ func TestFromEnvRefusesNonsenseNamingTheVariable(t *testing.T) {
 		{SpinEnv, "50"}, {SpinEnv, "-500"}, {PauseEnv, "-1"}, {PauseEnv, "5s"},
 		{PeriodEnv, "0"}, {PeriodEnv, "1001"}, {PeriodEnv, "100ms"},
 		{ColdStartsEnv, "4"}, {ColdStartsEnv, "x"},
+		{FunctionTimeoutEnv, "0"}, {FunctionTimeoutEnv, "901"}, {FunctionTimeoutEnv, "30s"},
 	} {
 		t.Run(c.name+"="+c.value, func(t *testing.T) {
 			t.Setenv(c.name, c.value)
