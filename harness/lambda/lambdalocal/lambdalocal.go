@@ -40,6 +40,7 @@ import (
 	"github.com/serverless-claims/claims/harness/sys/cgroup"
 	"github.com/serverless-claims/claims/harness/sys/loopback"
 	"github.com/serverless-claims/claims/harness/sys/proc"
+	"github.com/serverless-claims/claims/harness/sys/settings"
 )
 
 // EmulatorPackage is the emulator's command, required by go.mod's tool directive.
@@ -48,9 +49,6 @@ const EmulatorPackage = "github.com/aws/aws-lambda-runtime-interface-emulator/cm
 // DefaultTimeout is a function's timeout (AWS_LAMBDA_FUNCTION_TIMEOUT, which the emulator applies to
 // Init and to each invoke) where Options.Timeout is zero.
 const DefaultTimeout = 30 * time.Second
-
-// MaxTimeout is Lambda's largest function timeout, 15 minutes.
-const MaxTimeout = 900 * time.Second
 
 // invocationsPath is where RIE takes invokes, as Lambda's Invoke API names it.
 const invocationsPath = "/2015-03-31/functions/function/invocations"
@@ -84,8 +82,8 @@ type Options struct {
 	// It costs the runtime's start the run of a shell that execs it, and each request of the
 	// runtime a hop through a loopback proxy.
 	MeasureInit bool
-	// Timeout is the function's timeout, in whole seconds from 1 s to MaxTimeout, as Lambda
-	// takes it; zero means DefaultTimeout. The emulator ends an invoke that outlasts it (and, in
+	// Timeout is the function's timeout, in whole seconds from 1 s to settings.MaxFunctionTimeout,
+	// as Lambda takes it; zero means DefaultTimeout. The emulator ends an invoke that outlasts it (and, in
 	// the emulator of go.mod, cannot take the next invoke after: it panics, and the caller sees
 	// EOF), so a machine much slower than the one the default was set for (an emulated CPU)
 	// needs a longer one. It is no part of any claim.
@@ -262,8 +260,8 @@ func (o Options) timeout() (time.Duration, error) {
 	if o.Timeout == 0 {
 		return DefaultTimeout, nil
 	}
-	if o.Timeout < time.Second || o.Timeout > MaxTimeout || o.Timeout%time.Second != 0 {
-		return 0, fmt.Errorf("Timeout = %v; want whole seconds from 1s to %v", o.Timeout, MaxTimeout)
+	if o.Timeout < time.Second || o.Timeout > settings.MaxFunctionTimeout || o.Timeout%time.Second != 0 {
+		return 0, fmt.Errorf("Timeout = %v; want whole seconds from 1s to %v", o.Timeout, settings.MaxFunctionTimeout)
 	}
 	return o.Timeout, nil
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/serverless-claims/claims/harness/sys/build"
 	"github.com/serverless-claims/claims/harness/sys/cgroup"
+	"github.com/serverless-claims/claims/harness/sys/settings"
 )
 
 func echoBootstrap(t *testing.T) string {
@@ -153,7 +154,7 @@ func TestTimeoutIsLambdasOrRefusedByName(t *testing.T) {
 	if assert.NoError(t, err) {
 		assert.Equal(t, 300*time.Second, d, "timeout of 300s = %v; want 300s", d)
 	}
-	for _, bad := range []time.Duration{-time.Second, 500 * time.Millisecond, 1500 * time.Millisecond, MaxTimeout + time.Second} {
+	for _, bad := range []time.Duration{-time.Second, 500 * time.Millisecond, 1500 * time.Millisecond, settings.MaxFunctionTimeout + time.Second} {
 		_, err := Options{Timeout: bad}.timeout()
 		if assert.Error(t, err, "timeout %v: want refused", bad) {
 			assert.Contains(t, err.Error(), "Timeout = ")

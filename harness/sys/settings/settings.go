@@ -68,9 +68,12 @@ const (
 	// of the period) reaches the kernel's 1 ms minimum is checked where the quota is made.
 	minPeriodMs = 1
 	maxPeriodMs = 1000
-	// Lambda takes function timeouts from 1 s to 15 minutes.
-	maxFunctionTimeoutS = 900
 )
+
+// MaxFunctionTimeout is Lambda's largest function timeout, 15 minutes: the most that
+// FunctionTimeoutEnv takes, and that the local platform (harness/lambda/lambdalocal) gives a
+// function.
+const MaxFunctionTimeout = 900 * time.Second
 
 // MinColdStarts is the fewest cold starts per variant and size that CLAIMS_COLD_STARTS takes,
 // and that a claim about a CPU share is decided on: fewer leave a bootstrap interval too wide
@@ -101,7 +104,7 @@ func FromEnv() (Settings, error) {
 	if s.ColdStarts, err = intVar(ColdStartsEnv, s.ColdStarts, MinColdStarts, maxTrials); err != nil {
 		return Settings{}, err
 	}
-	timeoutS, err := intVar(FunctionTimeoutEnv, 0, 1, maxFunctionTimeoutS)
+	timeoutS, err := intVar(FunctionTimeoutEnv, 0, 1, int(MaxFunctionTimeout/time.Second))
 	if err != nil {
 		return Settings{}, err
 	}
