@@ -33,6 +33,7 @@ import (
 	"github.com/serverless-claims/claims/harness/claim/stats"
 	"github.com/serverless-claims/claims/harness/claim/verdict"
 	"github.com/serverless-claims/claims/harness/lambda/lambdazip"
+	"github.com/serverless-claims/claims/harness/sys/settings"
 	"github.com/serverless-claims/claims/results/family"
 )
 
@@ -429,10 +430,16 @@ const localRustWarmupFactor = 3
 
 // warmupColdStartsOn is the cold starts T3 takes on p, in each arm.
 func warmupColdStartsOn(p lambdaPlatform) int {
-	if p.Mode() == results.ModeLocal && p.Language() == lambdazip.Rust {
-		return localRustWarmupFactor * coldStartsOn(p)
+	return warmupColdStarts(p.Settings(), p.Language(), p.Mode() == results.ModeLocal)
+}
+
+// warmupColdStarts is the cold starts T3 takes in each arm at s on language l's function, on
+// the local platform where local: what it runs, and what the time plan plans (timedTests).
+func warmupColdStarts(s settings.Settings, l lambdazip.Language, local bool) int {
+	if local && l == lambdazip.Rust {
+		return localRustWarmupFactor * coldStartsIn(s, l)
 	}
-	return coldStartsOn(p)
+	return coldStartsIn(s, l)
 }
 
 // T3's bound on what the warm-up saves the first invocation, as a part of the cold variant's

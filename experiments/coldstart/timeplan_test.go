@@ -83,7 +83,7 @@ var timedTests = map[string]timedTest{
 	// Four warm invocations each.
 	"TestFirstInvocationIsSlow": {coldStarts: coldStartsIn, perColdStart: perLanguage(500, 300, 1470, 1200)},
 	"TestWarmupRemovesHandshake": {
-		coldStarts:   func(s settings.Settings, l lambdazip.Language) int { return 2 * coldStartsIn(s, l) },
+		coldStarts:   func(s settings.Settings, l lambdazip.Language) int { return 2 * warmupColdStarts(s, l, localPlatform) },
 		perColdStart: perLanguage(300, 150, 800, 830),
 	},
 	"TestHandshakeScalesWithCPU": {
