@@ -41,8 +41,9 @@ const noQuotaColdStarts = 6
 // broken so that the claim cannot hold (claimtest.CatchBroken), in every language: a warm-up on a
 // client of its own (T3), the trace off the SDK's call (T6), an Init that fails on the warm-up's
 // error (T4). Each is decided by what the function did (a connection not reused, no trace of it,
-// an Init that ended), not by a ratio of times, so its verdict holds on a busy machine, and
-// `make test` runs it beside the library's tests (BUSY_BROKEN_CASES). Each runs its platform with
+// an Init that ended), not by a ratio of times. `make test` still runs it on an idle machine, with
+// the claims: its T4 cases bring DynamoDB's stand-in back on a port that another test process
+// can take meanwhile (loopback.FreeAddrs). Each runs its platform with
 // the settings CatchBroken hands it (the run's, their trials cut by claimtest.BrokenSettings),
 // and counts its own cold starts: the Go function's T3 case the trials it is handed, at most four
 // (each cold start of a warm-up on a client of its own misses the reuse T3 wants, so four fail it
@@ -57,7 +58,7 @@ func TestCatchesBrokenFunctions(t *testing.T) {
 // that breaks them: no quota, so no memory size has less CPU than another (T1, T2, T5), and the
 // kernel's default CFS period, which is not Lambda's (T8). Their verdicts turn on ratios of times
 // under a quota, which a busy machine moves (a no-quota T2 case came out inconclusive there), so
-// `make test` runs them with the claims, on an idle machine.
+// `make test` runs them with the claims, on an idle machine, as it runs TestCatchesBrokenFunctions.
 func TestCatchesBrokenCPUModels(t *testing.T) {
 	beginFixed(t)
 	claimtest.CatchBroken(t, claimtest.Settings(t), brokenCPUModels...)
