@@ -9,15 +9,16 @@
 // The Go tests in experiments/threadpool start it with UV_THREADPOOL_SIZE set in its
 // environment (except the tests about setting it from inside, which use entry-set-inside.*).
 
-// The scenarios, each in its own file, loaded only when chosen.
+// The scenarios, by the file that holds them (loaded only when chosen) and, where it holds
+// several, the name it exports each by.
 const scenarios = {
-  calibrate: './scenarios/calibrate',
-  slots: './scenarios/slots',
-  poolThreads: './scenarios/pool-threads',
-  waves: './scenarios/waves',
-  apiTable: './scenarios/api-table',
-  interference: './scenarios/interference',
-  blocking: './scenarios/blocking',
+  calibrate: ['./scenarios/calibrate'],
+  slots: ['./scenarios/pool', 'slots'],
+  poolThreads: ['./scenarios/pool', 'poolThreads'],
+  waves: ['./scenarios/pool', 'waves'],
+  apiTable: ['./scenarios/api-table'],
+  interference: ['./scenarios/interference'],
+  blocking: ['./scenarios/blocking'],
 };
 
 const { BadParam } = require('./lib');
@@ -37,7 +38,9 @@ async function main(argv) {
   if (params === null || typeof params !== 'object' || Array.isArray(params)) {
     throw new BadParam(`parameters ${JSON.stringify(raw)}: want a JSON object`);
   }
-  const result = await require(scenarios[name])(params);
+  const [file, exported] = scenarios[name];
+  const mod = require(file);
+  const result = await (exported ? mod[exported] : mod)(params);
   process.stdout.write(`RESULT ${JSON.stringify({ scenario: name, ...result })}\n`);
 }
 
