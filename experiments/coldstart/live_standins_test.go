@@ -241,7 +241,7 @@ func (s *standIns) assertNothingLeft(t *testing.T) {
 // is the same in every language, and the child builds the zips of every language it selects
 // before its first create (prebuild), which takes minutes on a machine that has not built
 // them for the run's architecture before (a new user's first make test).
-const t6OnGo = "TestPhasesAreTheSDKsOwnConnection$/^go"
+func t6OnGo() string { return testName(TestPhasesAreTheSDKsOwnConnection) + "$/^go" }
 
 // childTest runs this test binary's test named run as a child process against the stand-ins
 // (a user's live run, pointed at other endpoints), with extra settings and flags; its results go
@@ -289,7 +289,7 @@ func waitExit(t *testing.T, cmd *exec.Cmd, limit time.Duration, out *bytes.Buffe
 // before its first create, saying the estimate and the cap.
 func TestLiveRunAboveTheCapMakesNothing(t *testing.T) {
 	s := launchStandIns(t, claimtest.Settings(t))
-	cmd, out := childTest(t, s, "TestThrottleSlices", map[string]string{live.EnvMaxUSD: "0.000001"})
+	cmd, out := childTest(t, s, testName(TestThrottleSlices), map[string]string{live.EnvMaxUSD: "0.000001"})
 	waitExit(t, cmd, 2*time.Minute, out)
 	assert.NotZero(t, cmd.ProcessState.ExitCode(), "exit status = 0; want a refusal (output:\n%s)", out)
 	assert.Contains(t, out.String(), "is above the cap $0.00", "the refusal must give the estimate and the cap")
@@ -302,7 +302,7 @@ func TestLiveRunAboveTheCapMakesNothing(t *testing.T) {
 // made and running) deletes everything the run made before the binary dies.
 func TestLiveRunInterruptedLeavesNothing(t *testing.T) {
 	s := launchStandIns(t, claimtest.Settings(t))
-	cmd, out := childTest(t, s, t6OnGo, map[string]string{"CLAIMS_TRIALS": "20"})
+	cmd, out := childTest(t, s, t6OnGo(), map[string]string{"CLAIMS_TRIALS": "20"})
 	deadline := time.Now().Add(2 * time.Minute)
 	for s.lambda.Environments() == 0 {
 		require.True(t, time.Now().Before(deadline), "the live run made no running function within 2 minutes; its output:\n%s", out)
@@ -339,7 +339,7 @@ func TestLivePlanFitsItsTimeout(t *testing.T) {
 		{"no room", 2 * time.Second, []string{"none of 1000 cold starts started"}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cmd, out := childTest(t, s, t6OnGo, map[string]string{"CLAIMS_TRIALS": "1000", live.EnvMaxUSD: "1000"},
+			cmd, out := childTest(t, s, t6OnGo(), map[string]string{"CLAIMS_TRIALS": "1000", live.EnvMaxUSD: "1000"},
 				"-test.timeout="+(stopMargin+tc.room).String())
 			waitExit(t, cmd, stopMargin+tc.room+time.Minute, out)
 			// Its output is logged below where the test fails.
@@ -386,7 +386,7 @@ func TestAPlatformIsJudgedOnTheArticlesClaim(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := launchStandIns(t, claimtest.Settings(t), standInModel{handshakeDelay: tc.delay})
-			cmd, out := childTest(t, s, "TestFirstInvocationIsSlow$/^rust", map[string]string{settings.ColdStartsEnv: "5"})
+			cmd, out := childTest(t, s, testName(TestFirstInvocationIsSlow)+"$/^rust", map[string]string{settings.ColdStartsEnv: "5"})
 			waitExit(t, cmd, 3*time.Minute, out)
 			res := childResult(t, out.String())
 			assert.Equal(t, results.ModeLive, res.Mode, "the child's mode")

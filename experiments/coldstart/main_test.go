@@ -86,7 +86,7 @@ func prebuild(settings.Settings) error {
 			}
 		}
 	}
-	throttle := selected("TestThrottleSlices")
+	throttle := selected(testName(TestThrottleSlices))
 	if len(languages) == 0 && !throttle {
 		return nil
 	}

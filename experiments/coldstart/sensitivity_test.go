@@ -64,6 +64,16 @@ func TestCatchesBrokenCPUModels(t *testing.T) {
 	claimtest.CatchBroken(t, claimtest.Settings(t), brokenCPUModels...)
 }
 
+// init adds the broken cases to the time plan (timedTests), which keeps their time whole: the
+// broken functions' fixed cold starts in every language, the broken CPU models' no-quota cold
+// starts and T8's busy loops, each in a fresh environment.
+func init() {
+	addTimedTests(
+		timedTest{test: TestCatchesBrokenFunctions, fixed: 40 * time.Second},
+		timedTest{test: TestCatchesBrokenCPUModels, fixed: 25 * time.Second},
+	)
+}
+
 // brokenCPUModels are the cases of TestCatchesBrokenCPUModels (claimtest.BrokenCases).
 var brokenCPUModels = claimtest.BrokenCases(
 	// With no quota the handshake takes the machine's CPU in both arms (slowdown about 1,

@@ -20,7 +20,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -54,6 +56,8 @@ const killGrace = time.Minute
 // language, at the run's settings, which it cuts where the time is short; or the fixed time of
 // a test that cuts nothing (the broken cases, T8), which is kept for it in full.
 type timedTest struct {
+	// test is the test function; the plan knows it by its name (testName).
+	test func(*testing.T)
 	// coldStarts is the test's cold starts in language l at the settings s, every arm's
 	// together; nil for a fixed test.
 	coldStarts func(s settings.Settings, l lambdazip.Language) int
@@ -62,47 +66,70 @@ type timedTest struct {
 	fixed        time.Duration
 }
 
-// timedTests are the tests the plan knows, by top-level name, with what each cost on this
-// machine (2 cores, Debian 12, shared with other work's builds): measured on a run of the whole
-// package at c18ed6b with the article's settings (go test -json's times, builds excluded), its
-// time over its cold starts, rounded up to 10 ms. A run scales them all by how its own cold
+// timedTests are the tests the plan knows, by top-level name (testName), with what each cost on
+// this machine (2 cores, Debian 12, shared with other work's builds): measured on a run of the
+// whole package at c18ed6b with the article's settings (go test -json's times, builds excluded),
+// its time over its cold starts, rounded up to 10 ms. A run scales them all by how its own cold
 // starts compare with them so far (timeBudget.speed), so that a slower or busier machine plans
 // for its own speed.
-var timedTests = map[string]timedTest{
-	// T6's Go and Rust figures are T1's: T6's time in that run held their functions' builds.
-	"TestPhasesAreTheSDKsOwnConnection": {coldStarts: trials, perColdStart: perLanguage(210, 110, 420, 550)},
-	// Every other cold start of T4 is stalled: it waits out the warm-up's bound and the stall;
-	// Python's SDK retries a refused connection for some 26 s before it answers.
-	"TestWarmupFailureDoesNotFailInit": {coldStarts: trials, perColdStart: perLanguage(710, 1740, 870, 13640)},
-	"TestFirstCallDominatedByTLS": {
-		coldStarts: func(s settings.Settings, l lambdazip.Language) int {
-			return t1Arms(l) * t1ColdStarts * coldStartsIn(s, l)
+var timedTests = map[string]timedTest{}
+
+// init fills timedTests with the claim tests and the plan's own test; the local platform's broken
+// cases add theirs where they are declared (sensitivity_test.go). Each entry names its test by
+// the function itself, so that a renamed test takes its entry with it; a package-level
+// initializer that named the tests would be an initialization cycle, as the tests read the plan.
+func init() {
+	addTimedTests(
+		// T6's Go and Rust figures are T1's: T6's time in that run held their functions' builds.
+		timedTest{test: TestPhasesAreTheSDKsOwnConnection, coldStarts: trials, perColdStart: perLanguage(210, 110, 420, 550)},
+		// Every other cold start of T4 is stalled: it waits out the warm-up's bound and the stall;
+		// Python's SDK retries a refused connection for some 26 s before it answers.
+		timedTest{test: TestWarmupFailureDoesNotFailInit, coldStarts: trials, perColdStart: perLanguage(710, 1740, 870, 13640)},
+		timedTest{
+			test: TestFirstCallDominatedByTLS,
+			coldStarts: func(s settings.Settings, l lambdazip.Language) int {
+				return t1Arms(l) * t1ColdStarts * coldStartsIn(s, l)
+			},
+			perColdStart: perLanguage(210, 110, 600, 850),
 		},
-		perColdStart: perLanguage(210, 110, 600, 850),
-	},
-	// Four warm invocations each.
-	"TestFirstInvocationIsSlow": {coldStarts: coldStartsIn, perColdStart: perLanguage(500, 300, 1470, 1200)},
-	"TestWarmupRemovesHandshake": {
-		coldStarts:   func(s settings.Settings, l lambdazip.Language) int { return 2 * warmupColdStarts(s, l, localPlatform) },
-		perColdStart: perLanguage(300, 150, 800, 830),
-	},
-	"TestHandshakeScalesWithCPU": {
-		coldStarts:   func(s settings.Settings, l lambdazip.Language) int { return len(scalingSizes) * coldStartsIn(s, l) },
-		perColdStart: perLanguage(160, 110, 470, 640),
-	},
-	// Not measured at c18ed6b, which had no T9: T5's figures, whose cold starts are the same
-	// function's cold variant across memory sizes.
-	"TestInitIsNotThrottled": {
-		coldStarts:   func(s settings.Settings, l lambdazip.Language) int { return len(initBurstSizes) * coldStartsIn(s, l) },
-		perColdStart: perLanguage(160, 110, 470, 640),
-	},
-	// The broken functions' fixed cold starts in every language; the broken CPU models' no-quota
-	// cold starts, and T8's busy loops of 2 s at six sizes, each in a fresh environment.
-	"TestCatchesBrokenFunctions": {fixed: 40 * time.Second},
-	"TestCatchesBrokenCPUModels": {fixed: 25 * time.Second},
-	"TestThrottleSlices":         {fixed: 18 * time.Second},
-	// A test binary of its own: its build of the Go function, dynalite and the result.
-	"TestAPlanWithNoRoomForItsClaimIsInconclusive": {fixed: 20 * time.Second},
+		// Four warm invocations each.
+		timedTest{test: TestFirstInvocationIsSlow, coldStarts: coldStartsIn, perColdStart: perLanguage(500, 300, 1470, 1200)},
+		timedTest{
+			test:         TestWarmupRemovesHandshake,
+			coldStarts:   func(s settings.Settings, l lambdazip.Language) int { return 2 * warmupColdStarts(s, l, localPlatform) },
+			perColdStart: perLanguage(300, 150, 800, 830),
+		},
+		timedTest{
+			test:         TestHandshakeScalesWithCPU,
+			coldStarts:   func(s settings.Settings, l lambdazip.Language) int { return len(scalingSizes) * coldStartsIn(s, l) },
+			perColdStart: perLanguage(160, 110, 470, 640),
+		},
+		// Not measured at c18ed6b, which had no T9: T5's figures, whose cold starts are the same
+		// function's cold variant across memory sizes.
+		timedTest{
+			test:         TestInitIsNotThrottled,
+			coldStarts:   func(s settings.Settings, l lambdazip.Language) int { return len(initBurstSizes) * coldStartsIn(s, l) },
+			perColdStart: perLanguage(160, 110, 470, 640),
+		},
+		// T8's busy loops of 2 s at six sizes, each in a fresh environment.
+		timedTest{test: TestThrottleSlices, fixed: 18 * time.Second},
+		// A test binary of its own: its build of the Go function, dynalite and the result.
+		timedTest{test: TestAPlanWithNoRoomForItsClaimIsInconclusive, fixed: 20 * time.Second},
+	)
+}
+
+// addTimedTests adds tts to timedTests, each by its test's name.
+func addTimedTests(tts ...timedTest) {
+	for _, tt := range tts {
+		timedTests[testName(tt.test)] = tt
+	}
+}
+
+// testName is test function f's name, as go test runs it: what -run matches, and t.Name()'s
+// first element.
+func testName(f func(*testing.T)) string {
+	full := runtime.FuncForPC(reflect.ValueOf(f).Pointer()).Name()
+	return full[strings.LastIndexByte(full, '.')+1:]
 }
 
 // platformTime is what the platform the claim tests run on adds to timedTests' costs, which
@@ -578,6 +605,19 @@ func (pl *coldStartPlan) whyCut() string {
 	return pl.cut + "; for the whole plan, " + onThisPlatform.longer
 }
 
+// TestTheTimePlanKnowsEveryClaimTest: each claim test of this package that the catalog lists
+// (T7's benchmark aside) has its cost in timedTests, without which the plan would keep no time
+// for it in the other tests' shares and would never cut it.
+func TestTheTimePlanKnowsEveryClaimTest(t *testing.T) {
+	for _, ct := range catalog.Tests() {
+		if ct.Package != "coldstart" || !strings.HasPrefix(ct.Name, "Test") {
+			continue
+		}
+		_, ok := timedTests[ct.Name]
+		assert.True(t, ok, "timedTests[%s] (%s) = none; want the test's cost, or the plan leaves it out", ct.Name, strings.Join(ct.Claims, ", "))
+	}
+}
+
 func TestPlansAreCutToTheTimeLeft(t *testing.T) {
 	s := time.Second
 	for _, tc := range []struct {
@@ -657,12 +697,13 @@ func TestAPlanWithNoRoomForItsClaimIsInconclusive(t *testing.T) {
 	}
 	// The child reads the same settings from the same environment.
 	coldStarts := claimtest.Settings(t).ColdStarts
+	t1, t8 := testName(TestFirstCallDominatedByTLS), testName(TestThrottleSlices)
 	for _, tc := range []struct {
 		run, test, result string
 		planned, trials   int
 	}{
-		{"^TestFirstCallDominatedByTLS$/^go$", "TestFirstCallDominatedByTLS", "TestFirstCallDominatedByTLS/go", t1ColdStarts * coldStarts, 0},
-		{"^TestThrottleSlices$", "TestThrottleSlices", "TestThrottleSlices", len(throttleSizes), len(throttleSizes)},
+		{"^" + t1 + "$/^go$", t1, t1 + "/go", t1ColdStarts * coldStarts, 0},
+		{"^" + t8 + "$", t8, t8, len(throttleSizes), len(throttleSizes)},
 	} {
 		t.Run(tc.test, func(t *testing.T) {
 			t.Parallel() // each a binary of its own that starts no cold start: nothing to measure
