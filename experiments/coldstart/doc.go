@@ -6,7 +6,7 @@
 //
 // Each claim body runs on a platform (platform_test.go), once per language of the GetItem
 // function (Go, Rust, Node.js, Python: docs/functions.md), a subtest each; where a claim does not
-// hold on a language, its test asserts that (languages_test.go). Locally, the function runs under
+// hold on a language, its test asserts that (refutedOn). Locally, the function runs under
 // the Runtime Interface Emulator (its managed runtime's stand-in where it has one), one process
 // per cold start, against dynalite behind TLS with a certificate authority made at run time, inside the model of
 // Lambda's CPU (harness/lambda/lambdalocal; docs/cpu-model.md explains it and its sources). With
@@ -50,7 +50,7 @@
 // is inconclusive.
 //
 // CLAIMS_COLD_STARTS sets the cold starts per variant and size (T1 takes twice as many, and the
-// Rust function three times as many: languages_test.go says why), and
+// Rust function three times as many: coldStartFactor says why), and
 // CLAIMS_CPU_PERIOD_MS the model's period. TestCatchesBrokenFunctions runs each claim against a
 // function that breaks it (a warm-up with a client of its own for T3; an Init that fails on the
 // warm-up's error for T4; a trace off the SDK's call for T6), TestCatchesBrokenCPUModels against

@@ -170,6 +170,27 @@ func trials(s settings.Settings, _ lambdazip.Language) int { return s.Trials }
 // before their speed replaces the measure's (1).
 const minMeasured = 10 * time.Second
 
+// coldStartFactor is how many times the run's cold starts (CLAIMS_COLD_STARTS) the claims about
+// a CPU share take on a language's function, where not once: a Rust cold start lasts a few ms,
+// and its handshake, well under a period's quota, is stretched only where it meets the quota's
+// end, so its figures are a mix of two and their means need more cold starts to settle; three
+// times as many cost less than Go's.
+var coldStartFactor = map[lambdazip.Language]int{lambdazip.Rust: 3}
+
+// withColdStartsFor is s with the cold starts the claims take on l's function.
+func withColdStartsFor(s settings.Settings, l lambdazip.Language) settings.Settings {
+	if f, ok := coldStartFactor[l]; ok {
+		s.ColdStarts *= f
+	}
+	return s
+}
+
+// coldStartsOn is the cold starts the claims about a CPU share take on p: its settings'
+// CLAIMS_COLD_STARTS, times its language's factor.
+func coldStartsOn(p lambdaPlatform) int {
+	return withColdStartsFor(p.Settings(), p.Language()).ColdStarts
+}
+
 // coldStartsIn is the cold starts at s of the claims about a CPU share in language l.
 func coldStartsIn(s settings.Settings, l lambdazip.Language) int {
 	return withColdStartsFor(s, l).ColdStarts
