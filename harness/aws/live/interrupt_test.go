@@ -28,7 +28,9 @@ func TestCtrlCDeletesWhatTheRunMade(t *testing.T) {
 	require.NoError(t, err)
 
 	cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^TestInterruptHelper$", "-test.v")
-	cmd.Env = append(os.Environ(), helperEnv+"=1", "CLAIMS_LIVE_TEST_CA="+db.CAFile)
+	// The helper dies by the signal, before its t.TempDir's clean-up: its temporary folders go
+	// under this test's, which this test removes.
+	cmd.Env = append(os.Environ(), helperEnv+"=1", "CLAIMS_LIVE_TEST_CA="+db.CAFile, "TMPDIR="+t.TempDir())
 	cmd.WaitDelay = 10 * time.Second
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
