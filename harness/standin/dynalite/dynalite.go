@@ -76,9 +76,12 @@ type Server struct {
 
 	backend string // dynalite's plain HTTP address
 	addr    string // the TLS front's address, kept across Down and Up
-	config  *tls.Config
-	deny    func() bool
-	delay   time.Duration
+	// front holds addr's port from Start to the end of the test, so that no other process
+	// binds it while the front is down (Down, Stall).
+	front  *loopback.Reservation
+	config *tls.Config
+	deny   func() bool
+	delay  time.Duration
 
 	mu         sync.Mutex
 	listener   net.Listener
@@ -136,17 +139,17 @@ func Start(t testing.TB, o Options) *Server {
 		config: &tls.Config{Certificates: []tls.Certificate{leaf}},
 		conns:  map[net.Conn]bool{},
 	}
-	// Up binds the front's address again after Down: the address comes from below the ephemeral
-	// range, so that no outgoing connection can take it in between.
-	addrs, err := loopback.FreeAddrs(1)
-	if err != nil {
+	// Up binds the front's address again after Down: the port is held meanwhile (its
+	// reservation), so that another test process on a busy machine cannot take it in between.
+	if s.front, err = loopback.Reserve(); err != nil {
 		t.Fatalf("dynalite: TLS front: %v", err)
 	}
-	if err := s.listen(addrs[0]); err != nil {
+	s.addr = s.front.Addr()
+	t.Cleanup(s.close)
+	if err := s.listen(); err != nil {
 		t.Fatalf("dynalite: TLS front: %v", err)
 	}
 	s.Endpoint = "https://" + s.addr
-	t.Cleanup(s.close)
 	return s
 }
 
@@ -162,14 +165,15 @@ func installed() error {
 	return nil
 }
 
-// listen opens the TLS front on addr and serves it until Down or the end of the test.
-func (s *Server) listen(addr string) error {
-	l, err := tls.Listen("tcp", addr, s.config)
+// listen opens the TLS front on its address and serves it until Down or the end of the test.
+func (s *Server) listen() error {
+	inner, err := s.front.Listen()
 	if err != nil {
 		return err
 	}
+	l := tls.NewListener(inner, s.config)
 	s.mu.Lock()
-	s.listener, s.addr = l, l.Addr().String()
+	s.listener = l
 	s.mu.Unlock()
 	s.wg.Add(1)
 	go s.serve(l)
@@ -333,7 +337,7 @@ func (s *Server) Down() {
 // client waits until its own timeouts give up. Up ends the stall.
 func (s *Server) Stall() error {
 	s.Down()
-	l, err := net.Listen("tcp", s.addr)
+	l, err := s.front.Listen()
 	if err != nil {
 		return fmt.Errorf("dynalite: Stall: %w", err)
 	}
@@ -356,15 +360,17 @@ func (s *Server) Stall() error {
 	return nil
 }
 
-// Up reopens the TLS front on the address it had, after Down or Stall. It fails when another
-// process took the port meanwhile, which on loopback within one test is not expected.
+// Up reopens the TLS front on the address it had, after Down or Stall. Where the port could not
+// be held (loopback.Reserve, elsewhere than Linux), it fails when another process took the port
+// meanwhile.
 func (s *Server) Up() error {
 	s.Down()
-	return s.listen(s.addr)
+	return s.listen()
 }
 
 // close ends the TLS front and waits for its goroutines; proc stops dynalite itself.
 func (s *Server) close() {
 	s.Down()
 	s.wg.Wait()
+	_ = s.front.Close()
 }

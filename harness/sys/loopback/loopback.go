@@ -1,6 +1,6 @@
 // Package loopback finds loopback addresses for servers that bind them later: a process that
-// cannot be handed a listening socket, or a stand-in that goes down and comes back on the same
-// address.
+// cannot be handed a listening socket (FreeAddrs), or a stand-in that goes down and comes back on
+// the same address (Reserve).
 package loopback
 
 import (
@@ -13,7 +13,7 @@ import (
 
 // FreeAddrs returns n loopback addresses, all different, with ports nothing listens on at the
 // moment, for a server that binds them later (the Lambda emulator cannot be handed a listening
-// socket; a stand-in that goes down and comes back binds its address again), so there is a
+// socket; a server that goes down and comes back on its address wants Reserve), so there is a
 // moment between this check and that bind in which another socket could take a port. So the
 // ports are drawn from below the kernel's ephemeral range, which no outgoing connection and no
 // listener on port 0 ever gets (on a busy machine one did, and the emulator died binding it), and
@@ -24,7 +24,7 @@ func FreeAddrs(n int) ([]string, error) {
 	for tries := 0; len(addrs) < n; tries++ {
 		port := 0 // the kernel's choice, where no range below the ephemeral one is known
 		if hi > lo && tries < 100 {
-			port = lo + rand.IntN(hi-lo)
+			port = drawPort(lo, hi)
 		}
 		l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
 		if err != nil {
@@ -38,6 +38,9 @@ func FreeAddrs(n int) ([]string, error) {
 	}
 	return addrs, nil
 }
+
+// drawPort is a port drawn at random from [lo, hi).
+func drawPort(lo, hi int) int { return lo + rand.IntN(hi-lo) }
 
 // portFloor is the lowest port FreeAddrs draws, above the well-known and most registered ones.
 const portFloor = 10000
