@@ -433,14 +433,12 @@ func firstDifference(got, want string) (line int, gotLine, wantLine string) {
 	return 0, "", ""
 }
 
-// TestFunctionLanguagesAreTheFunctions: the catalog's languages of the GetItem function are those
-// harness/lambda/lambdazip builds and functions names a folder for, in the same order.
-func TestFunctionLanguagesAreTheFunctions(t *testing.T) {
-	var want []string
+// TestEveryFunctionLanguageHasItsFunction: functions names a folder of the GetItem function for
+// each of the catalog's languages, which harness/lambda/lambdazip builds (lambdazip.Languages is
+// made from them).
+func TestEveryFunctionLanguageHasItsFunction(t *testing.T) {
 	for _, l := range lambdazip.Languages {
-		want = append(want, string(l))
 		_, err := functions.GetItem(l)
 		assert.NoError(t, err, "the GetItem function in %s", l)
 	}
-	assert.Equal(t, want, catalog.FunctionLanguages, "catalog.FunctionLanguages = %v; want lambdazip.Languages %v", catalog.FunctionLanguages, want)
 }

@@ -43,8 +43,8 @@ type Test struct {
 	ClaimSubtests map[string]string
 }
 
-// FunctionLanguages are the languages of the cold-start claims' GetItem function
-// (harness/lambda/lambdazip.Languages, which a test checks this against), Go first.
+// FunctionLanguages are the languages of the cold-start claims' GetItem function, Go first: the
+// one list of them, which harness/lambda/lambdazip.Languages is made from.
 var FunctionLanguages = []string{"go", "rust", "node", "python"}
 
 // The kinds of runtime a test concerns.

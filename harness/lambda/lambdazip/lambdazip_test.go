@@ -6,9 +6,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -189,4 +191,11 @@ func TestUnzippedIsBuildsFolderWithoutTheZip(t *testing.T) {
 	require.NoError(t, err)
 	assert.NotEqual(t, dir.Dir, other.Dir, "the folders of other content")
 	assert.FileExists(t, filepath.Join(dir.Dir, "bootstrap"), "the first build's bootstrap, after a build of other content")
+}
+
+// TestLanguagesAreTheBuilders: every language the catalog lists (Languages) is one this package
+// builds, and every language it builds is listed.
+func TestLanguagesAreTheBuilders(t *testing.T) {
+	built := slices.Collect(maps.Keys(builders))
+	assert.ElementsMatch(t, Languages, built, "Languages (catalog.FunctionLanguages) = %v; want the languages with a builder, %v", Languages, built)
 }

@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/serverless-claims/claims/catalog"
 )
 
 // Language is what a function of this repository is written in, read from its folder
@@ -32,8 +34,16 @@ const (
 	Python Language = "python"
 )
 
-// Languages are every language a function can be written in, Go first.
-var Languages = []Language{Go, Rust, Node, Python}
+// Languages are every language a function can be written in, Go first: the catalog's
+// (catalog.FunctionLanguages, the languages the cold-start claims are decided on), each one of
+// the constants above with a builder (builders; TestLanguagesAreTheBuilders).
+var Languages = func() []Language {
+	ls := make([]Language, len(catalog.FunctionLanguages))
+	for i, l := range catalog.FunctionLanguages {
+		ls[i] = Language(l)
+	}
+	return ls
+}()
 
 // ParseLanguage reads a language as Languages spell it; anything else is refused, named.
 func ParseLanguage(s string) (Language, error) {
