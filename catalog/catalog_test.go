@@ -442,3 +442,55 @@ func TestEveryFunctionLanguageHasItsFunction(t *testing.T) {
 		assert.NoError(t, err, "the GetItem function in %s", l)
 	}
 }
+
+// testNameInText is a test's name, or a prefix of names that a -run pattern matches, in prose or
+// in a Makefile's patterns.
+var testNameInText = regexp.MustCompile(`\bTest[A-Z][A-Za-z0-9]*`)
+
+// TestMakefileAndReadmeNameOnlyTestsThatExist: a name in the Makefile's patterns, the README or
+// docs/ that no test has (a test renamed, or removed) would select nothing and say nothing; each must be
+// a test function of the repository, or a prefix that names some (TestCatchesBroken...).
+func TestMakefileAndReadmeNameOnlyTestsThatExist(t *testing.T) {
+	root := repoRoot(t)
+	var names []string
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			switch d.Name() {
+			case ".git", ".cache", "node_modules", "results":
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		for _, decl := range f.Decls {
+			if fn, ok := decl.(*ast.FuncDecl); ok && fn.Recv == nil && strings.HasPrefix(fn.Name.Name, "Test") {
+				names = append(names, fn.Name.Name)
+			}
+		}
+		return nil
+	})
+	require.NoError(t, err, "reading the repository's tests")
+	files := []string{"Makefile", "README.md"}
+	docs, err := fs.Glob(os.DirFS(root), "docs/*.md")
+	require.NoError(t, err)
+	for _, file := range append(files, docs...) {
+		raw, err := os.ReadFile(filepath.Join(root, file))
+		require.NoError(t, err)
+		for i, line := range strings.Split(string(raw), "\n") {
+			for _, named := range testNameInText.FindAllString(line, -1) {
+				assert.True(t, slices.ContainsFunc(names, func(n string) bool { return strings.HasPrefix(n, named) }),
+					"%s:%d names %s = no test of the repository; want a test function's name, or a prefix of some", file, i+1, named)
+			}
+		}
+	}
+}
