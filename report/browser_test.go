@@ -177,6 +177,8 @@ func newBrowser(t *testing.T) browser {
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true),
 		chromedp.UserDataDir(t.TempDir()),
+		// Chromium makes its singleton's folder in TMPDIR and leaves it when it is ended.
+		chromedp.Env("TMPDIR="+t.TempDir()),
 		chromedp.WindowSize(1280, 1000),
 	)
 	t.Cleanup(cancelAlloc)

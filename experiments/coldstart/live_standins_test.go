@@ -254,7 +254,9 @@ func childTest(t *testing.T, s *standIns, run string, extra map[string]string, f
 		env = append(env, k+"="+v)
 	}
 	dir := t.TempDir()
-	env = append(env, standInEnv+"=", results.DirEnv+"="+dir,
+	// A child interrupted, or killed at the end of t, skips its clean-ups: its temporary
+	// folders go under t's.
+	env = append(env, standInEnv+"=", results.DirEnv+"="+dir, "TMPDIR="+t.TempDir(),
 		"AWS_CONFIG_FILE="+filepath.Join(dir, "config"), "AWS_SHARED_CREDENTIALS_FILE="+filepath.Join(dir, "credentials"))
 	for k, v := range extra {
 		env = append(env, k+"="+v)

@@ -154,7 +154,9 @@ func TestFrozenEnvironmentsEndOnInterrupt(t *testing.T) {
 	}
 	file := filepath.Join(t.TempDir(), "pids")
 	cmd := exec.Command(os.Args[0], "-test.run=^TestFrozenEnvironmentsEndOnInterrupt$", "-test.count=1")
-	cmd.Env = append(os.Environ(), interruptHelperEnv+"="+file)
+	// The helper dies by the signal, before its clean-ups: its temporary folders go under this
+	// test's, which this test removes.
+	cmd.Env = append(os.Environ(), interruptHelperEnv+"="+file, "TMPDIR="+t.TempDir())
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	require.NoError(t, cmd.Start())

@@ -278,7 +278,8 @@ func TestHelperMakesAGroupAndWaits(t *testing.T) {
 func startHelper(t *testing.T, member int) (*exec.Cmd, string) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperMakesAGroupAndWaits$", "-test.v")
-	cmd.Env = append(os.Environ(), helperEnv+"="+strconv.Itoa(member))
+	// The helper is killed, before its clean-ups: its temporary folders go under this test's.
+	cmd.Env = append(os.Environ(), helperEnv+"="+strconv.Itoa(member), "TMPDIR="+t.TempDir())
 	out, err := cmd.StdoutPipe()
 	require.NoError(t, err)
 	require.NoError(t, cmd.Start())

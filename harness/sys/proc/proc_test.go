@@ -105,7 +105,8 @@ func TestInterruptKillsLiveGroups(t *testing.T) {
 		return
 	}
 	cmd := exec.Command(os.Args[0], "-test.run=^TestInterruptKillsLiveGroups$", "-test.v")
-	cmd.Env = append(os.Environ(), "PROC_TEST_INTERRUPT_HELPER=1")
+	// The helper dies by a signal, before its clean-ups: its temporary folders go under this test's.
+	cmd.Env = append(os.Environ(), "PROC_TEST_INTERRUPT_HELPER=1", "TMPDIR="+t.TempDir())
 	out, err := cmd.StdoutPipe()
 	require.NoError(t, err)
 	require.NoError(t, cmd.Start())
