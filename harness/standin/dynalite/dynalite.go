@@ -75,9 +75,8 @@ type Server struct {
 	Version string
 
 	backend string // dynalite's plain HTTP address
-	addr    string // the TLS front's address, kept across Down and Up
-	// front holds addr's port from Start to the end of the test, so that no other process
-	// binds it while the front is down (Down, Stall).
+	// front is the TLS front's address, kept across Down and Up; its port is held from Start
+	// to the end of the test, so that no other process binds it while the front is down.
 	front  *loopback.Reservation
 	config *tls.Config
 	deny   func() bool
@@ -144,12 +143,11 @@ func Start(t testing.TB, o Options) *Server {
 	if s.front, err = loopback.Reserve(); err != nil {
 		t.Fatalf("dynalite: TLS front: %v", err)
 	}
-	s.addr = s.front.Addr()
 	t.Cleanup(s.close)
 	if err := s.listen(); err != nil {
 		t.Fatalf("dynalite: TLS front: %v", err)
 	}
-	s.Endpoint = "https://" + s.addr
+	s.Endpoint = "https://" + s.front.Addr()
 	return s
 }
 
@@ -307,11 +305,7 @@ func (s *Server) Handshakes() int {
 }
 
 // Addr is the TLS front's address, host:port.
-func (s *Server) Addr() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.addr
-}
+func (s *Server) Addr() string { return s.front.Addr() }
 
 // Down makes the stand-in unreachable: new connections are refused and open ones are closed,
 // as when a network path goes away. Up brings it back on the same address.
