@@ -443,6 +443,14 @@ func TestEveryFunctionLanguageHasItsFunction(t *testing.T) {
 	}
 }
 
+// TestLanguageName: the report's and the pages' name of a function language is the catalog's, and
+// a language the catalog does not list keeps the name it was given.
+func TestLanguageName(t *testing.T) {
+	for l, want := range map[string]string{"go": "Go", "node": "Node.js", "java": "java"} {
+		assert.Equal(t, want, catalog.LanguageName(l), "LanguageName(%q)", l)
+	}
+}
+
 // testNameInText is a test's name, or a prefix of names that a -run pattern matches, in prose or
 // in a Makefile's patterns.
 var testNameInText = regexp.MustCompile(`\bTest[A-Z][A-Za-z0-9]*`)

@@ -43,9 +43,32 @@ type Test struct {
 	ClaimSubtests map[string]string
 }
 
-// FunctionLanguages are the languages of the cold-start claims' GetItem function, Go first: the
-// one list of them, which harness/lambda/lambdazip.Languages is made from.
-var FunctionLanguages = []string{"go", "rust", "node", "python"}
+// functionLanguages are the languages of the cold-start claims' GetItem function, Go first, each
+// with its name as people write it: the one list of them.
+var functionLanguages = []struct{ id, name string }{
+	{"go", "Go"}, {"rust", "Rust"}, {"node", "Node.js"}, {"python", "Python"},
+}
+
+// FunctionLanguages are the function languages by the names results, subtests and settings give
+// them, Go first; harness/lambda/lambdazip.Languages is made from them.
+var FunctionLanguages = func() []string {
+	ids := make([]string, len(functionLanguages))
+	for i, l := range functionLanguages {
+		ids[i] = l.id
+	}
+	return ids
+}()
+
+// LanguageName is function language l as people write it, "Node.js" for node; a language not
+// listed is named as given.
+func LanguageName(l string) string {
+	for _, fl := range functionLanguages {
+		if fl.id == l {
+			return fl.name
+		}
+	}
+	return l
+}
 
 // The kinds of runtime a test concerns.
 const (

@@ -246,18 +246,6 @@ func (e Entry) functionStack() *getitem.Stack {
 	return nil
 }
 
-// languageNames are the function languages as people write them.
-var languageNames = map[string]string{"go": "Go", "rust": "Rust", "node": "Node.js", "python": "Python"}
-
-// languageName is l as people write it: "Node.js" for node; a language the report does not know
-// is named as the result names it.
-func languageName(l string) string {
-	if n, ok := languageNames[l]; ok {
-		return n
-	}
-	return l
-}
-
 // functionRuntime names a function of language l by its stack: "Rust function (rustc 1.85.0,
 // rustls 0.20.8 with ring 0.16.20, hand-written DynamoDB JSON 1.0 client with SigV4)", "Go
 // function (go1.26.8, crypto/tls, aws-sdk-go-v2/service/dynamodb v1.43.0)"; without a stack,
@@ -265,7 +253,7 @@ func languageName(l string) string {
 // aside is left out, a version already named is not named twice, and a Go module's host and
 // owner are left out.
 func functionRuntime(l string, s *getitem.Stack) string {
-	name := languageName(l) + " function"
+	name := catalog.LanguageName(l) + " function"
 	if s == nil {
 		return name
 	}
@@ -273,7 +261,7 @@ func functionRuntime(l string, s *getitem.Stack) string {
 	lang := dropAsides(s.LanguageVersion)
 	if lang != "" && (lang[0] >= '0' && lang[0] <= '9' || len(lang) > 1 && lang[0] == 'v' && lang[1] >= '0' && lang[1] <= '9') {
 		// A bare version (Node's v24.11.0, Python's 3.11.2) says nothing without its language.
-		lang = languageName(l) + " " + lang
+		lang = catalog.LanguageName(l) + " " + lang
 	}
 	parts = append(parts, lang)
 	tls := dropAsides(s.TLS)
