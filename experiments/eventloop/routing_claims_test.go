@@ -17,6 +17,7 @@ import (
 	"github.com/serverless-claims/claims/harness/claim/verdict"
 	"github.com/serverless-claims/claims/harness/standin/webrouter"
 	"github.com/serverless-claims/claims/harness/sys/settings"
+	"github.com/serverless-claims/claims/harness/workload/pattern"
 	"github.com/serverless-claims/claims/harness/workload/record"
 	"github.com/serverless-claims/claims/results/family"
 )
@@ -198,7 +199,19 @@ func (r *routingRun) w8Share() stats.Proportion {
 // /ping comes after both /cpu with no request served in between, so the room it found was there
 // when the second /cpu was routed.
 func w8Evidence(tr record.Trial, p family.Placement) bool {
-	return cpusPlaced(p) && (twoAtOnce(p) || pingRoutedBesideBusy(tr, p))
+	return cpusPlaced(p) && ((twoAtOnce(p) && pingLeftAfterSecondCPU(tr)) || pingRoutedBesideBusy(tr, p))
+}
+
+// pingLeftAfterSecondCPU says the trial's /ping left at least half the pattern's 15 ms after its
+// second /cpu, on the client's clock. A client held up between the two sends (a busy machine's)
+// sends them nearly together, and the router may then take the /ping first: a strictly least-busy
+// router puts it in the free environment, and the second /cpu, the two environments now tied,
+// beside the first. Two /cpu on one side show room beside a busy one only where the /ping cannot
+// have held the other environment first; where the /ping itself ran beside a busy /cpu, it did
+// not (pingRoutedBesideBusy).
+func pingLeftAfterSecondCPU(tr record.Trial) bool {
+	cpus, pings := tr.Of(record.KindCPU), tr.Of(record.KindPing)
+	return len(cpus) == 2 && len(pings) > 0 && pings[0].SentMs-cpus[1].SentMs >= float64(pattern.PingAfterCPU.Milliseconds())/2
 }
 
 // pingRoutedBesideBusy says the trial's /ping was served, by both ids, in the environment of a

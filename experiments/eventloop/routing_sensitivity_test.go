@@ -198,6 +198,10 @@ func TestWebW8ReasonTellsAYoungEndpoint(t *testing.T) {
 	late.Requests = slices.Clone(trial.Requests)
 	late.Requests[2].SentMs = 200 // after the first half of both /cpu's round trips
 	assert.False(t, w8Evidence(late, apart(false)), "a /ping sent after the first half of both /cpu's round trips counted as room beside a busy one")
+	bunched := trial
+	bunched.Requests = slices.Clone(trial.Requests)
+	bunched.Requests[2].SentMs = 22 // 2 ms after the second /cpu: the router may have taken it first
+	assert.False(t, w8Evidence(bunched, together), "both /cpu on one side with the /ping sent 2 ms after the second counted as room beside a busy one")
 	assert.Equal(t, 3, evidence, "W8's evidential trials of %q = %d; want the two with room and the one with both /cpu together", cases[0].name, evidence)
 }
 
