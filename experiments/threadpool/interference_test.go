@@ -184,7 +184,11 @@ func lookupsSlowReads(run interferenceRun) claimtest.Measurement {
 		// The same in time: queued behind lookups, the read would wait tens of ms for a 50 ms
 		// lookup to free a thread, 50x or more its time alone; 10x is well inside both.
 		verdict.RatioAtLeast("read latency with lookups in flight / alone (medians)", run.medianRead(underLookup), readAlone, 10, "alone"),
-		verdict.RatioAtMost("read latency with resolve4 in flight / alone (medians)", run.medianRead(underResolve4), readAlone, 10, "alone"),
+		// Beside resolve4s the yardstick is a lookup, not the read alone: a read that waited
+		// for an answer takes most of one (it starts 5 of the 50 ms in), and one that did not
+		// takes a read's time and the machine's jitter, which on a busy machine is several times
+		// a sub-millisecond read alone but far from a lookup. Half a lookup lies between both.
+		verdict.RatioAtMost("read latency with resolve4 in flight (median) / one dns.lookup alone", run.medianRead(underResolve4), run.OneLookupMs, 0.5, "one lookup"),
 	}
 	return m
 }
